@@ -1,0 +1,166 @@
+import path from 'node:path';
+
+/** Typed configuration read once from the environment (DESIGN.md §7). */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  redisUrl: string | null;
+  tz: string;
+  logLevel: string;
+  nodeEnv: string;
+  adminUsername: string;
+  adminPassword: string | null;
+  captchaBypassCode: string | null;
+  smsBypassCode: string | null;
+  accessTokenTtlS: number;
+  refreshTokenTtlS: number;
+  storage: 'local' | 's3';
+  s3: { endpoint: string | null; bucket: string | null; region: string | null; accessKey: string | null; secretKey: string | null };
+  uploadMaxBytes: number;
+  faceProvider: 'local' | 'tencent';
+  smsProvider: string;
+  demo: boolean;
+  loginRatePerMin: number;
+  captchaRatePerMin: number;
+  openAppKey: string | null;
+  openAppSecret: string | null;
+  wechat: { baseUrl: string | null; appId: string | null; appSecret: string | null };
+  /** Take the client address from X-Forwarded-For (only behind a trusted load balancer). */
+  trustProxy: boolean;
+  /** Key prefix in the shared store, so several deployments (or test files) can share one Redis. */
+  storePrefix: string;
+}
+
+/** Raised for a bad environment value; main prints its message as the one line the operator sees. */
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, fallback: string): string {
+  const v = env[name];
+  return v === undefined || v === '' ? fallback : v;
+}
+
+function opt(env: Env, name: string): string | null {
+  const v = env[name];
+  return v === undefined || v === '' ? null : v;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const n = Number(raw.trim());
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const v = str(env, name, fallback);
+  if (!(allowed as readonly string[]).includes(v)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${v}"`);
+  }
+  return v as T;
+}
+
+function bool(env: Env, name: string): boolean {
+  const v = (env[name] ?? '').trim().toLowerCase();
+  if (v === '' || v === '0' || v === 'false' || v === 'no') return false;
+  if (v === '1' || v === 'true' || v === 'yes') return true;
+  throw new ConfigError(`${name} must be 1/0 or true/false, got "${env[name]}"`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | null {
+  const v = opt(env, name);
+  if (v === null) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(v);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must start with ${protocols.map((p) => p + '//').join(' or ')}`);
+  }
+  return v;
+}
+
+function timeZone(env: Env): string {
+  const tz = str(env, 'TZ', 'Asia/Shanghai');
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+  } catch {
+    throw new ConfigError(`TZ is not a known time zone: "${tz}"`);
+  }
+  return tz;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const nodeEnv = str(env, 'NODE_ENV', 'development');
+  const captchaBypassCode = opt(env, 'CAPTCHA_BYPASS_CODE');
+  const smsBypassCode = opt(env, 'SMS_BYPASS_CODE');
+  if (nodeEnv === 'production' && captchaBypassCode) {
+    throw new ConfigError('CAPTCHA_BYPASS_CODE must not be set when NODE_ENV=production');
+  }
+  if (nodeEnv === 'production' && smsBypassCode) {
+    throw new ConfigError('SMS_BYPASS_CODE must not be set when NODE_ENV=production');
+  }
+  const storage = oneOf(env, 'STORAGE', 'local', ['local', 's3'] as const);
+  const s3 = {
+    endpoint: url(env, 'S3_ENDPOINT', ['http:', 'https:']),
+    bucket: opt(env, 'S3_BUCKET'),
+    region: opt(env, 'S3_REGION'),
+    accessKey: opt(env, 'S3_ACCESS_KEY'),
+    secretKey: opt(env, 'S3_SECRET_KEY'),
+  };
+  if (storage === 's3') {
+    for (const [key, value] of Object.entries({ S3_BUCKET: s3.bucket, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey })) {
+      if (!value) throw new ConfigError(`${key} is required when STORAGE=s3`);
+    }
+  }
+  const openAppKey = opt(env, 'OPEN_APP_KEY');
+  const openAppSecret = opt(env, 'OPEN_APP_SECRET');
+  if ((openAppKey === null) !== (openAppSecret === null)) {
+    throw new ConfigError('OPEN_APP_KEY and OPEN_APP_SECRET must be set together');
+  }
+  const adminPassword = opt(env, 'ADMIN_PASSWORD');
+  if (adminPassword !== null && adminPassword.length < 8) {
+    throw new ConfigError('ADMIN_PASSWORD must be at least 8 characters long');
+  }
+  const logLevel = oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const);
+  return {
+    port: int(env, 'PORT', 8080, 0, 65535),
+    host: str(env, 'HOST', '127.0.0.1'),
+    dataDir: path.resolve(str(env, 'DATA_DIR', './data')),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    tz: timeZone(env),
+    logLevel,
+    nodeEnv,
+    adminUsername: str(env, 'ADMIN_USERNAME', 'admin'),
+    adminPassword,
+    captchaBypassCode,
+    smsBypassCode,
+    accessTokenTtlS: int(env, 'ACCESS_TOKEN_TTL_S', 1800, 10, 86400 * 30),
+    refreshTokenTtlS: int(env, 'REFRESH_TOKEN_TTL_S', 2592000, 60, 86400 * 365),
+    storage,
+    s3,
+    uploadMaxBytes: int(env, 'UPLOAD_MAX_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    faceProvider: oneOf(env, 'FACE_PROVIDER', 'local', ['local', 'tencent'] as const),
+    smsProvider: str(env, 'SMS_PROVIDER', 'log'),
+    demo: bool(env, 'DEMO'),
+    loginRatePerMin: int(env, 'LOGIN_RATE_PER_MIN', 30, 1, 1_000_000),
+    captchaRatePerMin: int(env, 'CAPTCHA_RATE_PER_MIN', 60, 1, 1_000_000),
+    openAppKey,
+    openAppSecret,
+    wechat: {
+      baseUrl: url(env, 'WECHAT_API_BASE', ['http:', 'https:']),
+      appId: opt(env, 'WECHAT_APP_ID'),
+      appSecret: opt(env, 'WECHAT_APP_SECRET'),
+    },
+    trustProxy: bool(env, 'TRUST_PROXY'),
+    storePrefix: str(env, 'STORE_PREFIX', 'tc:'),
+  };
+}

@@ -1,0 +1,75 @@
+import { ConfigError, loadConfig, type Config } from './config.js';
+
+/** Process entry: configuration → database → reference data → store → app → listen; drains on SIGTERM. */
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  // Wire dates are local times of the service zone; Date's local getters follow process.env.TZ.
+  process.env.TZ = config.tz;
+
+  const { openDatabase } = await import('./platform/db/database.js');
+  const { migrateToLatest } = await import('./platform/db/migrate.js');
+  const { seedReferenceData } = await import('./db/seed/reference.js');
+  const { openStore } = await import('./platform/store/index.js');
+  const { buildApp } = await import('./app.js');
+
+  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, tz: config.tz });
+  await migrateToLatest(database.db);
+  const seeded = await seedReferenceData(database.db, {
+    adminUsername: config.adminUsername,
+    adminPassword: config.adminPassword,
+    openApp: config.openAppKey && config.openAppSecret ? { appKey: config.openAppKey, appSecret: config.openAppSecret } : null,
+  });
+  const store = await openStore(config.redisUrl, config.storePrefix);
+  const app = await buildApp({ config, database, store });
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'draining in-flight requests');
+    const force = setTimeout(() => process.exit(1), 20_000);
+    force.unref();
+    try {
+      await app.close();
+      await store.close();
+      await database.close();
+      process.exit(0);
+    } catch (err) {
+      app.log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  const address = await app.listen({ port: config.port, host: config.host });
+  const base = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
+  const lines = [
+    '',
+    `  Tourism card service ready on ${base} (${database.kind}, ${store.kind} store)`,
+    `  API docs:  ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
+  ];
+  if (seeded.regionsSeeded) lines.push(`  Seeded ${seeded.regionsSeeded} regions.`);
+  if (seeded.admin) {
+    lines.push(`  Log in:    username "${seeded.admin.username}", password "${seeded.admin.password}"` +
+      (seeded.admin.generated ? '  (generated now and shown only once; set ADMIN_PASSWORD to choose it)' : ''));
+  } else {
+    lines.push(`  Log in:    username "${config.adminUsername}" with the password set at first start (ADMIN_PASSWORD)`);
+  }
+  lines.push('  Staff login needs a captcha: GET /manage-api/auth/getRandomCodeImg, then POST /manage-api/auth/login.', '');
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

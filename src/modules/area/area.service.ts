@@ -1,0 +1,50 @@
+import { isIP } from 'node:net';
+import type { SharedCache } from '../../platform/cache.js';
+import { badRequest } from '../../platform/errors.js';
+import { RawJson } from '../../platform/http/responses.js';
+import type { RegionService } from '../region/region.service.js';
+import { buildTree } from '../region/region-filter.js';
+import { locateIp } from './ip-locator.js';
+
+interface AreaNode {
+  id: number;
+  name: string;
+  children?: AreaNode[];
+}
+
+export const UNKNOWN_AREA = '未知';
+const LOCAL_NETWORK = '内网IP';
+
+/** Area lookups of the system module (spec A 4.8), built on the region dictionary. */
+export function createAreaService(deps: { cache: SharedCache; regions: RegionService }) {
+  return {
+    /** Province → city → district, as {id, name, children}; leaves carry no children list. */
+    async tree(): Promise<RawJson> {
+      return deps.cache.getOrLoad('area:tree', async () => {
+        const levels = (await deps.regions.allRegions()).filter((r) => r.levelType >= 1 && r.levelType <= 3);
+        const nodes = buildTree<(typeof levels)[number], AreaNode>(levels, (r, children) =>
+          children.length ? { id: r.id, name: r.name, children } : { id: r.id, name: r.name },
+        );
+        return new RawJson(JSON.stringify(nodes));
+      });
+    },
+
+    /** "江苏省 南京市" for an address in China, the country elsewhere, "未知" when nothing is known. */
+    async formatByIp(ip: string): Promise<string> {
+      const text = ip.trim();
+      if (!isIP(text)) throw badRequest('ip is invalid: must be an IPv4 or IPv6 address');
+      const found = locateIp(text);
+      if (!found || found.city === LOCAL_NETWORK) return UNKNOWN_AREA;
+      if (found.country && found.country !== '中国') return found.country;
+      const regions = await deps.regions.allRegions();
+      // ip2region writes some provinces short ("上海"); the dictionary's full name reads better.
+      const province = found.province
+        ? regions.find((r) => r.levelType === 1 && (r.name === found.province || r.shortName === found.province))?.name ?? found.province
+        : '';
+      const parts = [province, found.city].filter((p) => p && p !== '0');
+      return parts.length ? parts.join(' ') : found.country || UNKNOWN_AREA;
+    },
+  };
+}
+
+export type AreaService = ReturnType<typeof createAreaService>;

@@ -1,0 +1,20 @@
+import { AppError } from '../../platform/errors.js';
+
+/** Auth module codes 1_002_000_000+ (DESIGN.md §6). */
+export const AuthError = {
+  BAD_CREDENTIALS: 1_002_000_000,
+  ACCOUNT_DISABLED: 1_002_000_001,
+  VERIFY_CODE_IS_NULL: 1_002_000_002,
+  CAPTCHA_WRONG: 1_002_000_003,
+  SMS_CODE_EXPIRED: 1_002_000_004,
+  SMS_CODE_WRONG: 1_002_000_005,
+} as const;
+
+export const badCredentials = () => new AppError(AuthError.BAD_CREDENTIALS, 'wrong username or password');
+export const accountDisabled = () => new AppError(AuthError.ACCOUNT_DISABLED, 'this account is disabled');
+export const captchaMissing = () => new AppError(AuthError.VERIFY_CODE_IS_NULL, 'please request a captcha first');
+export const captchaWrong = () => new AppError(AuthError.CAPTCHA_WRONG, 'the captcha is wrong, please request a new one');
+export const accountLocked = (until: Date) => {
+  const minutes = Math.max(1, Math.ceil((until.getTime() - Date.now()) / 60_000));
+  return new AppError(423, `too many failed logins: the account is locked, try again in ${minutes} minute${minutes === 1 ? '' : 's'}`);
+};

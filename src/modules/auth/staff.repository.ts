@@ -1,0 +1,84 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../platform/db/executor.js';
+import type { Account } from '../../platform/http/context.js';
+
+export interface StaffCredentials {
+  id: number;
+  username: string;
+  passwordHash: string;
+  nickname: string | null;
+  mobile: string | null;
+  status: number;
+  lockedUntil: Date | null;
+}
+
+export async function findStaffByUsername(db: Executor, username: string): Promise<StaffCredentials | null> {
+  const r = await db
+    .selectFrom('admin_user')
+    .select(['id', 'username', 'password_hash', 'nickname', 'mobile', 'status', 'locked_until'])
+    .where('username', '=', username)
+    .where('is_deleted', '=', false)
+    .executeTakeFirst();
+  return r
+    ? { id: r.id, username: r.username, passwordHash: r.password_hash, nickname: r.nickname, mobile: r.mobile, status: r.status, lockedUntil: r.locked_until }
+    : null;
+}
+
+/**
+ * Counts one failed login atomically; the fifth failure locks the account and restarts the count.
+ * Answers whether this failure locked it.
+ */
+export async function registerFailedLogin(db: Executor, id: number, maxFailures: number, lockUntil: Date): Promise<boolean> {
+  const r = await db
+    .updateTable('admin_user')
+    .set({
+      failed_login_count: sql<number>`case when failed_login_count + 1 >= ${maxFailures} then 0 else failed_login_count + 1 end`,
+      locked_until: sql<Date | null>`case when failed_login_count + 1 >= ${maxFailures} then ${lockUntil}::timestamptz else locked_until end`,
+    })
+    .where('id', '=', id)
+    .returning(['locked_until'])
+    .executeTakeFirst();
+  return r?.locked_until?.getTime() === lockUntil.getTime();
+}
+
+export async function recordSuccessfulLogin(db: Executor, id: number, ip: string, newHash: string | null): Promise<void> {
+  await db
+    .updateTable('admin_user')
+    .set({
+      failed_login_count: 0,
+      locked_until: null,
+      last_login_at: new Date(),
+      last_login_ip: ip.slice(0, 64),
+      ...(newHash ? { password_hash: newHash } : {}),
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** The staff account with the union of its enabled roles' permissions; null when gone or disabled. */
+export async function loadStaffAccount(db: Executor, id: number): Promise<Account | null> {
+  const user = await db
+    .selectFrom('admin_user')
+    .select(['id', 'username', 'nickname', 'user_type', 'merchant_id', 'shop_id', 'status'])
+    .where('id', '=', id)
+    .where('is_deleted', '=', false)
+    .executeTakeFirst();
+  if (!user || user.status !== 1) return null;
+  const roles = await db
+    .selectFrom('user_role')
+    .innerJoin('role', 'role.id', 'user_role.role_id')
+    .select('role.permissions')
+    .where('user_role.user_id', '=', id)
+    .where('role.status', '=', 1)
+    .execute();
+  const permissions = [...new Set(roles.flatMap((r) => r.permissions))];
+  return {
+    id: user.id,
+    kind: 'admin',
+    name: user.nickname ?? user.username,
+    userType: user.user_type,
+    merchantId: user.merchant_id,
+    shopId: user.shop_id,
+    permissions,
+  };
+}

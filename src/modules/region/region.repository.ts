@@ -1,0 +1,109 @@
+import type { Selectable } from 'kysely';
+import type { Executor } from '../../platform/db/executor.js';
+import type { RegionTable } from '../../db/tables/platform.js';
+import type { Region } from './region.schemas.js';
+
+export interface RegionValues {
+  name: string;
+  parentId: number;
+  shortName: string | null;
+  levelType: number;
+  cityCode: string | null;
+  zipCode: string | null;
+  mergerName: string | null;
+  lng: number | null;
+  lat: number | null;
+  pinYin: string | null;
+}
+
+const num = (v: string | null) => (v === null ? null : Number(v));
+
+function toRegion(r: Selectable<RegionTable>): Region {
+  return {
+    id: r.id,
+    name: r.name,
+    parentId: r.parent_id,
+    shortName: r.short_name,
+    levelType: r.level_type,
+    cityCode: r.city_code,
+    zipCode: r.zip_code,
+    mergerName: r.merger_name,
+    lng: num(r.lng),
+    lat: num(r.lat),
+    pinYin: r.pin_yin,
+  };
+}
+
+function toColumns(v: RegionValues) {
+  return {
+    name: v.name,
+    parent_id: v.parentId,
+    short_name: v.shortName,
+    level_type: v.levelType,
+    city_code: v.cityCode,
+    zip_code: v.zipCode,
+    merger_name: v.mergerName,
+    lng: v.lng,
+    lat: v.lat,
+    pin_yin: v.pinYin,
+  };
+}
+
+export async function findRegion(db: Executor, id: number): Promise<Region | null> {
+  const r = await db.selectFrom('region').selectAll().where('id', '=', id).executeTakeFirst();
+  return r ? toRegion(r) : null;
+}
+
+export async function listAllRegions(db: Executor): Promise<Region[]> {
+  const rows = await db.selectFrom('region').selectAll().orderBy('id').execute();
+  return rows.map(toRegion);
+}
+
+export async function insertRegion(db: Executor, v: RegionValues, by: number): Promise<Region> {
+  const r = await db
+    .insertInto('region')
+    .values({ ...toColumns(v), created_by: by, updated_by: by })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toRegion(r);
+}
+
+/** Seeds with fixed GB/T 2260 ids, in batches so one statement stays well below the parameter limit. */
+export async function insertRegionsWithIds(db: Executor, rows: Array<RegionValues & { id: number }>): Promise<void> {
+  for (let i = 0; i < rows.length; i += 1000) {
+    await db
+      .insertInto('region')
+      .values(rows.slice(i, i + 1000).map((r) => ({ id: r.id, ...toColumns(r) })))
+      .execute();
+  }
+}
+
+export async function updateRegion(db: Executor, id: number, v: RegionValues, by: number): Promise<boolean> {
+  const r = await db
+    .updateTable('region')
+    .set({ ...toColumns(v), updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+export async function deleteRegion(db: Executor, id: number): Promise<boolean> {
+  const r = await db.deleteFrom('region').where('id', '=', id).executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}
+
+export async function hasChildren(db: Executor, id: number): Promise<boolean> {
+  const r = await db.selectFrom('region').select('id').where('parent_id', '=', id).limit(1).executeTakeFirst();
+  return r !== undefined;
+}
+
+export async function countRegions(db: Executor): Promise<number> {
+  const r = await db.selectFrom('region').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+/** Locks a region row for the rest of the transaction, so a child cannot be added while it is deleted. */
+export async function lockRegion(db: Executor, id: number): Promise<boolean> {
+  const r = await db.selectFrom('region').select('id').where('id', '=', id).forUpdate().executeTakeFirst();
+  return r !== undefined;
+}

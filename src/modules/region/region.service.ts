@@ -1,0 +1,114 @@
+import type { Db } from '../../platform/db/database.js';
+import type { SharedCache } from '../../platform/cache.js';
+import { conflict, notFound } from '../../platform/errors.js';
+import type { AuthedContext, RequestContext } from '../../platform/http/context.js';
+import { recordOperation } from '../../platform/oplog/oplog.js';
+import { pageWindow, type Page } from '../../platform/http/paging.js';
+import { RawJson } from '../../platform/http/responses.js';
+import * as repo from './region.repository.js';
+import { buildTree, matchRegion, type RegionTreeNode } from './region-filter.js';
+import type { Region, RegionAdd, RegionFilter, RegionPageQuery, RegionUpdate } from './region.schemas.js';
+
+/** Cache entries every region write drops (the area tree is built from the same rows). */
+export const REGION_CACHES = ['region:list', 'region:tree', 'area:tree'] as const;
+const MAX_DEPTH = 16;
+
+function values(input: RegionAdd): repo.RegionValues {
+  return {
+    name: input.name.trim(),
+    parentId: input.parentId ?? 0,
+    shortName: input.shortName ?? null,
+    levelType: input.levelType,
+    cityCode: input.cityCode ?? null,
+    zipCode: input.zipCode ?? null,
+    mergerName: input.mergerName ?? null,
+    lng: input.lng ?? null,
+    lat: input.lat ?? null,
+    pinYin: input.pinYin ?? null,
+  };
+}
+
+/** The region dictionary (spec A 4.5): reads from the shared cache, writes invalidate it everywhere. */
+export function createRegionService(deps: { db: Db; cache: SharedCache }) {
+  const { db, cache } = deps;
+
+  const allRegions = () => cache.getOrLoad('region:list', () => repo.listAllRegions(db));
+
+  async function assertParentAllowed(trx: Parameters<typeof repo.findRegion>[0], parentId: number, selfId: number | null) {
+    if (parentId === 0) return;
+    // Walk up from the new parent: meeting the region itself would make a cycle.
+    let current: number = parentId;
+    for (let depth = 0; current !== 0 && depth < MAX_DEPTH; depth++) {
+      if (current === selfId) throw conflict('a region cannot be moved under itself or one of its descendants');
+      const region = await repo.findRegion(trx, current);
+      if (!region) {
+        if (current === parentId) throw notFound('parent region');
+        return;
+      }
+      current = region.parentId;
+    }
+  }
+
+  return {
+    allRegions,
+
+    async add(ctx: AuthedContext, input: RegionAdd): Promise<Region> {
+      const v = values(input);
+      const region = await db.transaction().execute(async (trx) => {
+        if (v.parentId !== 0 && !(await repo.lockRegion(trx, v.parentId))) throw notFound('parent region');
+        const created = await repo.insertRegion(trx, v, ctx.account.id);
+        await recordOperation(trx, ctx, created.id);
+        return created;
+      });
+      await cache.invalidate(...REGION_CACHES);
+      return region;
+    },
+
+    async update(ctx: AuthedContext, input: RegionUpdate): Promise<void> {
+      const v = values(input);
+      await db.transaction().execute(async (trx) => {
+        if (!(await repo.lockRegion(trx, input.id))) throw notFound('region');
+        await assertParentAllowed(trx, v.parentId, input.id);
+        await repo.updateRegion(trx, input.id, v, ctx.account.id);
+        await recordOperation(trx, ctx, input.id);
+      });
+      await cache.invalidate(...REGION_CACHES);
+    },
+
+    async remove(ctx: AuthedContext, id: number): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        if (!(await repo.lockRegion(trx, id))) throw notFound('region');
+        if (await repo.hasChildren(trx, id)) throw conflict('the region has child regions: delete or move them first');
+        await repo.deleteRegion(trx, id);
+        await recordOperation(trx, ctx, id);
+      });
+      await cache.invalidate(...REGION_CACHES);
+    },
+
+    async get(id: number): Promise<Region> {
+      const region = await repo.findRegion(db, id);
+      if (!region) throw notFound('region');
+      return region;
+    },
+
+    async list(_ctx: RequestContext, filter: RegionFilter): Promise<Region[]> {
+      return (await allRegions()).filter(matchRegion(filter));
+    },
+
+    async page(query: RegionPageQuery): Promise<Page<Region>> {
+      const matched = (await allRegions()).filter(matchRegion(query));
+      const { limit, offset } = pageWindow(query);
+      return { list: matched.slice(offset, offset + limit), total: matched.length };
+    },
+
+    /** Serialised once per cache generation: the tree is large and read far more than written. */
+    async tree(): Promise<RawJson> {
+      return cache.getOrLoad('region:tree', async () => {
+        const nodes = buildTree<Region, RegionTreeNode>(await allRegions(), (r, children) => ({ ...r, children }));
+        return new RawJson(JSON.stringify(nodes));
+      });
+    },
+  };
+}
+
+export type RegionService = ReturnType<typeof createRegionService>;

@@ -1,0 +1,17 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** 256-bit random tokens; only their SHA-256 is ever stored. */
+export function newToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** `Authorization: Bearer <token>`, the prefix optional as the Java family accepts. */
+export function tokenFromHeader(header: string | undefined): string | null {
+  if (!header) return null;
+  const value = header.trim().replace(/^bearer\s+/i, '').trim();
+  return value.length >= 16 && value.length <= 256 ? value : null;
+}

@@ -1,0 +1,78 @@
+import type { Executor } from '../db/executor.js';
+
+export interface TokenRow {
+  accountId: number;
+  accountKind: string;
+  channel: string;
+  accessExpiresAt: Date;
+  refreshExpiresAt: Date;
+}
+
+export interface NewToken extends TokenRow {
+  accessHash: string;
+  refreshHash: string;
+  clientIp: string | null;
+}
+
+const columns = ['account_id', 'account_kind', 'channel', 'access_expires_at', 'refresh_expires_at'] as const;
+
+function toRow(r: { account_id: number; account_kind: string; channel: string; access_expires_at: Date; refresh_expires_at: Date }): TokenRow {
+  return {
+    accountId: r.account_id,
+    accountKind: r.account_kind,
+    channel: r.channel,
+    accessExpiresAt: r.access_expires_at,
+    refreshExpiresAt: r.refresh_expires_at,
+  };
+}
+
+export async function insertToken(db: Executor, t: NewToken): Promise<void> {
+  await db
+    .insertInto('oauth2_token')
+    .values({
+      access_hash: t.accessHash,
+      refresh_hash: t.refreshHash,
+      account_id: t.accountId,
+      account_kind: t.accountKind,
+      channel: t.channel,
+      access_expires_at: t.accessExpiresAt,
+      refresh_expires_at: t.refreshExpiresAt,
+      client_ip: t.clientIp,
+    })
+    .execute();
+}
+
+export async function findByAccessHash(db: Executor, accessHash: string): Promise<TokenRow | null> {
+  const r = await db.selectFrom('oauth2_token').select(columns).where('access_hash', '=', accessHash).executeTakeFirst();
+  return r ? toRow(r) : null;
+}
+
+/** Deletes and returns in one statement, so two concurrent refreshes cannot both succeed. */
+export async function takeByRefreshHash(db: Executor, refreshHash: string): Promise<(TokenRow & { accessHash: string }) | null> {
+  const r = await db
+    .deleteFrom('oauth2_token')
+    .where('refresh_hash', '=', refreshHash)
+    .returning([...columns, 'access_hash'])
+    .executeTakeFirst();
+  return r ? { ...toRow(r), accessHash: r.access_hash.trim() } : null;
+}
+
+export async function deleteByAccessHash(db: Executor, accessHash: string): Promise<void> {
+  await db.deleteFrom('oauth2_token').where('access_hash', '=', accessHash).execute();
+}
+
+/** Every access-token hash of an account (to end its sessions when it is disabled), then deletes them. */
+export async function deleteForAccount(db: Executor, accountKind: string, accountId: number): Promise<string[]> {
+  const rows = await db
+    .deleteFrom('oauth2_token')
+    .where('account_kind', '=', accountKind)
+    .where('account_id', '=', accountId)
+    .returning('access_hash')
+    .execute();
+  return rows.map((r) => r.access_hash.trim());
+}
+
+export async function deleteExpired(db: Executor, now: Date): Promise<number> {
+  const r = await db.deleteFrom('oauth2_token').where('refresh_expires_at', '<', now).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}

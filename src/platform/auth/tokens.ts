@@ -1,0 +1,137 @@
+import type { Db } from '../db/database.js';
+import type { Executor } from '../db/executor.js';
+import type { Store } from '../store/store.js';
+import { unauthorized } from '../errors.js';
+import type { Account, AccountKind, Channel } from '../http/context.js';
+import { hashToken, newToken } from './token-codec.js';
+import * as tokenRepo from './token.repository.js';
+
+/** Reads an account afresh from the database (a session lost from the store is rebuilt from it). */
+export type AccountLoader = (db: Executor, id: number) => Promise<Account | null>;
+
+export interface IssuedTokens {
+  accessToken: string;
+  refreshToken: string;
+  accessHash: string;
+  expiresTime: Date;
+}
+
+export interface Session {
+  account: Account;
+  channel: Channel;
+  /** ms since the epoch */
+  expiresAt: number;
+}
+
+const sessionKey = (hash: string) => `sess:${hash}`;
+const valueKey = (hash: string, name: string) => `sessv:${hash}:${name}`;
+
+/**
+ * Access and refresh tokens (DESIGN.md §5.3). The database holds the token hashes and is the truth;
+ * the store holds the session keyed by the access-token hash, so a request is authenticated without
+ * touching the database, and a session the store lost is rebuilt from the database.
+ */
+export class TokenService {
+  private readonly loaders = new Map<AccountKind, AccountLoader>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly store: Store,
+    private readonly ttl: { accessS: number; refreshS: number },
+  ) {}
+
+  registerLoader(kind: AccountKind, loader: AccountLoader): void {
+    this.loaders.set(kind, loader);
+  }
+
+  /** Writes the token row inside the caller's transaction; call `remember` once it has committed. */
+  async issue(trx: Executor, account: Account, channel: Channel, clientIp: string | null): Promise<IssuedTokens> {
+    const accessToken = newToken();
+    const refreshToken = newToken();
+    const now = Date.now();
+    const accessExpiresAt = new Date(now + this.ttl.accessS * 1000);
+    const accessHash = hashToken(accessToken);
+    await tokenRepo.insertToken(trx, {
+      accessHash,
+      refreshHash: hashToken(refreshToken),
+      accountId: account.id,
+      accountKind: account.kind,
+      channel,
+      accessExpiresAt,
+      refreshExpiresAt: new Date(now + this.ttl.refreshS * 1000),
+      clientIp,
+    });
+    return { accessToken, refreshToken, accessHash, expiresTime: accessExpiresAt };
+  }
+
+  async remember(issued: IssuedTokens, account: Account, channel: Channel): Promise<void> {
+    await this.saveSession(issued.accessHash, { account, channel, expiresAt: issued.expiresTime.getTime() });
+  }
+
+  /** The session of an access token, or null when the token is unknown, revoked or expired. */
+  async resolve(accessHash: string): Promise<Session | null> {
+    const cached = await this.store.get(sessionKey(accessHash));
+    const now = Date.now();
+    if (cached) {
+      const session = JSON.parse(cached) as Session;
+      return session.expiresAt > now ? session : null;
+    }
+    const row = await tokenRepo.findByAccessHash(this.db, accessHash);
+    if (!row || row.accessExpiresAt.getTime() <= now) return null;
+    const loader = this.loaders.get(row.accountKind as AccountKind);
+    const account = loader ? await loader(this.db, row.accountId) : null;
+    if (!account) return null;
+    const session: Session = { account, channel: row.channel as Channel, expiresAt: row.accessExpiresAt.getTime() };
+    await this.saveSession(accessHash, session);
+    return session;
+  }
+
+  /**
+   * Rotates both tokens: the old pair is deleted in the same statement that finds it, so a refresh
+   * token works once. The account is re-read, so a disabled account cannot refresh.
+   */
+  async refresh(refreshToken: string, channel: Channel, clientIp: string | null): Promise<{ issued: IssuedTokens; account: Account }> {
+    const result = await this.db.transaction().execute(async (trx) => {
+      const old = await tokenRepo.takeByRefreshHash(trx, hashToken(refreshToken));
+      if (!old || old.channel !== channel || old.refreshExpiresAt.getTime() <= Date.now()) return null;
+      const loader = this.loaders.get(old.accountKind as AccountKind);
+      const account = loader ? await loader(trx, old.accountId) : null;
+      if (!account) return null;
+      const issued = await this.issue(trx, account, channel, clientIp);
+      return { issued, account, oldAccessHash: old.accessHash };
+    });
+    if (!result) throw unauthorized('the refresh token is invalid or has expired');
+    await this.store.del(sessionKey(result.oldAccessHash));
+    await this.remember(result.issued, result.account, channel);
+    return { issued: result.issued, account: result.account };
+  }
+
+  /** Ends one session at once: its token row and its cached session. */
+  async revoke(accessHash: string): Promise<void> {
+    await tokenRepo.deleteByAccessHash(this.db, accessHash);
+    await this.store.del(sessionKey(accessHash));
+  }
+
+  /** Ends every session of an account (disabled, deleted, password changed). */
+  async revokeAccount(trx: Executor, kind: AccountKind, accountId: number): Promise<string[]> {
+    return tokenRepo.deleteForAccount(trx, kind, accountId);
+  }
+
+  async forgetSessions(accessHashes: string[]): Promise<void> {
+    for (const h of accessHashes) await this.store.del(sessionKey(h));
+  }
+
+  /** Per-session values such as the SMS code of bindPhone. */
+  async setValue(accessHash: string, name: string, value: string, ttlS: number): Promise<void> {
+    await this.store.set(valueKey(accessHash, name), value, ttlS);
+  }
+
+  async takeValue(accessHash: string, name: string): Promise<string | null> {
+    return this.store.take(valueKey(accessHash, name));
+  }
+
+  private async saveSession(accessHash: string, session: Session): Promise<void> {
+    const ttlS = Math.ceil((session.expiresAt - Date.now()) / 1000);
+    if (ttlS > 0) await this.store.set(sessionKey(accessHash), JSON.stringify(session), ttlS);
+  }
+}

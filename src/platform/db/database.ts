@@ -1,0 +1,97 @@
+import path from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { CompiledQuery, Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import type { DB } from '../../db/types.js';
+
+export type Db = Kysely<DB>;
+
+export interface Database {
+  db: Db;
+  kind: 'pglite' | 'postgres';
+  /** Resolves when the database answers; rejects otherwise (readiness probe). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+  /** PGlite only: the data directory as a tarball (test snapshots). */
+  dump?(): Promise<Blob>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl: string | null;
+  dataDir: string;
+  tz: string;
+  /** PGlite only: an in-memory database (tests), optionally started from a dumped data directory. */
+  inMemory?: boolean;
+  loadDataDir?: Blob;
+  poolMax?: number;
+}
+
+// Ids and counts are bigint in SQL but stay far below 2^53, so they travel as plain numbers;
+// dates stay 'YYYY-MM-DD' strings so no time zone can shift them.
+const INT8 = 20;
+const DATE = 1082;
+const parseInt8 = (v: string) => Number(v);
+const keepText = (v: string) => v;
+
+export function openDatabase(opts: DatabaseOptions): Database {
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.tz, opts.poolMax ?? 10) : openPglite(opts);
+}
+
+function openPostgres(url: string, tz: string, max: number): Database {
+  const types = {
+    getTypeParser(oid: number, format?: 'text' | 'binary') {
+      if (oid === INT8) return parseInt8;
+      if (oid === DATE) return keepText;
+      return pg.types.getTypeParser(oid, format as 'text');
+    },
+  };
+  const pool = new pg.Pool({ connectionString: url, max, types, options: `-c TimeZone=${tz}` });
+  // An idle client that loses its server must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    kind: 'postgres',
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+function openPglite(opts: DatabaseOptions): Database {
+  let dataDir: string | undefined;
+  if (!opts.inMemory) {
+    dataDir = path.join(opts.dataDir, 'pglite');
+    mkdirSync(dataDir, { recursive: true });
+  }
+  const pglite = new PGlite({
+    dataDir,
+    loadDataDir: opts.loadDataDir,
+    parsers: { [INT8]: parseInt8, [DATE]: keepText },
+    // Tests and demo data stay on a throw-away or single-user directory; durability of every commit is
+    // still kept for the real data directory.
+    relaxedDurability: opts.inMemory === true,
+  });
+  const db = new Kysely<DB>({
+    dialect: new PGliteDialect({
+      pglite,
+      onCreateConnection: async (conn) => {
+        await conn.executeQuery(CompiledQuery.raw(`set time zone '${opts.tz.replace(/'/g, "''")}'`));
+      },
+    }),
+  });
+  return {
+    db,
+    kind: 'pglite',
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: async () => {
+      await db.destroy();
+      if (!pglite.closed) await pglite.close();
+    },
+    dump: () => pglite.dumpDataDir('none'),
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * Typed domain errors. Services throw these; the one error handler turns them into the envelope.
+ * `errcode` is what clients read; `httpStatus` stays 200 for every handled outcome (DESIGN.md §5.12).
+ */
+export class AppError extends Error {
+  constructor(
+    readonly errcode: number,
+    message: string,
+    readonly httpStatus = 200,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+export const ErrorCode = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  LOCKED: 423,
+  TOO_MANY_REQUESTS: 429,
+  INTERNAL: 500,
+  UNAVAILABLE: 503,
+} as const;
+
+export const badRequest = (message: string) => new AppError(ErrorCode.BAD_REQUEST, message);
+export const unauthorized = (message = 'not logged in or the login has expired') => new AppError(ErrorCode.UNAUTHORIZED, message);
+export const forbidden = (message = 'no permission for this operation') => new AppError(ErrorCode.FORBIDDEN, message);
+export const notFound = (what: string) => new AppError(ErrorCode.NOT_FOUND, `${what} not found`);
+export const conflict = (message: string) => new AppError(ErrorCode.CONFLICT, message);
+export const tooManyRequests = (message = 'too many requests, please try again later') => new AppError(ErrorCode.TOO_MANY_REQUESTS, message);

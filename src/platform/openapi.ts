@@ -1,0 +1,36 @@
+import type { FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+
+/** One schema per shape drives validation and this document (OpenAPI 3.1 at /openapi.json, UI at /docs). */
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Tourism card operations service',
+        version: '1.0.0',
+        description:
+          'Every answer is the envelope {errcode, errmsg, data}; errcode 0 is success. Prefixes: /app-api (verifier app), ' +
+          '/manage-api (staff), /mp-api (members), /open-api (signed open calls). Log in with POST /manage-api/auth/login ' +
+          '(captcha from GET /manage-api/auth/getRandomCodeImg) and send Authorization: Bearer <accessToken>.',
+      },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'accessToken from a login; the Bearer prefix is optional' },
+          openSignature: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Sign',
+            description: 'HMAC-SHA256 of METHOD\\nPATH\\nX-Timestamp\\nX-Nonce\\nsha256(body) with the app secret; send X-App-Key, X-Timestamp, X-Nonce too',
+          },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+}
+
+export function openApiDocument(app: FastifyInstance): unknown {
+  return (app as unknown as { swagger(): unknown }).swagger();
+}

@@ -1,0 +1,42 @@
+import type { Executor } from '../db/executor.js';
+import type { Account, RequestContext } from '../http/context.js';
+import { insertLoginLog, insertOperateLog } from './oplog.repository.js';
+
+/**
+ * Writes the operation-log row of the route's operation (DESIGN.md §5.11). Services call it inside
+ * their transaction, so the row commits or rolls back with the change; the pipeline writes it
+ * afterwards for operations that have no transaction, and a failure row when the operation failed.
+ */
+export async function recordOperation(
+  db: Executor,
+  ctx: RequestContext,
+  bizId?: string | number | null,
+  outcome: { success: boolean; errcode: number; account?: Account | null } = { success: true, errcode: 0 },
+): Promise<void> {
+  if (!ctx.operation || ctx.operationLogged) return;
+  const account = outcome.account ?? ctx.account;
+  await insertOperateLog(db, {
+    module: ctx.operation.module,
+    action: ctx.operation.action,
+    accountKind: account?.kind ?? null,
+    accountId: account?.id ?? null,
+    accountName: account?.name ?? null,
+    ip: ctx.ip,
+    userAgent: ctx.userAgent,
+    method: ctx.method,
+    path: ctx.path,
+    bizId: bizId == null ? null : String(bizId),
+    success: outcome.success,
+    errcode: outcome.errcode,
+    durationMs: Date.now() - ctx.startedAt,
+  });
+  ctx.operationLogged = true;
+}
+
+export async function recordLogin(
+  db: Executor,
+  ctx: RequestContext,
+  entry: { accountKind: string; accountId: number | null; username: string; success: boolean; errcode: number; message: string | null },
+): Promise<void> {
+  await insertLoginLog(db, { ...entry, ip: ctx.ip, userAgent: ctx.userAgent });
+}

@@ -1,0 +1,72 @@
+import { Redis } from 'ioredis';
+import type { Store } from './store.js';
+
+// One round trip, and the expiry is set only when the window opens.
+const INCR_WITH_TTL = `local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return n`;
+
+/** The shared store on Redis. Keys and channels carry the deployment prefix. */
+export async function createRedisStore(url: string, prefix: string): Promise<Store> {
+  const options = { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: true };
+  const client = new Redis(url, options);
+  const subscriber = new Redis(url, { ...options, maxRetriesPerRequest: null });
+  // Errors surface on the commands that fail; the connection events would otherwise crash the process.
+  client.on('error', () => {});
+  subscriber.on('error', () => {});
+  await client.connect();
+  await subscriber.connect();
+
+  const handlers = new Map<string, Set<(message: string) => void>>();
+  const reconnectHandlers: Array<() => void> = [];
+  // Registered after the first connect, so every later 'ready' is a reconnection (ioredis resubscribes).
+  subscriber.on('ready', () => {
+    for (const h of reconnectHandlers) h();
+  });
+  subscriber.on('message', (channel: string, message: string) => {
+    for (const h of handlers.get(channel) ?? []) h(message);
+  });
+
+  const k = (key: string) => prefix + key;
+  const secs = (ttl: number) => Math.max(1, Math.ceil(ttl));
+  return {
+    kind: 'redis',
+    get: (key) => client.get(k(key)),
+    async set(key, value, ttl) {
+      await client.set(k(key), value, 'EX', secs(ttl));
+    },
+    async setIfAbsent(key, value, ttl) {
+      return (await client.set(k(key), value, 'EX', secs(ttl), 'NX')) === 'OK';
+    },
+    take: (key) => client.getdel(k(key)),
+    async del(key) {
+      await client.del(k(key));
+    },
+    async incr(key, ttl) {
+      return Number(await client.eval(INCR_WITH_TTL, 1, k(key), secs(ttl)));
+    },
+    async publish(channel, message) {
+      await client.publish(k(channel), message);
+    },
+    async subscribe(channel, handler) {
+      const full = k(channel);
+      let set = handlers.get(full);
+      if (!set) {
+        set = new Set();
+        handlers.set(full, set);
+        await subscriber.subscribe(full);
+      }
+      set.add(handler);
+    },
+    onReconnect(handler) {
+      reconnectHandlers.push(handler);
+    },
+    async ping() {
+      await client.ping();
+    },
+    async close() {
+      handlers.clear();
+      await Promise.allSettled([client.quit(), subscriber.quit()]);
+    },
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * Wire dates are `YYYY-MM-DD HH:mm:ss` in the service time zone. main/config set process.env.TZ,
+ * so the local-time getters of Date already speak that zone (and cost far less than Intl).
+ */
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+
+export function formatDateTime(d: Date | null | undefined): string | null {
+  if (!d) return null;
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+export function formatDate(d: Date): string {
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}
+
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?$/;
+
+/**
+ * Parses a wire date. A bare date means the start of that day, or its last second when `endOfDay`
+ * (an end date without a time covers the whole day). Returns null when the text is not a real date.
+ */
+export function parseDateTime(text: string, endOfDay = false): Date | null {
+  const m = DATE_TIME.exec(text.trim());
+  if (!m) return null;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const hasTime = m[4] !== undefined;
+  const h = hasTime ? Number(m[4]) : endOfDay ? 23 : 0;
+  const mi = hasTime ? Number(m[5]) : endOfDay ? 59 : 0;
+  const s = m[6] !== undefined ? Number(m[6]) : hasTime ? 0 : endOfDay ? 59 : 0;
+  const date = new Date(y, mo - 1, d, h, mi, s, endOfDay && !hasTime ? 999 : 0);
+  if (date.getFullYear() !== y || date.getMonth() !== mo - 1 || date.getDate() !== d || h > 23 || mi > 59 || s > 59) return null;
+  return date;
+}
+
+export function startOfDay(d: Date): Date {
+  return new Date(d.getFullYear(), d.getMonth(), d.getDate());
+}
+
+export function addSeconds(d: Date, seconds: number): Date {
+  return new Date(d.getTime() + seconds * 1000);
+}
