@@ -67,6 +67,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await registerOpenApi(app);
   registerHealth(app, { database, store });
 
+  const purge = setInterval(() => {
+    tokens.purgeExpired().catch((err: unknown) => app.log.warn({ err }, 'could not purge expired tokens'));
+  }, 60 * 60 * 1000);
+  purge.unref();
+  app.addHook('onClose', async () => clearInterval(purge));
+
   const routes = createModules({ config, database, db, store, cache, tokens });
   registerRoutes(app, routes, { db, authenticator });
   return app;

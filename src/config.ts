@@ -27,6 +27,8 @@ export interface Config {
   openAppKey: string | null;
   openAppSecret: string | null;
   wechat: { baseUrl: string | null; appId: string | null; appSecret: string | null };
+  /** Who turns a mini-program login code into an open id: WeChat, or the local stand-in (development, demo). */
+  mpLoginProvider: 'local' | 'wechat';
   /** Take the client address from X-Forwarded-For (only behind a trusted load balancer). */
   trustProxy: boolean;
   /** Key prefix in the shared store, so several deployments (or test files) can share one Redis. */
@@ -129,6 +131,15 @@ export function loadConfig(env: Env = process.env): Config {
   if (adminPassword !== null && adminPassword.length < 8) {
     throw new ConfigError('ADMIN_PASSWORD must be at least 8 characters long');
   }
+  const mpLoginProvider = oneOf(env, 'MP_LOGIN_PROVIDER', 'local', ['local', 'wechat'] as const);
+  if (mpLoginProvider === 'wechat' && (!opt(env, 'WECHAT_APP_ID') || !opt(env, 'WECHAT_APP_SECRET'))) {
+    throw new ConfigError('WECHAT_APP_ID and WECHAT_APP_SECRET are required when MP_LOGIN_PROVIDER=wechat');
+  }
+  // The local provider lets anyone who picks a code log in as that code's member: production must
+  // choose it on purpose (a demo), never fall into it by default.
+  if (nodeEnv === 'production' && opt(env, 'MP_LOGIN_PROVIDER') === null) {
+    throw new ConfigError('MP_LOGIN_PROVIDER must be set when NODE_ENV=production (wechat, or local for a demo)');
+  }
   const logLevel = oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const);
   return {
     port: int(env, 'PORT', 8080, 0, 65535),
@@ -160,6 +171,7 @@ export function loadConfig(env: Env = process.env): Config {
       appId: opt(env, 'WECHAT_APP_ID'),
       appSecret: opt(env, 'WECHAT_APP_SECRET'),
     },
+    mpLoginProvider,
     trustProxy: bool(env, 'TRUST_PROXY'),
     storePrefix: str(env, 'STORE_PREFIX', 'tc:'),
   };

@@ -26,7 +26,7 @@ export function adminUrl(url: string, database: string): string {
  */
 export default async function setup(project: TestProject) {
   process.env.TZ = TEST_TZ;
-  const runId = `${process.pid}_${Date.now()}`;
+  const runId = process.env.TEST_RUN_ID || `${process.pid}_${Date.now()}`;
   project.provide('runId', runId);
   const url = process.env.DATABASE_URL || null;
   if (!url) {

@@ -71,7 +71,7 @@ export async function createTestApp(env: Record<string, string> = {}, shared?: {
     LOG_LEVEL: 'silent',
     DATABASE_URL: process.env.DATABASE_URL ?? '',
     REDIS_URL: process.env.REDIS_URL ?? '',
-    STORE_PREFIX: `test:${randomBytes(4).toString('hex')}:`,
+    STORE_PREFIX: `test:${inject('runId')}:${randomBytes(4).toString('hex')}:`,
     LOGIN_RATE_PER_MIN: '1000',
     CAPTCHA_RATE_PER_MIN: '1000',
     ...env,

@@ -66,6 +66,7 @@ export function authRoutes(svc: { staff: StaffAuthService; captcha: CaptchaServi
       path: '/auth/logout',
       channels: ['manage'],
       auth: { kinds: ['admin'] },
+      permission: false,
       operation: ['登录认证', '退出登录'],
       summary: 'End the staff session; its token stops working at once',
       tags,

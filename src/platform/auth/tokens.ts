@@ -121,6 +121,11 @@ export class TokenService {
     for (const h of accessHashes) await this.store.del(sessionKey(h));
   }
 
+  /** Deletes token rows whose refresh token has expired too; they can never be used again. */
+  async purgeExpired(): Promise<number> {
+    return tokenRepo.deleteExpired(this.db, new Date());
+  }
+
   /** Per-session values such as the SMS code of bindPhone. */
   async setValue(accessHash: string, name: string, value: string, ttlS: number): Promise<void> {
     await this.store.set(valueKey(accessHash, name), value, ttlS);

@@ -25,8 +25,11 @@ export interface RouteSpec<B extends TSchema | undefined = TSchema | undefined, 
   path: string;
   channels: Channel[];
   auth: AuthRule;
-  /** required of staff accounts (DESIGN.md §5.6) */
-  permission?: string;
+  /**
+   * Required of staff accounts (DESIGN.md §5.6). Every route open to staff must say which, or `false`
+   * for the few every logged-in staff member may call (logout); registration refuses a route that forgets.
+   */
+  permission?: string | false;
   /** operation-log labels: [module, action] */
   operation?: [string, string];
   summary: string;
@@ -79,6 +82,9 @@ function security(spec: RouteSpec): Array<Record<string, string[]>> {
 
 export function registerRoutes(app: FastifyInstance, routes: RouteSpec[], deps: { db: Db; authenticator: Authenticator }): void {
   for (const spec of routes) {
+    if (typeof spec.auth === 'object' && spec.auth.kinds.includes('admin') && spec.permission === undefined) {
+      throw new Error(`route ${spec.path} is open to staff but declares no permission`);
+    }
     for (const channel of spec.channels) {
       const url = CHANNEL_PREFIX[channel] + spec.path;
       const variants: Array<{ method: 'GET' | 'POST'; inputFrom: 'body' | 'query' }> =
@@ -102,7 +108,7 @@ export function registerRoutes(app: FastifyInstance, routes: RouteSpec[], deps: 
           preValidation: async (request) => {
             request.ctx.channel = channel;
             request.ctx.operation = spec.operation ? { module: spec.operation[0], action: spec.operation[1] } : null;
-            await deps.authenticator.authenticate(request, channel, spec.auth, spec.permission);
+            await deps.authenticator.authenticate(request, channel, spec.auth, spec.permission || undefined);
           },
           handler: async (request, reply) => {
             request.handlerStarted = true;
