@@ -29,6 +29,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  // The address DESIGN.md §3 and the start-up banner give (the UI's own copy stays at /docs/json).
+  app.get('/openapi.json', { schema: { hide: true } }, async () => openApiDocument(app));
 }
 
 export function openApiDocument(app: FastifyInstance): unknown {

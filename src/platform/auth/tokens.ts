@@ -93,7 +93,10 @@ export class TokenService {
   async refresh(refreshToken: string, channel: Channel, clientIp: string | null): Promise<{ issued: IssuedTokens; account: Account }> {
     const result = await this.db.transaction().execute(async (trx) => {
       const old = await tokenRepo.takeByRefreshHash(trx, hashToken(refreshToken));
-      if (!old || old.channel !== channel || old.refreshExpiresAt.getTime() <= Date.now()) return null;
+      // Thrown, not returned: the rollback keeps the pair of its own channel, which a call on a
+      // wrong prefix must not spend.
+      if (old && old.channel !== channel) throw unauthorized('the refresh token is invalid or has expired');
+      if (!old || old.refreshExpiresAt.getTime() <= Date.now()) return null;
       const loader = this.loaders.get(old.accountKind as AccountKind);
       const account = loader ? await loader(trx, old.accountId) : null;
       if (!account) return null;

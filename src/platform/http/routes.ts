@@ -106,6 +106,9 @@ export function registerRoutes(app: FastifyInstance, routes: RouteSpec[], deps: 
             ...(responseSchema(spec) ? { response: responseSchema(spec) } : {}),
           },
           preValidation: async (request) => {
+            // A POST without any body (no Content-Type either) is an empty request object, as an
+            // empty JSON body already is (DESIGN.md §5.2): paging and filter fields are all optional.
+            if (bodySchema && request.body === undefined) request.body = {};
             request.ctx.channel = channel;
             request.ctx.operation = spec.operation ? { module: spec.operation[0], action: spec.operation[1] } : null;
             await deps.authenticator.authenticate(request, channel, spec.auth, spec.permission || undefined);

@@ -1,0 +1,147 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryStore } from '../../src/platform/store/memory-store.js';
+import { createRedisStore } from '../../src/platform/store/redis-store.js';
+import type { Store } from '../../src/platform/store/store.js';
+import { sleep } from '../helpers/platform-fixtures.js';
+
+const runPrefix = `test:store:${randomBytes(4).toString('hex')}:`;
+
+interface Backend {
+  name: string;
+  /** Two handles on one store: the same object in memory, two connections on Redis. */
+  open(): Promise<[Store, Store]>;
+}
+
+const backends: Backend[] = [
+  {
+    name: 'memory',
+    async open() {
+      const s = createMemoryStore(1000);
+      return [s, s];
+    },
+  },
+];
+if (process.env.REDIS_URL) {
+  const url = process.env.REDIS_URL;
+  backends.push({
+    name: 'redis',
+    open: async () => [await createRedisStore(url, runPrefix), await createRedisStore(url, runPrefix)],
+  });
+}
+
+describe.each(backends)('the $name store', (backend) => {
+  let store: Store;
+  let other: Store;
+  let n = 0;
+  const key = (name: string) => `${name}:${++n}`;
+
+  beforeAll(async () => {
+    [store, other] = await backend.open();
+  });
+  afterAll(async () => {
+    await store?.close();
+    if (other !== store) await other?.close();
+  });
+
+  it('answers its kind and ping', async () => {
+    expect(store.kind).toBe(backend.name);
+    await expect(store.ping()).resolves.toBeUndefined();
+  });
+
+  it('gets what was set, null for a missing key, and forgets a deleted key', async () => {
+    const k = key('kv');
+    expect(await store.get(k)).toBeNull();
+    await store.set(k, 'value 值', 60);
+    expect(await store.get(k)).toBe('value 值');
+    expect(await other.get(k)).toBe('value 值');
+    await store.set(k, 'replaced', 60);
+    expect(await store.get(k)).toBe('replaced');
+    await store.del(k);
+    expect(await store.get(k)).toBeNull();
+    await store.del(k);
+  });
+
+  it('expires a value after its ttl', async () => {
+    const k = key('ttl');
+    await store.set(k, 'short', 1);
+    const long = key('ttl-long');
+    await store.set(long, 'long', 30);
+    expect(await store.get(k)).toBe('short');
+    await sleep(1_200);
+    expect(await store.get(k)).toBeNull();
+    expect(await store.get(long)).toBe('long');
+  });
+
+  it('sets only an absent key with setIfAbsent, and again once it expired', async () => {
+    const k = key('nx');
+    expect(await store.setIfAbsent(k, 'first', 1)).toBe(true);
+    expect(await other.setIfAbsent(k, 'second', 1)).toBe(false);
+    expect(await store.get(k)).toBe('first');
+    await sleep(1_200);
+    expect(await store.setIfAbsent(k, 'third', 1)).toBe(true);
+    expect(await store.get(k)).toBe('third');
+  });
+
+  it('hands a value out once with take', async () => {
+    const k = key('take');
+    await store.set(k, 'code', 60);
+    const [a, b] = await Promise.all([store.take(k), other.take(k)]);
+    expect([a, b].filter((v) => v !== null)).toEqual(['code']);
+    expect(await store.take(k)).toBeNull();
+    expect(await store.get(k)).toBeNull();
+  });
+
+  it('counts with incr inside a window that the first increment opens and later ones do not extend', async () => {
+    const k = key('incr');
+    expect(await store.incr(k, 1)).toBe(1);
+    expect(await other.incr(k, 1)).toBe(2);
+    await sleep(600);
+    expect(await store.incr(k, 1)).toBe(3);
+    await sleep(700);
+    // 1.3 s after the window opened: a new window, although the last increment was 0.7 s ago
+    expect(await store.incr(k, 1)).toBe(1);
+  });
+
+  it('counts concurrent increments exactly', async () => {
+    const k = key('incr-many');
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? store : other).incr(k, 60)));
+    expect([...results].sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+  });
+
+  it('delivers published messages to every subscriber of the channel, and only of that channel', async () => {
+    const channel = key('chan');
+    const gotA: string[] = [];
+    const gotB: string[] = [];
+    const gotElse: string[] = [];
+    await store.subscribe(channel, (m) => gotA.push(m));
+    await other.subscribe(channel, (m) => gotB.push(m));
+    await other.subscribe(key('chan-else'), (m) => gotElse.push(m));
+    await store.publish(channel, 'hello');
+    await other.publish(channel, 'again');
+    await expect.poll(() => gotA.length + gotB.length, { timeout: 2_000, interval: 5 }).toBe(4);
+    expect(gotA).toEqual(['hello', 'again']);
+    expect(gotB).toEqual(['hello', 'again']);
+    expect(gotElse).toEqual([]);
+  });
+});
+
+describe.runIf(!!process.env.REDIS_URL)('redis prefixes', () => {
+  it('keep deployments apart: keys and channels of another prefix are not seen', async () => {
+    const url = process.env.REDIS_URL!;
+    const a = await createRedisStore(url, `${runPrefix}a:`);
+    const b = await createRedisStore(url, `${runPrefix}b:`);
+    try {
+      await a.set('shared-name', 'of a', 60);
+      expect(await b.get('shared-name')).toBeNull();
+      const got: string[] = [];
+      await b.subscribe('events', (m) => got.push(m));
+      await a.publish('events', 'from a');
+      await b.publish('events', 'from b');
+      await expect.poll(() => got, { timeout: 2_000, interval: 5 }).toEqual(['from b']);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
