@@ -1,0 +1,97 @@
+import type { Db } from '../../platform/db/database.js';
+import type { Store } from '../../platform/store/store.js';
+import type { TokenService } from '../../platform/auth/tokens.js';
+import { hashPassword, verifyAgainstDummy, verifyPassword } from '../../platform/auth/password.js';
+import type { AppError } from '../../platform/errors.js';
+import { recordLogin, recordOperation } from '../../platform/oplog/oplog.js';
+import type { AuthedContext, RequestContext } from '../../platform/http/context.js';
+import { formatDateTime } from '../../platform/time.js';
+import { accountDisabled, accountLocked, badCredentials } from '../auth/auth.errors.js';
+import { limitLoginAttempts, lockDeadline, MAX_FAILED_LOGINS } from '../auth/login-guard.js';
+import * as loginRepo from './checker-login.repository.js';
+import * as checkerRepo from './checker.repository.js';
+import type { CheckerLoginRequest, CheckerLoginResponse } from './checker.schemas.js';
+
+/** Verifier login and logout on /app-api (spec A 4.1 rule 1–2, A §5). */
+export function createCheckerAuthService(deps: { db: Db; store: Store; tokens: TokenService; loginRatePerMin: number }) {
+  const { db, tokens } = deps;
+
+  async function refuse(ctx: RequestContext, mobile: string, accountId: number | null, error: AppError): Promise<never> {
+    await recordLogin(db, ctx, { accountKind: 'checker', accountId, username: mobile, success: false, errcode: error.errcode, message: error.message });
+    throw error;
+  }
+
+  /** What the app needs to work at the gate; read before the login transaction, so it stays short. */
+  async function workplace(checkerId: number) {
+    const [names, skuInfo, configList] = await Promise.all([
+      checkerRepo.findCheckerOrgNames(db, checkerId),
+      checkerRepo.listCheckerSkus(db, checkerId),
+      checkerRepo.listCheckerConfigs(db, checkerId),
+    ]);
+    const skuIds = skuInfo.map((s) => s.id);
+    const [admitted, ticketsSkuList] = await Promise.all([
+      checkerRepo.skusAdmittedByCardModels(db, skuIds),
+      checkerRepo.listOnShelfTicketsSkus(db, skuIds),
+    ]);
+    return { ...names, skuInfo, cqySkuList: skuInfo.filter((s) => admitted.has(s.id)), ticketsSkuList, configList };
+  }
+
+  return {
+    async login(ctx: RequestContext, input: CheckerLoginRequest): Promise<CheckerLoginResponse> {
+      const mobile = input.mobile.trim();
+      await limitLoginAttempts(deps.store, deps.loginRatePerMin, 'checker', ctx.ip, mobile);
+
+      const checker = await loginRepo.findCheckerByMobile(db, mobile);
+      if (!checker) {
+        await verifyAgainstDummy(input.password);
+        return refuse(ctx, mobile, null, badCredentials());
+      }
+      if (checker.lockedUntil && checker.lockedUntil.getTime() > Date.now()) {
+        return refuse(ctx, mobile, checker.id, accountLocked(checker.lockedUntil));
+      }
+      const check = await verifyPassword(checker.passwordHash, input.password);
+      if (!check.ok) {
+        const until = lockDeadline();
+        const locked = await loginRepo.registerFailedLogin(db, checker.id, MAX_FAILED_LOGINS, until);
+        return refuse(ctx, mobile, checker.id, locked ? accountLocked(until) : badCredentials());
+      }
+      // Told only to someone who knows the password, so the answer does not reveal the account.
+      if (checker.status !== 1) return refuse(ctx, mobile, checker.id, accountDisabled());
+
+      const newHash = check.needsRehash ? await hashPassword(input.password) : null;
+      const place = await workplace(checker.id);
+      const { issued, account } = await db.transaction().execute(async (trx) => {
+        const account = await loginRepo.loadCheckerAccount(trx, checker.id);
+        if (!account) throw accountDisabled();
+        await loginRepo.recordSuccessfulLogin(trx, checker.id, ctx.ip, new Date(), newHash);
+        const issued = await tokens.issue(trx, account, 'app', ctx.ip);
+        await recordLogin(trx, ctx, { accountKind: 'checker', accountId: checker.id, username: mobile, success: true, errcode: 0, message: null });
+        await recordOperation(trx, ctx, checker.id, { success: true, errcode: 0, account });
+        return { issued, account };
+      });
+      await tokens.remember(issued, account, 'app');
+      return {
+        userId: checker.id,
+        checkerName: checker.name,
+        accessToken: issued.accessToken,
+        refreshToken: issued.refreshToken,
+        expiresTime: formatDateTime(issued.expiresTime),
+        shopName: place.shopName,
+        merchantName: place.merchantName,
+        sskFlag: checker.sskFlag,
+        skuInfo: place.skuInfo,
+        cqySkuList: place.cqySkuList,
+        ticketsSkuList: place.ticketsSkuList,
+        configList: place.configList,
+      };
+    },
+
+    /** The token and its session stop working at once (spec A 4.1 rule 2). */
+    async logout(ctx: AuthedContext): Promise<void> {
+      await tokens.revoke(ctx.tokenHash);
+      await recordOperation(db, ctx, ctx.account.id);
+    },
+  };
+}
+
+export type CheckerAuthService = ReturnType<typeof createCheckerAuthService>;

@@ -1,0 +1,90 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../platform/db/executor.js';
+import type { Account } from '../../platform/http/context.js';
+
+export interface CheckerCredentials {
+  id: number;
+  mobile: string;
+  name: string;
+  passwordHash: string;
+  status: number;
+  sskFlag: boolean;
+  merchantId: number;
+  shopId: number | null;
+  lockedUntil: Date | null;
+}
+
+/**
+ * The verifier a mobile logs in as. The unique index covers only active verifiers, so a disabled one
+ * may share the mobile with an active one (or with another disabled one): the active row wins, then
+ * the newest, so a disabled verifier is still found and told it is disabled.
+ */
+export async function findCheckerByMobile(db: Executor, mobile: string): Promise<CheckerCredentials | null> {
+  const r = await db
+    .selectFrom('checker')
+    .select(['id', 'mobile', 'name', 'password_hash', 'status', 'ssk_flag', 'merchant_id', 'shop_id', 'locked_until'])
+    .where('mobile', '=', mobile)
+    .where('is_deleted', '=', false)
+    .orderBy(sql`case when status = 1 then 0 else 1 end`)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return r
+    ? {
+        id: r.id,
+        mobile: r.mobile,
+        name: r.name,
+        passwordHash: r.password_hash,
+        status: r.status,
+        sskFlag: r.ssk_flag,
+        merchantId: r.merchant_id,
+        shopId: r.shop_id,
+        lockedUntil: r.locked_until,
+      }
+    : null;
+}
+
+/**
+ * Counts one failed login atomically; the fifth failure locks the verifier and restarts the count
+ * (as staff login does). Answers whether this failure locked it.
+ */
+export async function registerFailedLogin(db: Executor, id: number, maxFailures: number, lockUntil: Date): Promise<boolean> {
+  const r = await db
+    .updateTable('checker')
+    .set({
+      failed_login_count: sql<number>`case when failed_login_count + 1 >= ${maxFailures} then 0 else failed_login_count + 1 end`,
+      locked_until: sql<Date | null>`case when failed_login_count + 1 >= ${maxFailures} then ${lockUntil}::timestamptz else locked_until end`,
+    })
+    .where('id', '=', id)
+    .returning(['locked_until'])
+    .executeTakeFirst();
+  return r?.locked_until?.getTime() === lockUntil.getTime();
+}
+
+/** Clears the failures and stamps the login on the verifier and on every relation of it. */
+export async function recordSuccessfulLogin(db: Executor, id: number, ip: string, at: Date, newHash: string | null): Promise<void> {
+  await db
+    .updateTable('checker')
+    .set({
+      failed_login_count: 0,
+      locked_until: null,
+      last_login_at: at,
+      last_login_ip: ip.slice(0, 64),
+      ...(newHash ? { password_hash: newHash } : {}),
+    })
+    .where('id', '=', id)
+    .execute();
+  await db.updateTable('checker_relation').set({ last_login_at: at }).where('checker_id', '=', id).execute();
+}
+
+/** The session account of a verifier; null when it is gone or disabled, which ends its sessions. */
+export async function loadCheckerAccount(db: Executor, id: number): Promise<Account | null> {
+  const r = await db
+    .selectFrom('checker')
+    .select(['id', 'name', 'merchant_id', 'shop_id', 'status'])
+    .where('id', '=', id)
+    .where('is_deleted', '=', false)
+    .executeTakeFirst();
+  if (!r || r.status !== 1) return null;
+  return { id: r.id, kind: 'checker', name: r.name, userType: null, merchantId: r.merchant_id, shopId: r.shop_id, permissions: [] };
+}

@@ -1,0 +1,87 @@
+import type { Db } from '../../platform/db/database.js';
+import type { Store } from '../../platform/store/store.js';
+import type { TokenService } from '../../platform/auth/tokens.js';
+import { AppError, ErrorCode } from '../../platform/errors.js';
+import { enforceRate } from '../../platform/rate-limit.js';
+import { recordLogin, recordOperation } from '../../platform/oplog/oplog.js';
+import type { AuthedContext, RequestContext } from '../../platform/http/context.js';
+import { formatDateTime } from '../../platform/time.js';
+import { MiniProgramLoginError, type MiniProgramIdentity, type MiniProgramLogin } from '../../platform/wechat/index.js';
+import { accountDisabled } from '../auth/auth.errors.js';
+import type { LoginResponse } from '../auth/staff-auth.service.js';
+import * as memberRepo from './member.repository.js';
+import type { MpLoginRequest } from './member.schemas.js';
+
+/** Member module codes 1_003_000_000+ (DESIGN.md §6, docs/errors.md). */
+export const MemberError = {
+  MP_LOGIN_FAILED: 1_003_000_001,
+} as const;
+
+export const RegisterTerminal = { APP: 1, MINI_PROGRAM: 2 } as const;
+
+/** Member tokens serve the mini-program channel only, whichever prefix the login came through. */
+const MEMBER_CHANNEL = 'mp' as const;
+
+export function createMemberAuthService(deps: { db: Db; store: Store; tokens: TokenService; miniProgram: MiniProgramLogin; loginRatePerMin: number }) {
+  const { db, tokens, miniProgram } = deps;
+
+  async function exchange(code: string): Promise<MiniProgramIdentity> {
+    try {
+      return await miniProgram.exchangeCode(code);
+    } catch (err) {
+      if (err instanceof MiniProgramLoginError && err.reason === 'rejected') {
+        throw new AppError(MemberError.MP_LOGIN_FAILED, `mini-program login failed: ${err.message.slice(0, 200)}`);
+      }
+      // The cause reaches the log (errcode 503 is logged with its error), never the client: it may name hosts.
+      throw Object.assign(new AppError(ErrorCode.UNAVAILABLE, 'the WeChat login service is unavailable, please try again later'), { cause: err });
+    }
+  }
+
+  return {
+    /** Mini-program authorised login: the first login of an open id registers its member. */
+    async login(ctx: RequestContext, input: MpLoginRequest): Promise<LoginResponse> {
+      await enforceRate(deps.store, 'login-ip', ctx.ip, deps.loginRatePerMin);
+      const identity = await exchange(input.code);
+
+      const outcome = await db.transaction().execute(async (trx) => {
+        const member = await memberRepo.upsertOnLogin(trx, {
+          openId: identity.openId,
+          unionId: identity.unionId,
+          ip: ctx.ip,
+          terminal: ctx.channel === 'app' ? RegisterTerminal.APP : RegisterTerminal.MINI_PROGRAM,
+          nickname: input.nickname?.trim() || null,
+          avatar: input.avatar?.trim() || null,
+          at: new Date(),
+        });
+        if (!member) return { ok: false as const, refusedId: await memberRepo.findMemberIdByOpenId(trx, identity.openId) };
+        const account = memberRepo.memberAccount(member);
+        const issued = await tokens.issue(trx, account, MEMBER_CHANNEL, ctx.ip);
+        await recordLogin(trx, ctx, { accountKind: 'member', accountId: member.id, username: member.openId, success: true, errcode: 0, message: null });
+        await recordOperation(trx, ctx, member.id, { success: true, errcode: 0, account });
+        return { ok: true as const, member, account, issued };
+      });
+      if (!outcome.ok) {
+        const error = accountDisabled();
+        await recordLogin(db, ctx, { accountKind: 'member', accountId: outcome.refusedId, username: identity.openId, success: false, errcode: error.errcode, message: error.message });
+        throw error;
+      }
+      const { member, account, issued } = outcome;
+      await tokens.remember(issued, account, MEMBER_CHANNEL);
+      return {
+        userId: member.id,
+        openId: member.openId,
+        mobile: member.mobile,
+        accessToken: issued.accessToken,
+        refreshToken: issued.refreshToken,
+        expiresTime: formatDateTime(issued.expiresTime),
+      };
+    },
+
+    async logout(ctx: AuthedContext): Promise<void> {
+      await tokens.revoke(ctx.tokenHash);
+      await recordOperation(db, ctx, ctx.account.id);
+    },
+  };
+}
+
+export type MemberAuthService = ReturnType<typeof createMemberAuthService>;
