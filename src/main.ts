@@ -22,14 +22,19 @@ async function main(): Promise<void> {
   const { buildApp } = await import('./app.js');
 
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, tz: config.tz });
-  await migrateToLatest(database.db);
-  const seeded = await seedReferenceData(database.db, {
-    adminUsername: config.adminUsername,
-    adminPassword: config.adminPassword,
-    openApp: config.openAppKey && config.openAppSecret ? { appKey: config.openAppKey, appSecret: config.openAppSecret } : null,
-  });
+  // The database starts (PGlite compiles its WebAssembly, PostgreSQL connects) while the app is built.
+  const prepared = migrateToLatest(database.db).then(() =>
+    seedReferenceData(database.db, {
+      adminUsername: config.adminUsername,
+      adminPassword: config.adminPassword,
+      openApp: config.openAppKey && config.openAppSecret ? { appKey: config.openAppKey, appSecret: config.openAppSecret } : null,
+    }),
+  );
+  prepared.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
   const store = await openStore(config.redisUrl, config.storePrefix);
   const app = await buildApp({ config, database, store });
+  await app.ready();
+  const seeded = await prepared;
 
   let closing = false;
   const shutdown = async (signal: string) => {
