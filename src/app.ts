@@ -54,12 +54,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       path: req.url.split('?')[0],
       startedAt: Date.now(),
       operation: null,
-      operationLogged: false,
+      operationLog: 'none',
     };
   });
   registerErrorHandling(app, async (req, answer) => {
     const ctx = req.ctx;
-    if (ctx && req.handlerStarted && ctx.operation && !ctx.operationLogged) {
+    if (ctx && req.handlerStarted && ctx.operation && ctx.operationLog !== 'written') {
       await recordOperation(db, ctx, null, { success: false, errcode: answer.errcode });
     }
   });

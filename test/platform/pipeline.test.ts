@@ -8,6 +8,8 @@ import { buildProbeApp, createStaff, issueSession } from '../helpers/platform-fi
 import { buildApp } from '../../src/app.js';
 import { openDatabase } from '../../src/platform/db/database.js';
 import { defineRoute } from '../../src/platform/http/routes.js';
+import { recordOperation } from '../../src/platform/oplog/oplog.js';
+import { AppError } from '../../src/platform/errors.js';
 
 const TREE = '/manage-api/region/queryRegionTree';
 const PAGE = '/manage-api/region/queryRegionPage';
@@ -31,6 +33,16 @@ beforeAll(async () => {
       method: 'POST', path: '/probe/boom', channels: ['manage'], auth: 'public', summary: 'probe', tags: ['probe'], response: null,
       handler: async () => {
         throw new Error('select password_hash from admin_user where id = 1\n    at Object.<anonymous> (/work/main/src/secret.ts:12:3)');
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/probe/logThenFail', channels: ['manage'], auth: 'public', operation: ['探针', '写日志后失败'],
+      summary: 'probe', tags: ['probe'], response: null,
+      handler: async (ctx) => {
+        await t.db.transaction().execute(async (trx) => {
+          await recordOperation(trx, ctx, 'probe-1');
+          throw new AppError(409, 'refused after the log row was written');
+        });
       },
     }),
     defineRoute({
@@ -355,6 +367,15 @@ describe('operation log', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ action: '删除地区', success: false, errcode: 409, path: '/manage-api/region/deleteRegion' });
     expect((await t.post(GET, { id: parent }, token)).body.data.name).toBe('oplog parent');
+  });
+
+  it('writes the failure row when the transaction that held the success row rolled back', async () => {
+    const mark = await maxLogId();
+    const res = await probe.inject({ method: 'POST', url: '/manage-api/probe/logThenFail' });
+    expect(res.json().errcode).toBe(409);
+    const rows = await t.db.selectFrom('operate_log').selectAll().where('id', '>', mark).execute();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ module: '探针', action: '写日志后失败', success: false, errcode: 409 });
   });
 
   it('writes no row for a call refused before the operation ran (validation, permission)', async () => {

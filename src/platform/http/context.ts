@@ -42,8 +42,11 @@ export interface RequestContext {
   startedAt: number;
   /** The operation-log labels the route declares; null when the operation is not logged. */
   operation: Operation | null;
-  /** Set once the operation log row is written, so the pipeline does not write a second one. */
-  operationLogged: boolean;
+  /**
+   * Where the operation-log row stands: not written, written inside a transaction (gone again if that
+   * transaction rolls back, so a failure still gets its row), or written for good.
+   */
+  operationLog: 'none' | 'in-transaction' | 'written';
 }
 
 export interface AuthedContext extends RequestContext {

@@ -120,7 +120,7 @@ export function registerRoutes(app: FastifyInstance, routes: RouteSpec[], deps: 
               ? { body: (variant.inputFrom === 'query' ? request.query : request.body) as never, query: undefined as never }
               : { body: request.body as never, query: request.query as never };
             const out = await spec.handler(ctx, input, { request, reply });
-            if (ctx.operation && !ctx.operationLogged) await recordOperation(deps.db, ctx);
+            if (ctx.operation && ctx.operationLog === 'none') await recordOperation(deps.db, ctx);
             return send(reply, spec, out);
           },
         });

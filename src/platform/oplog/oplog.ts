@@ -13,7 +13,9 @@ export async function recordOperation(
   bizId?: string | number | null,
   outcome: { success: boolean; errcode: number; account?: Account | null } = { success: true, errcode: 0 },
 ): Promise<void> {
-  if (!ctx.operation || ctx.operationLogged) return;
+  // A failure row is written even when a row was written in a transaction: that one rolled back.
+  if (!outcome.success && ctx.operationLog === 'in-transaction') ctx.operationLog = 'none';
+  if (!ctx.operation || ctx.operationLog !== 'none') return;
   const account = outcome.account ?? ctx.account;
   await insertOperateLog(db, {
     module: ctx.operation.module,
@@ -30,7 +32,7 @@ export async function recordOperation(
     errcode: outcome.errcode,
     durationMs: Date.now() - ctx.startedAt,
   });
-  ctx.operationLogged = true;
+  ctx.operationLog = db.isTransaction ? 'in-transaction' : 'written';
 }
 
 export async function recordLogin(
