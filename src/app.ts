@@ -12,7 +12,7 @@ import { registerRoutes } from './platform/http/routes.js';
 import { recordOperation } from './platform/oplog/oplog.js';
 import { registerMetrics } from './platform/metrics.js';
 import { registerOpenApi } from './platform/openapi.js';
-import { registerHealth } from './platform/health.js';
+import { registerHealth, type Lifecycle } from './platform/health.js';
 import { createModules } from './modules/index.js';
 
 export interface AppOptions {
@@ -20,6 +20,7 @@ export interface AppOptions {
   database: Database;
   store: Store;
   logger?: FastifyServerOptions['logger'];
+  lifecycle?: Lifecycle;
 }
 
 /** Builds the whole service from its configuration and open connections (main, tests and benches). */
@@ -65,7 +66,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   registerMetrics(app);
   await registerOpenApi(app);
-  registerHealth(app, { database, store });
+  registerHealth(app, { database, store, lifecycle: opts.lifecycle ?? { draining: false } });
 
   const purge = setInterval(() => {
     tokens.purgeExpired().catch((err: unknown) => app.log.warn({ err }, 'could not purge expired tokens'));

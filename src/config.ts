@@ -29,6 +29,8 @@ export interface Config {
   wechat: { baseUrl: string | null; appId: string | null; appSecret: string | null };
   /** Who turns a mini-program login code into an open id: WeChat, or the local stand-in (development, demo). */
   mpLoginProvider: 'local' | 'wechat';
+  /** How long SIGTERM keeps serving with /readyz failing before it stops listening (load balancers). */
+  shutdownDelayMs: number;
   /** Take the client address from X-Forwarded-For (only behind a trusted load balancer). */
   trustProxy: boolean;
   /** Key prefix in the shared store, so several deployments (or test files) can share one Redis. */
@@ -173,6 +175,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     mpLoginProvider,
     trustProxy: bool(env, 'TRUST_PROXY'),
+    shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0, 0, 120_000),
     storePrefix: str(env, 'STORE_PREFIX', 'tc:'),
   };
 }

@@ -32,7 +32,8 @@ async function main(): Promise<void> {
   );
   prepared.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
   const store = await openStore(config.redisUrl, config.storePrefix);
-  const app = await buildApp({ config, database, store });
+  const lifecycle = { draining: false };
+  const app = await buildApp({ config, database, store, lifecycle });
   await app.ready();
   const seeded = await prepared;
 
@@ -40,10 +41,16 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, 'draining in-flight requests');
-    const force = setTimeout(() => process.exit(1), 20_000);
+    lifecycle.draining = true;
+    const force = setTimeout(() => process.exit(1), config.shutdownDelayMs + 20_000);
     force.unref();
     try {
+      // Behind a load balancer: keep serving while /readyz fails, until it has stopped sending.
+      if (config.shutdownDelayMs > 0) {
+        app.log.info({ signal, delayMs: config.shutdownDelayMs }, 'not ready any more; closing after the delay');
+        await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
+      }
+      app.log.info({ signal }, 'draining in-flight requests');
       await app.close();
       await store.close();
       await database.close();

@@ -2,10 +2,19 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from './db/database.js';
 import type { Store } from './store/store.js';
 
+/** Shared with main: once draining, readiness fails so a load balancer stops sending new requests. */
+export interface Lifecycle {
+  draining: boolean;
+}
+
 /** Liveness answers while the process runs; readiness only while the database and store answer. */
-export function registerHealth(app: FastifyInstance, deps: { database: Database; store: Store }): void {
+export function registerHealth(app: FastifyInstance, deps: { database: Database; store: Store; lifecycle: Lifecycle }): void {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ errcode: 0, errmsg: 'success', data: { status: 'ok' } }));
   app.get('/readyz', { schema: { hide: true } }, async (req, reply) => {
+    if (deps.lifecycle.draining) {
+      reply.status(503);
+      return { errcode: 503, errmsg: 'shutting down' };
+    }
     try {
       await deps.database.ping();
       await deps.store.ping();

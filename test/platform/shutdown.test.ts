@@ -51,11 +51,11 @@ interface Service {
   output: () => string;
 }
 
-async function start(): Promise<Service> {
+async function start(extraEnv: Record<string, string> = {}): Promise<Service> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: process.cwd(),
-    env: { ...env, PORT: String(port) },
+    env: { ...env, ...extraEnv, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -164,6 +164,22 @@ describe('graceful shutdown', () => {
       expect(await second.exited, second.output()).toBe(0);
     } finally {
       if (second.child.exitCode === null) second.child.kill('SIGKILL');
+    }
+  });
+
+  it('with SHUTDOWN_DELAY_MS keeps serving while /readyz says 503, then exits 0', async () => {
+    const svc = await start({ SHUTDOWN_DELAY_MS: '1500' });
+    try {
+      svc.child.kill('SIGTERM');
+      await sleep(300);
+      const ready = await fetch(`${svc.base}/readyz`);
+      expect(ready.status).toBe(503);
+      expect((await ready.json()).errmsg).toBe('shutting down');
+      const token = await login(svc.base);
+      expect(token).toBeTruthy();
+      expect(await svc.exited, svc.output()).toBe(0);
+    } finally {
+      if (svc.child.exitCode === null) svc.child.kill('SIGKILL');
     }
   });
 });
