@@ -201,7 +201,8 @@ describe('mini-program login through WeChat jscode2session', () => {
     const err = await login.exchangeCode('hang').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MiniProgramLoginError);
     expect((err as MiniProgramLoginError).reason).toBe('unavailable');
-    expect(Date.now() - started).toBeLessThan(3000);
+    // the hanging server never answers: only the timeout can end the call, long before the test times out
+    expect(Date.now() - started).toBeLessThan(15_000);
   });
 
   it('refuses an answer without an open id', async () => {

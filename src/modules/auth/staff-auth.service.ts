@@ -1,14 +1,15 @@
 import type { Db } from '../../platform/db/database.js';
 import type { Store } from '../../platform/store/store.js';
 import type { TokenService } from '../../platform/auth/tokens.js';
-import { verifyAgainstDummy, verifyPassword, hashPassword } from '../../platform/auth/password.js';
 import { AppError } from '../../platform/errors.js';
 import { recordLogin, recordOperation } from '../../platform/oplog/oplog.js';
 import type { AuthedContext, RequestContext } from '../../platform/http/context.js';
 import { formatDateTime } from '../../platform/time.js';
-import { accountDisabled, accountLocked, badCredentials } from './auth.errors.js';
+import { accountDisabled } from './auth.errors.js';
 import type { CaptchaService } from './captcha.service.js';
-import { limitLoginAttempts, lockDeadline, MAX_FAILED_LOGINS } from './login-guard.js';
+import { limitLoginAttempts } from './login-guard.js';
+import { recordSuccessfulLogin } from './login-lock.repository.js';
+import { checkPasswordLogin } from './password-login.js';
 import * as staffRepo from './staff.repository.js';
 
 export interface StaffLoginInput {
@@ -41,27 +42,17 @@ export function createStaffAuthService(deps: { db: Db; store: Store; tokens: Tok
       await limitLoginAttempts(deps.store, deps.loginRatePerMin, 'admin', ctx.ip, input.username);
       await deps.captcha.verify(input.uuid || cookieSessionKey, input.code);
 
-      const user = await staffRepo.findStaffByUsername(db, input.username);
-      if (!user) {
-        await verifyAgainstDummy(input.password);
-        return refuse(ctx, input.username, null, badCredentials());
-      }
-      if (user.lockedUntil && user.lockedUntil.getTime() > Date.now()) {
-        return refuse(ctx, input.username, user.id, accountLocked(user.lockedUntil));
-      }
-      const check = await verifyPassword(user.passwordHash, input.password);
-      if (!check.ok) {
-        const until = lockDeadline();
-        const locked = await staffRepo.registerFailedLogin(db, user.id, MAX_FAILED_LOGINS, until);
-        return refuse(ctx, input.username, user.id, locked ? accountLocked(until) : badCredentials());
-      }
-      if (user.status !== 1) return refuse(ctx, input.username, user.id, accountDisabled());
-
-      const newHash = check.needsRehash ? await hashPassword(input.password) : null;
+      const { account: user, newHash } = await checkPasswordLogin({
+        db,
+        table: 'admin_user',
+        found: await staffRepo.findStaffByUsername(db, input.username),
+        password: input.password,
+        refuse: (accountId, error) => refuse(ctx, input.username, accountId, error),
+      });
       const { issued, account } = await db.transaction().execute(async (trx) => {
         const account = await staffRepo.loadStaffAccount(trx, user.id);
         if (!account) throw accountDisabled();
-        await staffRepo.recordSuccessfulLogin(trx, user.id, ctx.ip, newHash);
+        await recordSuccessfulLogin(trx, 'admin_user', user.id, ctx.ip, new Date(), newHash);
         const issued = await tokens.issue(trx, account, 'manage', ctx.ip);
         await recordLogin(trx, ctx, { accountKind: 'admin', accountId: user.id, username: user.username, success: true, errcode: 0, message: null });
         return { issued, account };

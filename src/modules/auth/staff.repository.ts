@@ -24,37 +24,6 @@ export async function findStaffByUsername(db: Executor, username: string): Promi
     : null;
 }
 
-/**
- * Counts one failed login atomically; the fifth failure locks the account and restarts the count.
- * Answers whether this failure locked it.
- */
-export async function registerFailedLogin(db: Executor, id: number, maxFailures: number, lockUntil: Date): Promise<boolean> {
-  const r = await db
-    .updateTable('admin_user')
-    .set({
-      failed_login_count: sql<number>`case when failed_login_count + 1 >= ${maxFailures} then 0 else failed_login_count + 1 end`,
-      locked_until: sql<Date | null>`case when failed_login_count + 1 >= ${maxFailures} then ${lockUntil}::timestamptz else locked_until end`,
-    })
-    .where('id', '=', id)
-    .returning(['locked_until'])
-    .executeTakeFirst();
-  return r?.locked_until?.getTime() === lockUntil.getTime();
-}
-
-export async function recordSuccessfulLogin(db: Executor, id: number, ip: string, newHash: string | null): Promise<void> {
-  await db
-    .updateTable('admin_user')
-    .set({
-      failed_login_count: 0,
-      locked_until: null,
-      last_login_at: new Date(),
-      last_login_ip: ip.slice(0, 64),
-      ...(newHash ? { password_hash: newHash } : {}),
-    })
-    .where('id', '=', id)
-    .execute();
-}
-
 /** The staff account with the union of its enabled roles' permissions; null when gone or disabled. */
 export async function loadStaffAccount(db: Executor, id: number): Promise<Account | null> {
   const user = await db

@@ -1,13 +1,14 @@
 import type { Db } from '../../platform/db/database.js';
 import type { Store } from '../../platform/store/store.js';
 import type { TokenService } from '../../platform/auth/tokens.js';
-import { hashPassword, verifyAgainstDummy, verifyPassword } from '../../platform/auth/password.js';
 import type { AppError } from '../../platform/errors.js';
 import { recordLogin, recordOperation } from '../../platform/oplog/oplog.js';
 import type { AuthedContext, RequestContext } from '../../platform/http/context.js';
 import { formatDateTime } from '../../platform/time.js';
-import { accountDisabled, accountLocked, badCredentials } from '../auth/auth.errors.js';
-import { limitLoginAttempts, lockDeadline, MAX_FAILED_LOGINS } from '../auth/login-guard.js';
+import { accountDisabled } from '../auth/auth.errors.js';
+import { limitLoginAttempts } from '../auth/login-guard.js';
+import { checkPasswordLogin } from '../auth/password-login.js';
+import { recordSuccessfulLogin } from '../auth/login-lock.repository.js';
 import * as loginRepo from './checker-login.repository.js';
 import * as checkerRepo from './checker.repository.js';
 import type { CheckerLoginRequest, CheckerLoginResponse } from './checker.schemas.js';
@@ -41,29 +42,20 @@ export function createCheckerAuthService(deps: { db: Db; store: Store; tokens: T
       const mobile = input.mobile.trim();
       await limitLoginAttempts(deps.store, deps.loginRatePerMin, 'checker', ctx.ip, mobile);
 
-      const checker = await loginRepo.findCheckerByMobile(db, mobile);
-      if (!checker) {
-        await verifyAgainstDummy(input.password);
-        return refuse(ctx, mobile, null, badCredentials());
-      }
-      if (checker.lockedUntil && checker.lockedUntil.getTime() > Date.now()) {
-        return refuse(ctx, mobile, checker.id, accountLocked(checker.lockedUntil));
-      }
-      const check = await verifyPassword(checker.passwordHash, input.password);
-      if (!check.ok) {
-        const until = lockDeadline();
-        const locked = await loginRepo.registerFailedLogin(db, checker.id, MAX_FAILED_LOGINS, until);
-        return refuse(ctx, mobile, checker.id, locked ? accountLocked(until) : badCredentials());
-      }
-      // Told only to someone who knows the password, so the answer does not reveal the account.
-      if (checker.status !== 1) return refuse(ctx, mobile, checker.id, accountDisabled());
-
-      const newHash = check.needsRehash ? await hashPassword(input.password) : null;
+      const { account: checker, newHash } = await checkPasswordLogin({
+        db,
+        table: 'checker',
+        found: await loginRepo.findCheckerByMobile(db, mobile),
+        password: input.password,
+        refuse: (accountId, error) => refuse(ctx, mobile, accountId, error),
+      });
       const place = await workplace(checker.id);
       const { issued, account } = await db.transaction().execute(async (trx) => {
         const account = await loginRepo.loadCheckerAccount(trx, checker.id);
         if (!account) throw accountDisabled();
-        await loginRepo.recordSuccessfulLogin(trx, checker.id, ctx.ip, new Date(), newHash);
+        const at = new Date();
+        await recordSuccessfulLogin(trx, 'checker', checker.id, ctx.ip, at, newHash);
+        await loginRepo.stampRelationLogins(trx, checker.id, at);
         const issued = await tokens.issue(trx, account, 'app', ctx.ip);
         await recordLogin(trx, ctx, { accountKind: 'checker', accountId: checker.id, username: mobile, success: true, errcode: 0, message: null });
         await recordOperation(trx, ctx, checker.id, { success: true, errcode: 0, account });

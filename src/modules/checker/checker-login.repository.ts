@@ -44,37 +44,9 @@ export async function findCheckerByMobile(db: Executor, mobile: string): Promise
     : null;
 }
 
-/**
- * Counts one failed login atomically; the fifth failure locks the verifier and restarts the count
- * (as staff login does). Answers whether this failure locked it.
- */
-export async function registerFailedLogin(db: Executor, id: number, maxFailures: number, lockUntil: Date): Promise<boolean> {
-  const r = await db
-    .updateTable('checker')
-    .set({
-      failed_login_count: sql<number>`case when failed_login_count + 1 >= ${maxFailures} then 0 else failed_login_count + 1 end`,
-      locked_until: sql<Date | null>`case when failed_login_count + 1 >= ${maxFailures} then ${lockUntil}::timestamptz else locked_until end`,
-    })
-    .where('id', '=', id)
-    .returning(['locked_until'])
-    .executeTakeFirst();
-  return r?.locked_until?.getTime() === lockUntil.getTime();
-}
-
-/** Clears the failures and stamps the login on the verifier and on every relation of it. */
-export async function recordSuccessfulLogin(db: Executor, id: number, ip: string, at: Date, newHash: string | null): Promise<void> {
-  await db
-    .updateTable('checker')
-    .set({
-      failed_login_count: 0,
-      locked_until: null,
-      last_login_at: at,
-      last_login_ip: ip.slice(0, 64),
-      ...(newHash ? { password_hash: newHash } : {}),
-    })
-    .where('id', '=', id)
-    .execute();
-  await db.updateTable('checker_relation').set({ last_login_at: at }).where('checker_id', '=', id).execute();
+/** "updates the verifier and relation records" (spec A 4.1 rule 1): the relations remember the login too. */
+export async function stampRelationLogins(db: Executor, checkerId: number, at: Date): Promise<void> {
+  await db.updateTable('checker_relation').set({ last_login_at: at }).where('checker_id', '=', checkerId).execute();
 }
 
 /** The session account of a verifier; null when it is gone or disabled, which ends its sessions. */
