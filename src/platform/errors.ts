@@ -7,8 +7,10 @@ export class AppError extends Error {
     readonly errcode: number,
     message: string,
     readonly httpStatus = 200,
+    /** `cause` reaches the log, never the client */
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
     this.name = 'AppError';
   }
 }

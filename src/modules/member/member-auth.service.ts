@@ -33,7 +33,7 @@ export function createMemberAuthService(deps: { db: Db; store: Store; tokens: To
         throw new AppError(MemberError.MP_LOGIN_FAILED, `mini-program login failed: ${err.message.slice(0, 200)}`);
       }
       // The cause reaches the log (errcode 503 is logged with its error), never the client: it may name hosts.
-      throw Object.assign(new AppError(ErrorCode.UNAVAILABLE, 'the WeChat login service is unavailable, please try again later'), { cause: err });
+      throw new AppError(ErrorCode.UNAVAILABLE, 'the WeChat login service is unavailable, please try again later', 200, { cause: err });
     }
   }
 
