@@ -36,6 +36,12 @@ async function main(): Promise<void> {
   const app = await buildApp({ config, database, store, lifecycle });
   await app.ready();
   const seeded = await prepared;
+  let demoLines: string[] = [];
+  if (config.demo) {
+    const { seedDemoIfEmpty, describeDemoResult } = await import('./db/seed/demo/index.js');
+    const demo = await seedDemoIfEmpty(database, { databaseUrl: config.databaseUrl, tz: config.tz });
+    demoLines = describeDemoResult(demo, config.adminUsername);
+  }
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -77,6 +83,7 @@ async function main(): Promise<void> {
   } else {
     lines.push(`  Log in:    username "${config.adminUsername}" with the password set at first start (ADMIN_PASSWORD)`);
   }
+  lines.push(...demoLines);
   lines.push('  Staff login needs a captcha: GET /manage-api/auth/getRandomCodeImg, then POST /manage-api/auth/login.', '');
   process.stdout.write(lines.join('\n') + '\n');
 }
