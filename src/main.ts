@@ -15,14 +15,12 @@ async function main(): Promise<void> {
   // Wire dates are local times of the service zone; Date's local getters follow process.env.TZ.
   process.env.TZ = config.tz;
 
+  // Imported only after the configuration passed, and in this order: the database starts (PGlite
+  // compiles its WebAssembly, PostgreSQL connects) while the app's modules load and the app is built.
   const { openDatabase } = await import('./platform/db/database.js');
   const { migrateToLatest } = await import('./platform/db/migrate.js');
   const { seedReferenceData } = await import('./db/seed/reference.js');
-  const { openStore } = await import('./platform/store/index.js');
-  const { buildApp } = await import('./app.js');
-
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, tz: config.tz });
-  // The database starts (PGlite compiles its WebAssembly, PostgreSQL connects) while the app is built.
   const prepared = migrateToLatest(database.db).then(() =>
     seedReferenceData(database.db, {
       adminUsername: config.adminUsername,
@@ -31,6 +29,8 @@ async function main(): Promise<void> {
     }),
   );
   prepared.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+  const { openStore } = await import('./platform/store/index.js');
+  const { buildApp } = await import('./app.js');
   const store = await openStore(config.redisUrl, config.storePrefix);
   const lifecycle = { draining: false };
   const app = await buildApp({ config, database, store, lifecycle });

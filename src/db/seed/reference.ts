@@ -4,7 +4,6 @@ import { hashPassword } from '../../platform/auth/password.js';
 import { upsertOpenApp } from '../../platform/auth/open-app.repository.js';
 import { UserType } from '../../platform/http/context.js';
 import { countRegions, insertRegionsWithIds } from '../../modules/region/region.repository.js';
-import { buildRegionRows } from './regions.js';
 import { countStaff, ensureRole, insertStaff } from './admin.repository.js';
 
 export const SUPER_ADMIN_ROLE = 'super_admin';
@@ -29,6 +28,8 @@ export async function seedReferenceData(db: Db, opts: SeedOptions): Promise<Seed
   const outcome: SeedOutcome = { regionsSeeded: 0, admin: null };
   await db.transaction().execute(async (trx) => {
     if ((await countRegions(trx)) === 0) {
+      // The dataset and pinyin dictionary load only for this first seed, not at every start.
+      const { buildRegionRows } = await import('./regions.js');
       const rows = buildRegionRows();
       await insertRegionsWithIds(trx, rows);
       outcome.regionsSeeded = rows.length;

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { CompiledQuery, Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
-import { PGlite } from '@electric-sql/pglite';
-import pg from 'pg';
+import type { PGlite } from '@electric-sql/pglite';
+import type { PoolConfig } from 'pg';
 import type { DB } from '../../db/types.js';
 
 export type Db = Kysely<DB>;
@@ -38,18 +38,24 @@ export function openDatabase(opts: DatabaseOptions): Database {
   return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.tz, opts.poolMax ?? 10) : openPglite(opts);
 }
 
+// The drivers are loaded when the first query needs them: a process uses one of the two, and
+// loading neither until then lets the app be built while the database starts.
 function openPostgres(url: string, tz: string, max: number): Database {
-  const types = {
-    getTypeParser(oid: number, format?: 'text' | 'binary') {
-      if (oid === INT8) return parseInt8;
-      if (oid === DATE) return keepText;
-      return pg.types.getTypeParser(oid, format as 'text');
-    },
+  const createPool = async () => {
+    const { default: pg } = await import('pg');
+    const types: PoolConfig['types'] = {
+      getTypeParser(oid: number, format?: 'text' | 'binary') {
+        if (oid === INT8) return parseInt8;
+        if (oid === DATE) return keepText;
+        return pg.types.getTypeParser(oid, format as 'text');
+      },
+    } as PoolConfig['types'];
+    const pool = new pg.Pool({ connectionString: url, max, types, options: `-c TimeZone=${tz}` });
+    // An idle client that loses its server must not crash the process; the next query reconnects.
+    pool.on('error', () => {});
+    return pool;
   };
-  const pool = new pg.Pool({ connectionString: url, max, types, options: `-c TimeZone=${tz}` });
-  // An idle client that loses its server must not crash the process; the next query reconnects.
-  pool.on('error', () => {});
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: createPool }) });
   return {
     db,
     kind: 'postgres',
@@ -66,14 +72,18 @@ function openPglite(opts: DatabaseOptions): Database {
     dataDir = path.join(opts.dataDir, 'pglite');
     mkdirSync(dataDir, { recursive: true });
   }
-  const pglite = new PGlite({
-    dataDir,
-    loadDataDir: opts.loadDataDir,
-    parsers: { [INT8]: parseInt8, [DATE]: keepText },
-    // Tests and demo data stay on a throw-away or single-user directory; durability of every commit is
-    // still kept for the real data directory.
-    relaxedDurability: opts.inMemory === true,
-  });
+  let instance: Promise<PGlite> | null = null;
+  const pglite = () =>
+    (instance ??= import('@electric-sql/pglite').then(
+      ({ PGlite }) =>
+        new PGlite({
+          dataDir,
+          loadDataDir: opts.loadDataDir,
+          parsers: { [INT8]: parseInt8, [DATE]: keepText },
+          // Only in-memory (test) databases trade durability for speed; a data directory keeps every commit.
+          relaxedDurability: opts.inMemory === true,
+        }),
+    ));
   const db = new Kysely<DB>({
     dialect: new PGliteDialect({
       pglite,
@@ -90,8 +100,9 @@ function openPglite(opts: DatabaseOptions): Database {
     },
     close: async () => {
       await db.destroy();
-      if (!pglite.closed) await pglite.close();
+      const opened = instance && (await instance);
+      if (opened && !opened.closed) await opened.close();
     },
-    dump: () => pglite.dumpDataDir('none'),
+    dump: async () => (await pglite()).dumpDataDir('none'),
   };
 }

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { Store } from './store.js';
 
 /** The in-process store of a single instance. Bounded, so a flood of sessions cannot exhaust memory. */
-export function createMemoryStore(maxEntries = 500_000): Store {
+export function createMemoryStore(maxEntries = 100_000): Store {
   const cache = new LRUCache<string, string>({ max: maxEntries, ttlAutopurge: false });
   const bus = new EventEmitter();
   bus.setMaxListeners(0);
