@@ -2,23 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, openTestDatabase, type TestApp, type TestDb } from '../helpers/test-app.js';
 import { createStaff, uniqueName } from '../helpers/platform-fixtures.js';
 import { openStore, type Store } from '../../src/platform/store/index.js';
+import type { Region } from '../../src/modules/region/region.schemas.js';
 
 const M = '/manage-api/region';
 const LIST = '/open-api/region/queryRegionList';
 
-interface Region {
-  id: number;
-  name: string;
-  parentId: number;
-  shortName: string | null;
-  levelType: number;
-  cityCode: string | null;
-  zipCode: string | null;
-  mergerName: string | null;
-  lng: number | null;
-  lat: number | null;
-  pinYin: string | null;
-}
 type TreeNode = Region & { children: TreeNode[] };
 
 let testDb: TestDb;

@@ -2,14 +2,14 @@ import type { Db } from '../../platform/db/database.js';
 import type { Store } from '../../platform/store/store.js';
 import type { TokenService } from '../../platform/auth/tokens.js';
 import { AppError } from '../../platform/errors.js';
-import { recordLogin, recordOperation } from '../../platform/oplog/oplog.js';
+import { recordLogin } from '../../platform/oplog/oplog.js';
 import type { AuthedContext, RequestContext } from '../../platform/http/context.js';
-import { formatDateTime } from '../../platform/time.js';
 import { accountDisabled } from './auth.errors.js';
 import type { CaptchaService } from './captcha.service.js';
 import { limitLoginAttempts } from './login-guard.js';
 import { recordSuccessfulLogin } from './login-lock.repository.js';
 import { checkPasswordLogin } from './password-login.js';
+import { endSession, loginResponse, type LoginResponse } from './session-answer.js';
 import * as staffRepo from './staff.repository.js';
 
 export interface StaffLoginInput {
@@ -17,15 +17,6 @@ export interface StaffLoginInput {
   password: string;
   code?: string | null;
   uuid?: string | null;
-}
-
-export interface LoginResponse {
-  userId: number;
-  openId: string | null;
-  mobile: string | null;
-  accessToken: string;
-  refreshToken: string;
-  expiresTime: string | null;
 }
 
 /** Staff login and logout on /manage-api (spec A 4.1, A §5). */
@@ -58,21 +49,10 @@ export function createStaffAuthService(deps: { db: Db; store: Store; tokens: Tok
         return { issued, account };
       });
       await tokens.remember(issued, account, 'manage');
-      return {
-        userId: user.id,
-        openId: null,
-        mobile: user.mobile,
-        accessToken: issued.accessToken,
-        refreshToken: issued.refreshToken,
-        expiresTime: formatDateTime(issued.expiresTime),
-      };
+      return loginResponse({ id: user.id, openId: null, mobile: user.mobile }, issued);
     },
 
-    /** The token and its session stop working at once (spec A 4.1 rule 2). */
-    async logout(ctx: AuthedContext): Promise<void> {
-      await tokens.revoke(ctx.tokenHash);
-      await recordOperation(db, ctx, ctx.account.id);
-    },
+    logout: (ctx: AuthedContext) => endSession(db, tokens, ctx),
   };
 }
 

@@ -8,6 +8,7 @@ import { formatDateTime } from '../../platform/time.js';
 import { accountDisabled } from '../auth/auth.errors.js';
 import { limitLoginAttempts } from '../auth/login-guard.js';
 import { checkPasswordLogin } from '../auth/password-login.js';
+import { endSession } from '../auth/session-answer.js';
 import { recordSuccessfulLogin } from '../auth/login-lock.repository.js';
 import * as loginRepo from './checker-login.repository.js';
 import * as checkerRepo from './checker.repository.js';
@@ -78,11 +79,7 @@ export function createCheckerAuthService(deps: { db: Db; store: Store; tokens: T
       };
     },
 
-    /** The token and its session stop working at once (spec A 4.1 rule 2). */
-    async logout(ctx: AuthedContext): Promise<void> {
-      await tokens.revoke(ctx.tokenHash);
-      await recordOperation(db, ctx, ctx.account.id);
-    },
+    logout: (ctx: AuthedContext) => endSession(db, tokens, ctx),
   };
 }
 

@@ -5,10 +5,9 @@ import { AppError, ErrorCode } from '../../platform/errors.js';
 import { enforceRate } from '../../platform/rate-limit.js';
 import { recordLogin, recordOperation } from '../../platform/oplog/oplog.js';
 import type { AuthedContext, RequestContext } from '../../platform/http/context.js';
-import { formatDateTime } from '../../platform/time.js';
 import { MiniProgramLoginError, type MiniProgramIdentity, type MiniProgramLogin } from '../../platform/wechat/index.js';
 import { accountDisabled } from '../auth/auth.errors.js';
-import type { LoginResponse } from '../auth/staff-auth.service.js';
+import { endSession, loginResponse, type LoginResponse } from '../auth/session-answer.js';
 import * as memberRepo from './member.repository.js';
 import type { MpLoginRequest } from './member.schemas.js';
 
@@ -67,20 +66,10 @@ export function createMemberAuthService(deps: { db: Db; store: Store; tokens: To
       }
       const { member, account, issued } = outcome;
       await tokens.remember(issued, account, MEMBER_CHANNEL);
-      return {
-        userId: member.id,
-        openId: member.openId,
-        mobile: member.mobile,
-        accessToken: issued.accessToken,
-        refreshToken: issued.refreshToken,
-        expiresTime: formatDateTime(issued.expiresTime),
-      };
+      return loginResponse(member, issued);
     },
 
-    async logout(ctx: AuthedContext): Promise<void> {
-      await tokens.revoke(ctx.tokenHash);
-      await recordOperation(db, ctx, ctx.account.id);
-    },
+    logout: (ctx: AuthedContext) => endSession(db, tokens, ctx),
   };
 }
 

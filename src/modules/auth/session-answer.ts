@@ -1,0 +1,32 @@
+import type { Db } from '../../platform/db/database.js';
+import type { IssuedTokens, TokenService } from '../../platform/auth/tokens.js';
+import type { AuthedContext } from '../../platform/http/context.js';
+import { recordOperation } from '../../platform/oplog/oplog.js';
+import { formatDateTime } from '../../platform/time.js';
+
+/** LoginResponse of spec A 2.3, shared by staff and mini-program logins. */
+export interface LoginResponse {
+  userId: number;
+  openId: string | null;
+  mobile: string | null;
+  accessToken: string;
+  refreshToken: string;
+  expiresTime: string | null;
+}
+
+export function loginResponse(user: { id: number; openId: string | null; mobile: string | null }, issued: IssuedTokens): LoginResponse {
+  return {
+    userId: user.id,
+    openId: user.openId,
+    mobile: user.mobile,
+    accessToken: issued.accessToken,
+    refreshToken: issued.refreshToken,
+    expiresTime: formatDateTime(issued.expiresTime),
+  };
+}
+
+/** Every logout (spec A 4.1 rule 2): the token and its session stop working at once, and it is logged. */
+export async function endSession(db: Db, tokens: TokenService, ctx: AuthedContext): Promise<void> {
+  await tokens.revoke(ctx.tokenHash);
+  await recordOperation(db, ctx, ctx.account.id);
+}
