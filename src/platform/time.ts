@@ -9,10 +9,6 @@ export function formatDateTime(d: Date | null | undefined): string | null {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
-export function formatDate(d: Date): string {
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
-}
-
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?$/;
 
 /**
@@ -32,10 +28,3 @@ export function parseDateTime(text: string, endOfDay = false): Date | null {
   return date;
 }
 
-export function startOfDay(d: Date): Date {
-  return new Date(d.getFullYear(), d.getMonth(), d.getDate());
-}
-
-export function addSeconds(d: Date, seconds: number): Date {
-  return new Date(d.getTime() + seconds * 1000);
-}

@@ -2,7 +2,7 @@ import type { Store } from '../../platform/store/store.js';
 import { enforceRate } from '../../platform/rate-limit.js';
 
 export const MAX_FAILED_LOGINS = 5;
-export const LOCK_MINUTES = 10;
+const LOCK_MINUTES = 10;
 
 /** Login attempts per IP and per account name, counted in the store so the limit holds across instances. */
 export async function limitLoginAttempts(store: Store, perMinute: number, kind: string, ip: string, account: string): Promise<void> {

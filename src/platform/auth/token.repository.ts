@@ -61,17 +61,6 @@ export async function deleteByAccessHash(db: Executor, accessHash: string): Prom
   await db.deleteFrom('oauth2_token').where('access_hash', '=', accessHash).execute();
 }
 
-/** Every access-token hash of an account (to end its sessions when it is disabled), then deletes them. */
-export async function deleteForAccount(db: Executor, accountKind: string, accountId: number): Promise<string[]> {
-  const rows = await db
-    .deleteFrom('oauth2_token')
-    .where('account_kind', '=', accountKind)
-    .where('account_id', '=', accountId)
-    .returning('access_hash')
-    .execute();
-  return rows.map((r) => r.access_hash.trim());
-}
-
 export async function deleteExpired(db: Executor, now: Date): Promise<number> {
   const r = await db.deleteFrom('oauth2_token').where('refresh_expires_at', '<', now).executeTakeFirst();
   return Number(r.numDeletedRows);

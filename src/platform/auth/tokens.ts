@@ -24,7 +24,6 @@ export interface Session {
 }
 
 const sessionKey = (hash: string) => `sess:${hash}`;
-const valueKey = (hash: string, name: string) => `sessv:${hash}:${name}`;
 
 /**
  * Access and refresh tokens (DESIGN.md §5.3). The database holds the token hashes and is the truth;
@@ -115,27 +114,9 @@ export class TokenService {
     await this.store.del(sessionKey(accessHash));
   }
 
-  /** Ends every session of an account (disabled, deleted, password changed). */
-  async revokeAccount(trx: Executor, kind: AccountKind, accountId: number): Promise<string[]> {
-    return tokenRepo.deleteForAccount(trx, kind, accountId);
-  }
-
-  async forgetSessions(accessHashes: string[]): Promise<void> {
-    for (const h of accessHashes) await this.store.del(sessionKey(h));
-  }
-
   /** Deletes token rows whose refresh token has expired too; they can never be used again. */
   async purgeExpired(): Promise<number> {
     return tokenRepo.deleteExpired(this.db, new Date());
-  }
-
-  /** Per-session values such as the SMS code of bindPhone. */
-  async setValue(accessHash: string, name: string, value: string, ttlS: number): Promise<void> {
-    await this.store.set(valueKey(accessHash, name), value, ttlS);
-  }
-
-  async takeValue(accessHash: string, name: string): Promise<string | null> {
-    return this.store.take(valueKey(accessHash, name));
   }
 
   private async saveSession(accessHash: string, session: Session): Promise<void> {

@@ -46,5 +46,3 @@ export const Envelope = <T extends TSchema>(data: T) =>
   Type.Object({ errcode: Type.Integer(), errmsg: Type.String(), data });
 
 export const VoidEnvelope = Type.Object({ errcode: Type.Integer(), errmsg: Type.String() });
-
-export const ErrorEnvelope = Type.Object({ errcode: Type.Integer(), errmsg: Type.String() });
