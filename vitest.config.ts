@@ -1,14 +1,38 @@
+import os from 'node:os';
 import { defineConfig } from 'vitest/config';
+
+// One worker per core: each test file runs CPU-bound PGlite (WebAssembly) or talks to PostgreSQL.
+const workers = Math.max(1, os.availableParallelism());
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
-    pool: 'forks',
-    // PGlite is CPU-bound WebAssembly: one file per core.
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     testTimeout: 60_000,
     hookTimeout: 120_000,
     env: { TZ: 'Asia/Shanghai' },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'app',
+          isolate: false,
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/**/*.process.test.ts'],
+          pool: 'forks',
+          poolOptions: { forks: { maxForks: workers, minForks: 1 } },
+        },
+      },
+      {
+        // Tests that start real server processes: one file at a time, so they neither starve each
+        // other of CPU nor fight over start-up, and their timings stay meaningful.
+        extends: true,
+        test: {
+          name: 'process',
+          include: ['test/**/*.process.test.ts'],
+          pool: 'forks',
+          poolOptions: { forks: { singleFork: true } },
+        },
+      },
+    ],
   },
 });

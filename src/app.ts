@@ -4,16 +4,25 @@ import type { Config } from './config.js';
 import { SharedCache } from './platform/cache.js';
 import type { Database } from './platform/db/database.js';
 import type { Store } from './platform/store/store.js';
+import path from 'node:path';
 import { TokenService } from './platform/auth/tokens.js';
+import { SessionValues } from './platform/auth/session-values.js';
 import { Authenticator } from './platform/http/authenticate.js';
 import { registerJsonBody } from './platform/http/body.js';
+import { registerEarlyAnswerLinger } from './platform/http/early-answer.js';
 import { registerErrorHandling } from './platform/http/error-handler.js';
 import { registerRoutes } from './platform/http/routes.js';
+import { guardedValidatorFactory } from './platform/http/validator.js';
 import { recordOperation } from './platform/oplog/oplog.js';
 import { registerMetrics } from './platform/metrics.js';
 import { registerOpenApi } from './platform/openapi.js';
 import { registerHealth, type Lifecycle } from './platform/health.js';
-import { createModules } from './modules/index.js';
+import { createModules, MODULES } from './modules/index.js';
+import type { ModuleDefinition } from './platform/module.js';
+import { createPlatformServices, type PlatformServices } from './platform/services.js';
+import { scheduleJobs } from './platform/jobs.js';
+import { PermissionCatalog } from './platform/auth/permission-catalog.js';
+import type { Deps } from './platform/deps.js';
 
 export interface AppOptions {
   config: Config;
@@ -21,6 +30,10 @@ export interface AppOptions {
   store: Store;
   logger?: FastifyServerOptions['logger'];
   lifecycle?: Lifecycle;
+  /** the business modules to serve (tests add probe modules); every module by default */
+  modules?: readonly ModuleDefinition[];
+  /** Replaces SMS or face services (tests that record messages or simulate an outage). */
+  services?: Partial<PlatformServices>;
 }
 
 /** Builds the whole service from its configuration and open connections (main, tests and benches). */
@@ -31,7 +44,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     logger: opts.logger ?? { level: config.logLevel },
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
-    ajv: { customOptions: { verbose: true } },
+    ajv: { customOptions: { verbose: true, coerceTypes: false } },
+    schemaController: { compilersFactory: { buildValidator: guardedValidatorFactory() } },
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,
   });
@@ -39,15 +53,19 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const cache = await SharedCache.create(store);
   const tokens = new TokenService(db, store, { accessS: config.accessTokenTtlS, refreshS: config.refreshTokenTtlS });
   const authenticator = new Authenticator(db, store, tokens);
+  const sessionValues = new SessionValues(store, config.refreshTokenTtlS);
 
   registerJsonBody(app);
+  registerEarlyAnswerLinger(app);
   await app.register(cookie);
   app.decorateRequest('ctx', null as never);
   app.decorateRequest('handlerStarted', false);
+  app.decorateRequest('uploadedFiles', null);
   app.addHook('onRequest', async (req) => {
     req.ctx = {
       account: null,
       tokenHash: null,
+      sessionId: null,
       channel: 'manage',
       ip: req.ip,
       userAgent: req.headers['user-agent'] ?? '',
@@ -61,7 +79,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerErrorHandling(app, async (req, answer) => {
     const ctx = req.ctx;
     if (ctx && req.handlerStarted && ctx.operation && ctx.operationLog !== 'written') {
-      await recordOperation(db, ctx, null, { success: false, errcode: answer.errcode });
+      // The record the request aimed at, when it named one (IdRequest and update requests).
+      const target = (req.body as { id?: unknown } | undefined)?.id;
+      const bizId = typeof target === 'number' || typeof target === 'string' ? target : null;
+      await recordOperation(db, ctx, bizId, { success: false, errcode: answer.errcode });
     }
   });
   registerMetrics(app);
@@ -74,7 +95,20 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   purge.unref();
   app.addHook('onClose', async () => clearInterval(purge));
 
-  const routes = createModules({ config, database, db, store, cache, tokens });
-  registerRoutes(app, routes, { db, authenticator });
+  const services = await createPlatformServices({ config, db, store, logger: app.log }, opts.services);
+  app.addHook('onClose', () => services.storage.close());
+  const modules = opts.modules ?? MODULES;
+  const deps: Deps = { config, database, db, store, cache, tokens, sessionValues, ...services, permissions: new PermissionCatalog() };
+  const routes = createModules(deps, modules);
+  deps.permissions.register(routes);
+  scheduleJobs(app, modules.flatMap((m) => m.jobs?.(deps) ?? []));
+  await registerRoutes(app, routes, {
+    db,
+    authenticator,
+    uploads: {
+      tempDir: path.join(config.dataDir, 'tmp'),
+      limits: { maxFileBytes: config.uploadMaxBytes, maxFiles: config.uploadMaxFiles, maxFields: 50, maxFieldBytes: 64 * 1024 },
+    },
+  });
   return app;
 }

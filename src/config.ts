@@ -19,8 +19,28 @@ export interface Config {
   storage: 'local' | 's3';
   s3: { endpoint: string | null; bucket: string | null; region: string | null; accessKey: string | null; secretKey: string | null };
   uploadMaxBytes: number;
+  /** Public base of the file URLs uploads answer (scheme, host, any path prefix); unset → the request's own origin. */
+  fileBaseUrl: string | null;
+  /** login-free face-checked uploads per client address and minute */
+  faceUploadRatePerMin: number;
+  /** file parts one multipart request may carry */
+  uploadMaxFiles: number;
   faceProvider: 'local' | 'tencent';
-  smsProvider: string;
+  /** Face registry settings shared by both providers (the group is the Tencent IAI person group). */
+  face: { groupId: string; matchThreshold: number; imageMaxBytes: number };
+  smsProvider: 'log' | 'tencent';
+  /** Tencent Cloud account, used by the SMS and face adapters when they are chosen. */
+  tencent: { secretId: string | null; secretKey: string | null; region: string };
+  tencentSms: {
+    endpoint: string;
+    sdkAppId: string | null;
+    signName: string | null;
+    /** Verification-code template: one parameter, the code. */
+    templateId: string | null;
+    /** Card-activation notice template (bank channel); notices of that kind are skipped while unset. */
+    activationTemplateId: string | null;
+  };
+  tencentIai: { endpoint: string };
   demo: boolean;
   loginRatePerMin: number;
   captchaRatePerMin: number;
@@ -91,6 +111,33 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   return v;
 }
 
+/** A Tencent Cloud API endpoint: a host (`sms.tencentcloudapi.com`) or an http(s) origin (tests, proxies). */
+function endpoint(env: Env, name: string, fallback: string): string {
+  const v = str(env, name, fallback);
+  if (/^[A-Za-z0-9.-]+(:\d{1,5})?$/.test(v)) return v;
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(v);
+  } catch {
+    // reported below
+  }
+  if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || (parsed.pathname !== '/' && parsed.pathname !== '') || parsed.search) {
+    throw new ConfigError(`${name} must be a host name or an http(s) origin without a path, got "${v}"`);
+  }
+  return v.replace(/\/+$/, '');
+}
+
+function pattern(env: Env, name: string, fallback: string | null, re: RegExp, rule: string): string | null {
+  const v = fallback === null ? opt(env, name) : str(env, name, fallback);
+  if (v !== null && !re.test(v)) throw new ConfigError(`${name} ${rule}, got "${v}"`);
+  return v;
+}
+
+function requireAll(when: string, values: Record<string, string | null>): void {
+  const missing = Object.entries(values).filter(([, v]) => !v).map(([k]) => k);
+  if (missing.length > 0) throw new ConfigError(`${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} required when ${when}`);
+}
+
 function timeZone(env: Env): string {
   const tz = str(env, 'TZ', 'Asia/Shanghai');
   try {
@@ -142,6 +189,36 @@ export function loadConfig(env: Env = process.env): Config {
   if (nodeEnv === 'production' && opt(env, 'MP_LOGIN_PROVIDER') === null) {
     throw new ConfigError('MP_LOGIN_PROVIDER must be set when NODE_ENV=production (wechat, or local for a demo)');
   }
+  const faceProvider = oneOf(env, 'FACE_PROVIDER', 'local', ['local', 'tencent'] as const);
+  const smsProvider = oneOf(env, 'SMS_PROVIDER', 'log', ['log', 'tencent'] as const);
+  const tencent = {
+    secretId: opt(env, 'TENCENT_SECRET_ID'),
+    secretKey: opt(env, 'TENCENT_SECRET_KEY'),
+    region: pattern(env, 'TENCENT_REGION', 'ap-guangzhou', /^[a-z]{2,}(-[a-z0-9]+)+$/, 'must look like ap-guangzhou') as string,
+  };
+  const tencentSms = {
+    endpoint: endpoint(env, 'TENCENT_SMS_ENDPOINT', 'sms.tencentcloudapi.com'),
+    sdkAppId: pattern(env, 'TENCENT_SMS_SDK_APP_ID', null, /^\d{4,20}$/, 'must be the numeric SdkAppId (e.g. 1400006666)'),
+    signName: opt(env, 'TENCENT_SMS_SIGN_NAME'),
+    templateId: pattern(env, 'TENCENT_SMS_TEMPLATE_ID', null, /^\d{1,20}$/, 'must be a numeric template id'),
+    activationTemplateId: pattern(env, 'TENCENT_SMS_ACTIVATION_TEMPLATE_ID', null, /^\d{1,20}$/, 'must be a numeric template id'),
+  };
+  if (smsProvider === 'tencent') {
+    requireAll('SMS_PROVIDER=tencent', {
+      TENCENT_SECRET_ID: tencent.secretId, TENCENT_SECRET_KEY: tencent.secretKey, TENCENT_SMS_SDK_APP_ID: tencentSms.sdkAppId,
+      TENCENT_SMS_SIGN_NAME: tencentSms.signName, TENCENT_SMS_TEMPLATE_ID: tencentSms.templateId,
+    });
+  }
+  if (faceProvider === 'tencent') {
+    requireAll('FACE_PROVIDER=tencent', { TENCENT_SECRET_ID: tencent.secretId, TENCENT_SECRET_KEY: tencent.secretKey });
+  }
+  const face = {
+    // Tencent's own rule for group ids, kept for the local registry so a switch of provider keeps the name.
+    groupId: pattern(env, 'FACE_GROUP_ID', 'tourism-card', /^[A-Za-z0-9\-%@#&_]{1,64}$/, 'may hold 1-64 letters, digits and -%@#&_') as string,
+    matchThreshold: int(env, 'FACE_MATCH_THRESHOLD', 80, 1, 100),
+    // Tencent IAI takes at most 5 MB of base64: 3 MiB of image stays under it.
+    imageMaxBytes: int(env, 'FACE_IMAGE_MAX_BYTES', 3 * 1024 * 1024, 1024, 3 * 1024 * 1024 + 512 * 1024),
+  };
   const logLevel = oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const);
   return {
     port: int(env, 'PORT', 8080, 0, 65535),
@@ -161,8 +238,15 @@ export function loadConfig(env: Env = process.env): Config {
     storage,
     s3,
     uploadMaxBytes: int(env, 'UPLOAD_MAX_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
-    faceProvider: oneOf(env, 'FACE_PROVIDER', 'local', ['local', 'tencent'] as const),
-    smsProvider: str(env, 'SMS_PROVIDER', 'log'),
+    fileBaseUrl: url(env, 'FILE_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, '') ?? null,
+    faceUploadRatePerMin: int(env, 'FACE_UPLOAD_RATE_PER_MIN', 20, 1, 1_000_000),
+    uploadMaxFiles: int(env, 'UPLOAD_MAX_FILES', 5, 1, 100),
+    faceProvider,
+    face,
+    smsProvider,
+    tencent,
+    tencentSms,
+    tencentIai: { endpoint: endpoint(env, 'TENCENT_IAI_ENDPOINT', 'iai.tencentcloudapi.com') },
     demo: bool(env, 'DEMO'),
     loginRatePerMin: int(env, 'LOGIN_RATE_PER_MIN', 30, 1, 1_000_000),
     captchaRatePerMin: int(env, 'CAPTCHA_RATE_PER_MIN', 60, 1, 1_000_000),

@@ -18,16 +18,13 @@ async function main(): Promise<void> {
   // Imported only after the configuration passed, and in this order: the database starts (PGlite
   // compiles its WebAssembly, PostgreSQL connects) while the app's modules load and the app is built.
   const { openDatabase } = await import('./platform/db/database.js');
-  const { migrateToLatest } = await import('./platform/db/migrate.js');
-  const { seedReferenceData } = await import('./db/seed/reference.js');
+  const { prepareDatabase } = await import('./db/prepare.js');
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, tz: config.tz });
-  const prepared = migrateToLatest(database.db).then(() =>
-    seedReferenceData(database.db, {
-      adminUsername: config.adminUsername,
-      adminPassword: config.adminPassword,
-      openApp: config.openAppKey && config.openAppSecret ? { appKey: config.openAppKey, appSecret: config.openAppSecret } : null,
-    }),
-  );
+  const prepared = prepareDatabase(database.db, {
+    adminUsername: config.adminUsername,
+    adminPassword: config.adminPassword,
+    openApp: config.openAppKey && config.openAppSecret ? { appKey: config.openAppKey, appSecret: config.openAppSecret } : null,
+  });
   prepared.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
   const { openStore } = await import('./platform/store/index.js');
   const { buildApp } = await import('./app.js');

@@ -1,43 +1,63 @@
 import type { Deps } from '../platform/deps.js';
+import type { ModuleDefinition } from '../platform/module.js';
 import type { RouteSpec } from '../platform/http/routes.js';
-import { authRoutes } from './auth/auth.routes.js';
-import { createCaptchaService } from './auth/captcha.service.js';
-import { createStaffAuthService } from './auth/staff-auth.service.js';
-import { loadStaffAccount } from './auth/staff.repository.js';
-import { regionRoutes } from './region/region.routes.js';
-import { createRegionService } from './region/region.service.js';
-import { areaRoutes } from './area/area.routes.js';
-import { createAreaService } from './area/area.service.js';
-import { createMiniProgramLogin } from '../platform/wechat/index.js';
-import { checkerRoutes } from './checker/checker.routes.js';
-import { createCheckerAuthService } from './checker/checker-auth.service.js';
-import { loadCheckerAccount } from './checker/checker-login.repository.js';
-import { memberRoutes } from './member/member.routes.js';
-import { createMemberAuthService } from './member/member-auth.service.js';
-import { loadMemberAccount } from './member/member.repository.js';
+import { authModule } from './auth/auth.module.js';
+import { checkerModule } from './checker/checker.module.js';
+import { memberModule } from './member/member.module.js';
+import { regionModule } from './region/region.module.js';
+import { areaModule } from './area/area.module.js';
+import { salesModule } from './sales/sales.module.js';
+import { codegenModule } from './codegen/codegen.module.js';
+import { deptModule } from './dept/dept.module.js';
+import { catalogModule } from './catalog/catalog.module.js';
+import { shopModule } from './shop/shop.module.js';
+import { contractModule } from './contract/contract.module.js';
+import { customModule } from './custom/custom.module.js';
+import { hotelModule } from './hotel/hotel.module.js';
+import { couponModule } from './coupon/coupon.module.js';
+import { allocationModule } from './allocation/allocation.module.js';
+import { bankModule } from './bank/bank.module.js';
+import { storageModule } from './storage/storage.module.js';
+import { merchantModule } from './merchant/merchant.module.js';
+import { staffModule } from './staff/staff.module.js';
+import { verifierModule } from './verifier/verifier.module.js';
+import { memberAdminModule } from './member-admin/member-admin.module.js';
+import { cardModule } from './card/card.module.js';
 
-/** Wires every business module to its dependencies and answers the routes they serve. */
-export function createModules(deps: Deps): RouteSpec[] {
-  const { config, db, store, cache, tokens } = deps;
+/** Every business module the service serves; each declares its routes and account loaders itself. */
+export const MODULES: readonly ModuleDefinition[] = [
+  authModule,
+  checkerModule,
+  memberModule,
+  regionModule,
+  areaModule,
+  salesModule,
+  codegenModule,
+  deptModule,
+  catalogModule,
+  shopModule,
+  contractModule,
+  customModule,
+  hotelModule,
+  couponModule,
+  allocationModule,
+  bankModule,
+  storageModule,
+  merchantModule,
+  staffModule,
+  verifierModule,
+  memberAdminModule,
+  cardModule,
+];
 
-  tokens.registerLoader('admin', loadStaffAccount);
-  const captcha = createCaptchaService({ store, ratePerMin: config.captchaRatePerMin, bypassCode: config.captchaBypassCode });
-  const staff = createStaffAuthService({ db, store, tokens, captcha, loginRatePerMin: config.loginRatePerMin });
-  tokens.registerLoader('checker', loadCheckerAccount);
-  const checkerAuth = createCheckerAuthService({ db, store, tokens, loginRatePerMin: config.loginRatePerMin });
-  tokens.registerLoader('member', loadMemberAccount);
-  const memberAuth = createMemberAuthService({
-    db, store, tokens, miniProgram: createMiniProgramLogin(config), loginRatePerMin: config.loginRatePerMin,
-  });
-
-  const regions = createRegionService({ db, cache });
-  const area = createAreaService({ cache, regions });
-
-  return [
-    ...authRoutes({ staff, captcha, tokens }),
-    ...checkerRoutes({ auth: checkerAuth }),
-    ...memberRoutes({ auth: memberAuth }),
-    ...regionRoutes(regions),
-    ...areaRoutes(area),
-  ];
+/** Registers the modules' account loaders with the token service and answers all their routes. */
+export function createModules(deps: Deps, modules: readonly ModuleDefinition[] = MODULES): RouteSpec[] {
+  const routes: RouteSpec[] = [];
+  for (const module of modules) {
+    for (const [kind, loader] of Object.entries(module.accountLoaders ?? {})) {
+      if (loader) deps.tokens.registerLoader(kind as keyof NonNullable<ModuleDefinition['accountLoaders']>, loader);
+    }
+    routes.push(...module.routes(deps));
+  }
+  return routes;
 }

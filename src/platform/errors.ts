@@ -3,15 +3,19 @@
  * `errcode` is what clients read; `httpStatus` stays 200 for every handled outcome (DESIGN.md §5.12).
  */
 export class AppError extends Error {
+  /** Details a client can act on (which rows of a batch failed), sent as the envelope's `data`. */
+  declare readonly data?: unknown;
+
   constructor(
     readonly errcode: number,
     message: string,
     readonly httpStatus = 200,
     /** `cause` reaches the log, never the client */
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; data?: unknown },
   ) {
     super(message, options);
     this.name = 'AppError';
+    if (options?.data !== undefined) this.data = options.data;
   }
 }
 

@@ -63,6 +63,18 @@ describe('/system/area/get-by-ip', () => {
     for (const ip of ['192.168.1.10', '10.0.0.1', '127.0.0.1']) expect((await byIp(ip)).body.data).toBe('未知');
   });
 
+  it('answers 未知 for a link-local address with a zone id, and for other addresses no region holds', async () => {
+    for (const ip of ['fe80::1%eth0', 'fe80::1%25eth0', 'fe80::abcd%1', 'fe80::1', '::1', '::', '2001:db8::1', '1::']) {
+      const res = await byIp(ip);
+      expect(res.status, ip).toBe(200);
+      expect(res.body, ip).toEqual({ errcode: 0, errmsg: 'success', data: '未知' });
+    }
+  });
+
+  it('places an IPv4-mapped IPv6 address as its IPv4 address', async () => {
+    expect((await byIp('::ffff:114.114.114.114')).body.data).toBe('江苏省 南京市');
+  });
+
   it('refuses a malformed or missing address with 400', async () => {
     expect((await byIp('999.1.1.1')).body.errcode).toBe(400);
     expect((await byIp('not-an-ip')).body).toEqual({ errcode: 400, errmsg: 'ip is invalid: must be an IPv4 or IPv6 address' });

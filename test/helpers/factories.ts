@@ -32,6 +32,16 @@ export async function createShop(db: Executor, o: Over<'shop'> = {}): Promise<nu
   return r.id;
 }
 
+/**
+ * A department: of a shop when `shop_id` is given (its merchant copied), else of a merchant (created
+ * when absent). Top level unless `parent_id` says otherwise.
+ */
+export async function createDept(db: Executor, o: Over<'dept'> = {}): Promise<number> {
+  const merchant_id = o.merchant_id ?? (o.shop_id ? await shopOwner(db, o.shop_id) : await createMerchant(db));
+  const r = await db.insertInto('dept').values({ name: `Dept ${uniq()}`, ...o, merchant_id }).returning('id').executeTakeFirstOrThrow();
+  return r.id;
+}
+
 async function shopOwner(db: Executor, shopId: number): Promise<number> {
   const r = await db.selectFrom('shop').select('merchant_id').where('id', '=', shopId).executeTakeFirstOrThrow();
   return r.merchant_id;
@@ -163,6 +173,34 @@ export async function createMember(db: Executor, o: Over<'member'> = {}): Promis
   const r = await db
     .insertInto('member')
     .values({ open_id: uniq('test_'), status: 1, register_terminal: 2, ...o })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return r.id;
+}
+
+/**
+ * A card of a model (created when absent), bound (status 2), active since yesterday and valid a year,
+ * unless told. Pair it with createCardBinding for its holder.
+ */
+export async function createCard(db: Executor, o: Over<'card'> = {}): Promise<number> {
+  const card_model_id = o.card_model_id ?? (await createCardModel(db));
+  const day = 86_400_000;
+  const r = await db
+    .insertInto('card')
+    .values({
+      card_number: uniq('C').slice(0, 32), status: 2, medium: 2, active_time: new Date(Date.now() - day), expire_time: new Date(Date.now() + 365 * day),
+      ...o, card_model_id,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return r.id;
+}
+
+/** The holder of a card (ID card type 1, a fresh ID number and mobile unless told). */
+export async function createCardBinding(db: Executor, o: Over<'card_binding'> & { card_id: number }): Promise<number> {
+  const r = await db
+    .insertInto('card_binding')
+    .values({ name: `Holder ${uniq()}`, phone: randomMobile(), id_type: 1, id_no: uniq('ID').slice(0, 32), ...o })
     .returning('id')
     .executeTakeFirstOrThrow();
   return r.id;

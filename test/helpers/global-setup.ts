@@ -26,7 +26,8 @@ export function adminUrl(url: string, database: string): string {
  */
 export default async function setup(project: TestProject) {
   process.env.TZ = TEST_TZ;
-  const runId = process.env.TEST_RUN_ID || `${process.pid}_${Date.now()}`;
+  // Vitest runs this once per project (app, process): each gets names of its own.
+  const runId = `${process.env.TEST_RUN_ID || `${process.pid}_${Date.now()}`}_${project.name}`;
   project.provide('runId', runId);
   const url = process.env.DATABASE_URL || null;
   if (!url) {

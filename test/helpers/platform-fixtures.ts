@@ -3,12 +3,12 @@ import { buildApp } from '../../src/app.js';
 import { hashPassword } from '../../src/platform/auth/password.js';
 import { TokenService } from '../../src/platform/auth/tokens.js';
 import type { Db } from '../../src/platform/db/database.js';
-import { Authenticator } from '../../src/platform/http/authenticate.js';
 import type { Account } from '../../src/platform/http/context.js';
 import { UserType } from '../../src/platform/http/context.js';
-import { registerRoutes, type RouteSpec } from '../../src/platform/http/routes.js';
+import type { RouteSpec } from '../../src/platform/http/routes.js';
+import { defineModule } from '../../src/platform/module.js';
+import { MODULES } from '../../src/modules/index.js';
 import { ensureRole, insertStaff } from '../../src/db/seed/admin.repository.js';
-import { loadStaffAccount } from '../../src/modules/auth/staff.repository.js';
 import type { TestApp } from './test-app.js';
 
 let serial = 0;
@@ -68,10 +68,8 @@ export async function issueSession(t: TestApp, account: Partial<Account> & { kin
  * `registerRoutes` pipeline: for behaviours no production route shows yet (other channels, crashes).
  */
 export async function buildProbeApp(t: TestApp, routes: RouteSpec[]): Promise<FastifyInstance> {
-  const app = await buildApp({ config: t.config, database: t.database, store: t.store, logger: false });
-  const tokens = new TokenService(t.db, t.store, { accessS: t.config.accessTokenTtlS, refreshS: t.config.refreshTokenTtlS });
-  tokens.registerLoader('admin', loadStaffAccount);
-  registerRoutes(app, routes, { db: t.db, authenticator: new Authenticator(t.db, t.store, tokens) });
+  const probe = defineModule({ name: 'probe', routes: () => routes });
+  const app = await buildApp({ config: t.config, database: t.database, store: t.store, logger: false, modules: [...MODULES, probe] });
   await app.ready();
   return app;
 }

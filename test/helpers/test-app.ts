@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
@@ -7,6 +9,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { buildApp } from '../../src/app.js';
 import { openDatabase, type Database, type Db } from '../../src/platform/db/database.js';
 import { openStore, type Store } from '../../src/platform/store/index.js';
+import type { PlatformServices } from '../../src/platform/services.js';
 import { adminUrl } from './global-setup.js';
 import { TEST_ADMIN, TEST_TZ } from './test-env.js';
 
@@ -64,9 +67,15 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function createTestApp(env: Record<string, string> = {}, shared?: { db?: TestDb; store?: Store }): Promise<TestApp> {
+/** `shared.services` replaces the SMS or face services (a recording SMS sender, a failing face service). */
+export async function createTestApp(
+  env: Record<string, string> = {},
+  shared?: { db?: TestDb; store?: Store; services?: Partial<PlatformServices> },
+): Promise<TestApp> {
   const testDb = shared?.db ?? (await openTestDatabase());
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tc-test-'));
   const config = loadConfig({
+    DATA_DIR: dataDir,
     TZ: TEST_TZ,
     LOG_LEVEL: 'silent',
     DATABASE_URL: process.env.DATABASE_URL ?? '',
@@ -77,7 +86,7 @@ export async function createTestApp(env: Record<string, string> = {}, shared?: {
     ...env,
   });
   const store = shared?.store ?? (await openStore(config.redisUrl, config.storePrefix));
-  const app = await buildApp({ config, database: testDb.database, store, logger: false });
+  const app = await buildApp({ config, database: testDb.database, store, logger: false, services: shared?.services });
   await app.ready();
 
   const call: TestApp['call'] = async (method, url, opts = {}) => {
@@ -113,6 +122,7 @@ export async function createTestApp(env: Record<string, string> = {}, shared?: {
       await app.close();
       if (!shared?.store) await store.close();
       if (!shared?.db) await testDb.close();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
   return t;

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
@@ -68,6 +67,20 @@ describe('bad values stop with one line naming the variable', () => {
     [{ LOGIN_RATE_PER_MIN: '0' }, /^LOGIN_RATE_PER_MIN must be between 1 and/],
     [{ DEMO: 'maybe' }, /^DEMO must be 1\/0 or true\/false/],
     [{ ADMIN_PASSWORD: 'short' }, /^ADMIN_PASSWORD must be at least 8 characters/],
+    [{ SMS_PROVIDER: 'aliyun' }, /^SMS_PROVIDER must be one of log, tencent, got "aliyun"/],
+    [{ FACE_PROVIDER: 'baidu' }, /^FACE_PROVIDER must be one of local, tencent/],
+    [{ SMS_PROVIDER: 'tencent' }, /^TENCENT_SECRET_ID, TENCENT_SECRET_KEY, TENCENT_SMS_SDK_APP_ID, TENCENT_SMS_SIGN_NAME, TENCENT_SMS_TEMPLATE_ID are required when SMS_PROVIDER=tencent$/],
+    [{ SMS_PROVIDER: 'tencent', TENCENT_SECRET_ID: 'id', TENCENT_SECRET_KEY: 'key', TENCENT_SMS_SDK_APP_ID: '1400006666', TENCENT_SMS_TEMPLATE_ID: '1' }, /^TENCENT_SMS_SIGN_NAME is required when SMS_PROVIDER=tencent$/],
+    [{ FACE_PROVIDER: 'tencent', TENCENT_SECRET_ID: 'id' }, /^TENCENT_SECRET_KEY is required when FACE_PROVIDER=tencent$/],
+    [{ TENCENT_SMS_SDK_APP_ID: 'app' }, /^TENCENT_SMS_SDK_APP_ID must be the numeric SdkAppId/],
+    [{ TENCENT_SMS_TEMPLATE_ID: 'T-1' }, /^TENCENT_SMS_TEMPLATE_ID must be a numeric template id/],
+    [{ TENCENT_REGION: 'Guangzhou' }, /^TENCENT_REGION must look like ap-guangzhou/],
+    [{ TENCENT_SMS_ENDPOINT: 'ftp://sms.example.com' }, /^TENCENT_SMS_ENDPOINT must be a host name or an http\(s\) origin without a path/],
+    [{ TENCENT_IAI_ENDPOINT: 'https://iai.example.com/v3' }, /^TENCENT_IAI_ENDPOINT must be a host name or an http\(s\) origin/],
+    [{ FACE_GROUP_ID: 'with space' }, /^FACE_GROUP_ID may hold 1-64 letters, digits and -%@#&_/],
+    [{ FACE_MATCH_THRESHOLD: '0' }, /^FACE_MATCH_THRESHOLD must be between 1 and 100/],
+    [{ FACE_MATCH_THRESHOLD: '85.5' }, /^FACE_MATCH_THRESHOLD must be a whole number/],
+    [{ FACE_IMAGE_MAX_BYTES: '99999999' }, /^FACE_IMAGE_MAX_BYTES must be between 1024 and/],
   ])('%j', (env, message) => {
     let error: unknown;
     try {
@@ -86,23 +99,39 @@ describe('bad values stop with one line naming the variable', () => {
   });
 });
 
-describe('the process', () => {
-  it('exits 1 with exactly one line on stderr naming PORT when PORT=abc', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: process.cwd(),
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: 'abc', DATA_DIR: '/nonexistent/never-created' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+describe('SMS and face providers', () => {
+  it('default to the log and the local registry, with the Tencent defaults in place', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      smsProvider: 'log',
+      faceProvider: 'local',
+      tencent: { secretId: null, secretKey: null, region: 'ap-guangzhou' },
+      tencentSms: { endpoint: 'sms.tencentcloudapi.com', sdkAppId: null, signName: null, templateId: null, activationTemplateId: null },
+      tencentIai: { endpoint: 'iai.tencentcloudapi.com' },
+      face: { groupId: 'tourism-card', matchThreshold: 80, imageMaxBytes: 3 * 1024 * 1024 },
     });
-    let stderr = '';
-    let stdout = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    child.stdout.on('data', (d) => (stdout += d));
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(code).toBe(1);
-    const lines = stderr.split('\n').filter((l) => l.trim() !== '');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/PORT/);
-    expect(lines[0]).toMatch(/abc/);
-    expect(stdout).toBe('');
+  });
+
+  it('read the Tencent settings when chosen', () => {
+    const c = loadConfig({
+      SMS_PROVIDER: 'tencent', FACE_PROVIDER: 'tencent', TENCENT_SECRET_ID: 'AKID1', TENCENT_SECRET_KEY: 'key', TENCENT_REGION: 'ap-shanghai',
+      TENCENT_SMS_ENDPOINT: 'http://127.0.0.1:9000/', TENCENT_SMS_SDK_APP_ID: '1400006666', TENCENT_SMS_SIGN_NAME: '畅游卡',
+      TENCENT_SMS_TEMPLATE_ID: '449739', TENCENT_SMS_ACTIVATION_TEMPLATE_ID: '449740', TENCENT_IAI_ENDPOINT: 'iai.ap-shanghai.tencentcloudapi.com',
+      FACE_GROUP_ID: 'cards_2026', FACE_MATCH_THRESHOLD: '90', FACE_IMAGE_MAX_BYTES: '1048576',
+    });
+    expect(c).toMatchObject({
+      smsProvider: 'tencent',
+      faceProvider: 'tencent',
+      tencent: { secretId: 'AKID1', secretKey: 'key', region: 'ap-shanghai' },
+      tencentSms: { endpoint: 'http://127.0.0.1:9000', sdkAppId: '1400006666', signName: '畅游卡', templateId: '449739', activationTemplateId: '449740' },
+      tencentIai: { endpoint: 'iai.ap-shanghai.tencentcloudapi.com' },
+      face: { groupId: 'cards_2026', matchThreshold: 90, imageMaxBytes: 1_048_576 },
+    });
+  });
+
+  it('do not ask for Tencent settings of a provider that is not chosen', () => {
+    expect(loadConfig({ FACE_PROVIDER: 'tencent', TENCENT_SECRET_ID: 'id', TENCENT_SECRET_KEY: 'key' }).smsProvider).toBe('log');
   });
 });
+
+

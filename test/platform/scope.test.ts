@@ -42,4 +42,9 @@ describe('merchant and shop scoping', () => {
   it('gives an account attached to nothing no scope at all', () => {
     expect(() => scopeOf(staff(2, null, null))).toThrow(expect.objectContaining({ errcode: 403 }));
   });
+
+  it('refuses a shop user without a shop rather than widening it to its merchant', () => {
+    expect(() => scopeOf(staff(3, ids.m1, null))).toThrow(expect.objectContaining({ errcode: 403, message: 'this shop account is not attached to a shop' }));
+    expect(() => scopeOf(staff(3, null, null))).toThrow(expect.objectContaining({ errcode: 403 }));
+  });
 });

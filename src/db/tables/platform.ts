@@ -21,6 +21,9 @@ export interface RoleTable extends Audit {
   name: string;
   permissions: Generated<string[]>;
   status: Generated<number>;
+  merchant_id: number | null;
+  shop_id: number | null;
+  remark: string | null;
 }
 
 export interface AdminUserTable extends Audit {
@@ -34,8 +37,6 @@ export interface AdminUserTable extends Audit {
   shop_id: number | null;
   dept_id: number | null;
   status: Generated<number>;
-  failed_login_count: Generated<number>;
-  locked_until: NullableTimestamp;
   last_login_at: NullableTimestamp;
   last_login_ip: string | null;
   is_deleted: Generated<boolean>;
@@ -56,6 +57,7 @@ export interface OAuth2TokenTable {
   access_expires_at: Timestamp;
   refresh_expires_at: Timestamp;
   client_ip: string | null;
+  session_id: string | null;
   created_at: Generated<Date>;
 }
 

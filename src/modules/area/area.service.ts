@@ -3,14 +3,8 @@ import type { SharedCache } from '../../platform/cache.js';
 import { badRequest } from '../../platform/errors.js';
 import { RawJson } from '../../platform/http/responses.js';
 import type { RegionService } from '../region/region.service.js';
-import { buildTree } from '../region/region-filter.js';
+import { treeToJson } from '../../platform/tree.js';
 import { locateIp } from './ip-locator.js';
-
-interface AreaNode {
-  id: number;
-  name: string;
-  children?: AreaNode[];
-}
 
 export const UNKNOWN_AREA = '未知';
 const LOCAL_NETWORK = '内网IP';
@@ -22,10 +16,7 @@ export function createAreaService(deps: { cache: SharedCache; regions: RegionSer
     async tree(): Promise<RawJson> {
       return deps.cache.getOrLoad('area:tree', async () => {
         const levels = (await deps.regions.allRegions()).filter((r) => r.levelType >= 1 && r.levelType <= 3);
-        const nodes = buildTree<(typeof levels)[number], AreaNode>(levels, (r, children) =>
-          children.length ? { id: r.id, name: r.name, children } : { id: r.id, name: r.name },
-        );
-        return new RawJson(JSON.stringify(nodes));
+        return new RawJson(treeToJson(levels, (r) => ({ id: r.id, name: r.name }), { leaves: 'omit' }));
       });
     },
 
@@ -33,6 +24,8 @@ export function createAreaService(deps: { cache: SharedCache; regions: RegionSer
     async formatByIp(ip: string): Promise<string> {
       const text = ip.trim();
       if (!isIP(text)) throw badRequest('ip is invalid: must be an IPv4 or IPv6 address');
+      // A zone id (fe80::1%eth0) scopes an address to one local link: it has no place on a map.
+      if (text.includes('%')) return UNKNOWN_AREA;
       const found = locateIp(text);
       if (!found || found.city === LOCAL_NETWORK) return UNKNOWN_AREA;
       if (found.country && found.country !== '中国') return found.country;

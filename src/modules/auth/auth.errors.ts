@@ -1,4 +1,5 @@
-import { AppError } from '../../platform/errors.js';
+import { AppError, ErrorCode } from '../../platform/errors.js';
+import { SmsCodeError } from '../../platform/sms/index.js';
 
 /** Auth module codes 1_002_000_000+ (DESIGN.md §6). */
 export const AuthError = {
@@ -6,8 +7,9 @@ export const AuthError = {
   ACCOUNT_DISABLED: 1_002_000_001,
   VERIFY_CODE_IS_NULL: 1_002_000_002,
   CAPTCHA_WRONG: 1_002_000_003,
-  SMS_CODE_EXPIRED: 1_002_000_004,
-  SMS_CODE_WRONG: 1_002_000_005,
+  // Raised by the shared SMS codes (smsCodeExpired/smsCodeWrong in src/platform/sms), numbers kept here.
+  SMS_CODE_EXPIRED: SmsCodeError.EXPIRED,
+  SMS_CODE_WRONG: SmsCodeError.WRONG,
 } as const;
 
 export const badCredentials = () => new AppError(AuthError.BAD_CREDENTIALS, 'wrong username or password');
@@ -16,5 +18,7 @@ export const captchaMissing = () => new AppError(AuthError.VERIFY_CODE_IS_NULL, 
 export const captchaWrong = () => new AppError(AuthError.CAPTCHA_WRONG, 'the captcha is wrong, please request a new one');
 export const accountLocked = (until: Date) => {
   const minutes = Math.max(1, Math.ceil((until.getTime() - Date.now()) / 60_000));
-  return new AppError(423, `too many failed logins: the account is locked, try again in ${minutes} minute${minutes === 1 ? '' : 's'}`);
+  return new AppError(ErrorCode.LOCKED, `too many failed logins: the account is locked for your address, try again in ${minutes} minute${minutes === 1 ? '' : 's'}`);
 };
+export const accountUnderAttack = () =>
+  new AppError(ErrorCode.TOO_MANY_REQUESTS, 'too many failed logins for this account, please try again later');

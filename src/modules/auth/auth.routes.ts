@@ -5,7 +5,7 @@ import type { TokenService } from '../../platform/auth/tokens.js';
 import { formatDateTime } from '../../platform/time.js';
 import { LoginRequest, LoginResponse, RefreshTokenRequest, RefreshTokenResponse } from './auth.schemas.js';
 import type { CaptchaService } from './captcha.service.js';
-import { CAPTCHA_TTL_S } from './captcha.service.js';
+import { CAPTCHA_SESSION_TTL_S } from './captcha.service.js';
 import type { StaffAuthService } from './staff-auth.service.js';
 
 const tags = ['auth'];
@@ -39,7 +39,7 @@ export function authRoutes(svc: { staff: StaffAuthService; captcha: CaptchaServi
       response: 'file',
       handler: async (ctx, _input, { request, reply }) => {
         const { sessionKey, png } = await svc.captcha.issue(ctx, request.cookies[SESSION_COOKIE]);
-        reply.setCookie(SESSION_COOKIE, sessionKey, { path: '/', httpOnly: true, sameSite: 'lax', maxAge: CAPTCHA_TTL_S * 6 });
+        reply.setCookie(SESSION_COOKIE, sessionKey, { path: '/', httpOnly: true, sameSite: 'lax', maxAge: CAPTCHA_SESSION_TTL_S });
         return new FileResponse('image/png', png, {
           headers: {
             'cache-control': 'no-store, no-cache, must-revalidate',

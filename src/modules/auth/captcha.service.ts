@@ -2,12 +2,16 @@ import { randomBytes } from 'node:crypto';
 import type { Store } from '../../platform/store/store.js';
 import { drawCaptcha, randomDigits } from '../../platform/captcha.js';
 import { enforceRate } from '../../platform/rate-limit.js';
+import { clientKey } from '../../platform/client-address.js';
 import type { RequestContext } from '../../platform/http/context.js';
 import { captchaMissing, captchaWrong } from './auth.errors.js';
 
 export const CAPTCHA_TTL_S = 300;
+/** How long an issued session key may be reused for new images (the SESSION cookie lives as long). */
+export const CAPTCHA_SESSION_TTL_S = CAPTCHA_TTL_S * 6;
 const KEY_PATTERN = /^[A-Za-z0-9_-]{16,64}$/;
 const captchaKey = (sessionKey: string) => `captcha:${sessionKey}`;
+const issuedKey = (sessionKey: string) => `captcha-session:${sessionKey}`;
 
 export function isSessionKey(value: unknown): value is string {
   return typeof value === 'string' && KEY_PATTERN.test(value);
@@ -16,11 +20,17 @@ export function isSessionKey(value: unknown): value is string {
 /** Image captcha of staff login (spec A 4.1 rule 3, A §5.3). */
 export function createCaptchaService(deps: { store: Store; ratePerMin: number; bypassCode: string | null }) {
   return {
-    /** A new 4-digit code kept 5 minutes under the caller's session key (reused when it sent one). */
+    /**
+     * A new 4-digit code kept 5 minutes under the caller's session key. Only a key this service issued
+     * (and that has not expired) is reused; any other cookie gets a fresh random key, so a key chosen
+     * or planted by someone else never holds a code.
+     */
     async issue(ctx: RequestContext, existingKey: string | undefined): Promise<{ sessionKey: string; png: Buffer }> {
-      await enforceRate(deps.store, 'captcha', ctx.ip, deps.ratePerMin);
-      const sessionKey = isSessionKey(existingKey) ? existingKey : randomBytes(24).toString('base64url');
+      await enforceRate(deps.store, 'captcha', clientKey(ctx.ip), deps.ratePerMin);
+      const reusable = isSessionKey(existingKey) && (await deps.store.get(issuedKey(existingKey))) !== null;
+      const sessionKey = reusable ? existingKey : randomBytes(24).toString('base64url');
       const code = randomDigits(4);
+      await deps.store.set(issuedKey(sessionKey), '1', CAPTCHA_SESSION_TTL_S);
       await deps.store.set(captchaKey(sessionKey), code, CAPTCHA_TTL_S);
       return { sessionKey, png: drawCaptcha(code) };
     },

@@ -6,8 +6,8 @@ import { recordLogin } from '../../platform/oplog/oplog.js';
 import type { AuthedContext, RequestContext } from '../../platform/http/context.js';
 import { accountDisabled } from './auth.errors.js';
 import type { CaptchaService } from './captcha.service.js';
-import { limitLoginAttempts } from './login-guard.js';
-import { recordSuccessfulLogin } from './login-lock.repository.js';
+import { createLoginGuard, limitLoginRate } from './login-guard.js';
+import { recordSuccessfulLogin } from './login-record.repository.js';
 import { checkPasswordLogin } from './password-login.js';
 import { endSession, loginResponse, type LoginResponse } from './session-answer.js';
 import * as staffRepo from './staff.repository.js';
@@ -22,6 +22,7 @@ export interface StaffLoginInput {
 /** Staff login and logout on /manage-api (spec A 4.1, A §5). */
 export function createStaffAuthService(deps: { db: Db; store: Store; tokens: TokenService; captcha: CaptchaService; loginRatePerMin: number }) {
   const { db, tokens } = deps;
+  const guard = createLoginGuard(deps.store, 'admin');
 
   async function refuse(ctx: RequestContext, username: string, accountId: number | null, error: AppError): Promise<never> {
     await recordLogin(db, ctx, { accountKind: 'admin', accountId, username, success: false, errcode: error.errcode, message: error.message });
@@ -30,12 +31,13 @@ export function createStaffAuthService(deps: { db: Db; store: Store; tokens: Tok
 
   return {
     async login(ctx: RequestContext, input: StaffLoginInput, cookieSessionKey: string | undefined): Promise<LoginResponse> {
-      await limitLoginAttempts(deps.store, deps.loginRatePerMin, 'admin', ctx.ip, input.username);
+      await limitLoginRate(deps.store, deps.loginRatePerMin, ctx.ip);
       await deps.captcha.verify(input.uuid || cookieSessionKey, input.code);
 
       const { account: user, newHash } = await checkPasswordLogin({
-        db,
-        table: 'admin_user',
+        guard,
+        name: input.username,
+        ip: ctx.ip,
         found: await staffRepo.findStaffByUsername(db, input.username),
         password: input.password,
         refuse: (accountId, error) => refuse(ctx, input.username, accountId, error),

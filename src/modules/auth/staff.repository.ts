@@ -9,30 +9,34 @@ export interface StaffCredentials {
   nickname: string | null;
   mobile: string | null;
   status: number;
-  lockedUntil: Date | null;
 }
 
 export async function findStaffByUsername(db: Executor, username: string): Promise<StaffCredentials | null> {
   const r = await db
     .selectFrom('admin_user')
-    .select(['id', 'username', 'password_hash', 'nickname', 'mobile', 'status', 'locked_until'])
+    .select(['id', 'username', 'password_hash', 'nickname', 'mobile', 'status'])
     .where('username', '=', username)
     .where('is_deleted', '=', false)
     .executeTakeFirst();
   return r
-    ? { id: r.id, username: r.username, passwordHash: r.password_hash, nickname: r.nickname, mobile: r.mobile, status: r.status, lockedUntil: r.locked_until }
+    ? { id: r.id, username: r.username, passwordHash: r.password_hash, nickname: r.nickname, mobile: r.mobile, status: r.status }
     : null;
 }
 
-/** The staff account with the union of its enabled roles' permissions; null when gone or disabled. */
+/**
+ * The staff account with the union of its enabled roles' permissions; null when gone or disabled, or
+ * when its merchant is disabled.
+ */
 export async function loadStaffAccount(db: Executor, id: number): Promise<Account | null> {
   const user = await db
     .selectFrom('admin_user')
-    .select(['id', 'username', 'nickname', 'user_type', 'merchant_id', 'shop_id', 'status'])
-    .where('id', '=', id)
-    .where('is_deleted', '=', false)
+    .leftJoin('merchant', 'merchant.id', 'admin_user.merchant_id')
+    .select(['admin_user.id', 'admin_user.username', 'admin_user.nickname', 'admin_user.user_type', 'admin_user.merchant_id', 'admin_user.shop_id', 'admin_user.status', 'merchant.status as merchantStatus'])
+    .where('admin_user.id', '=', id)
+    .where('admin_user.is_deleted', '=', false)
     .executeTakeFirst();
   if (!user || user.status !== 1) return null;
+  if (user.merchant_id != null && user.merchantStatus !== 1) return null;
   const roles = await db
     .selectFrom('user_role')
     .innerJoin('role', 'role.id', 'user_role.role_id')

@@ -20,19 +20,3 @@ export function matchRegion(filter: RegionFilter): (r: Region) => boolean {
     return true;
   };
 }
-
-export type RegionTreeNode = Region & { children: RegionTreeNode[] };
-
-/** Nests the regions under their parents; a region whose parent is absent becomes a root. */
-export function buildTree<T extends { id: number; parentId: number }, N>(items: T[], toNode: (item: T, children: N[]) => N): N[] {
-  const byParent = new Map<number, T[]>();
-  const ids = new Set(items.map((i) => i.id));
-  for (const item of items) {
-    const parent = ids.has(item.parentId) ? item.parentId : 0;
-    let list = byParent.get(parent);
-    if (!list) byParent.set(parent, (list = []));
-    list.push(item);
-  }
-  const build = (parent: number): N[] => (byParent.get(parent) ?? []).map((item) => toNode(item, build(item.id)));
-  return build(0);
-}

@@ -42,7 +42,7 @@ export function regionRoutes(svc: RegionService): RouteSpec[] {
       handler: (_ctx, { body }) => svc.page(body),
     }),
     defineRoute({
-      method: 'POST', path: '/region/queryRegionList', channels: ['open'], auth: 'open',
+      method: 'POST', path: '/region/queryRegionList', channels: ['open'], auth: 'open', permission: 'region:read',
       summary: 'Regions matching the filters (served from the cache)', tags,
       body: RegionListRequest, response: Type.Array(RegionResponse),
       handler: (ctx, { body }) => svc.list(ctx, body),

@@ -6,12 +6,14 @@ import { recordOperation } from '../../platform/oplog/oplog.js';
 import { pageWindow, type Page } from '../../platform/http/paging.js';
 import { RawJson } from '../../platform/http/responses.js';
 import * as repo from './region.repository.js';
-import { buildTree, matchRegion, type RegionTreeNode } from './region-filter.js';
+import { matchRegion } from './region-filter.js';
+import { treeToJson } from '../../platform/tree.js';
+import { isSelfOrAncestor, lockTreeMoves, type TreeTable } from '../../platform/db/tree-ancestry.js';
 import type { Region, RegionAdd, RegionFilter, RegionPageQuery, RegionUpdate } from './region.schemas.js';
 
 /** Cache entries every region write drops (the area tree is built from the same rows). */
 export const REGION_CACHES = ['region:list', 'region:tree', 'area:tree'] as const;
-const MAX_DEPTH = 16;
+const REGION_TREE: TreeTable = { table: 'region' };
 
 function values(input: RegionAdd): repo.RegionValues {
   return {
@@ -34,18 +36,13 @@ export function createRegionService(deps: { db: Db; cache: SharedCache }) {
 
   const allRegions = () => cache.getOrLoad('region:list', () => repo.listAllRegions(db));
 
-  async function assertParentAllowed(trx: Parameters<typeof repo.findRegion>[0], parentId: number, selfId: number | null) {
+  /** A region may not move under itself or anything below it, however deep: that would make a loop. */
+  async function assertParentAllowed(trx: Parameters<typeof repo.findRegion>[0], parentId: number, selfId: number) {
     if (parentId === 0) return;
-    // Walk up from the new parent: meeting the region itself would make a cycle.
-    let current: number = parentId;
-    for (let depth = 0; current !== 0 && depth < MAX_DEPTH; depth++) {
-      if (current === selfId) throw conflict('a region cannot be moved under itself or one of its descendants');
-      const region = await repo.findRegion(trx, current);
-      if (!region) {
-        if (current === parentId) throw notFound('parent region');
-        return;
-      }
-      current = region.parentId;
+    await lockTreeMoves(trx, REGION_TREE);
+    if (!(await repo.findRegion(trx, parentId))) throw notFound('parent region');
+    if (await isSelfOrAncestor(trx, REGION_TREE, selfId, parentId)) {
+      throw conflict('a region cannot be moved under itself or one of its descendants');
     }
   }
 
@@ -103,10 +100,7 @@ export function createRegionService(deps: { db: Db; cache: SharedCache }) {
 
     /** Serialised once per cache generation: the tree is large and read far more than written. */
     async tree(): Promise<RawJson> {
-      return cache.getOrLoad('region:tree', async () => {
-        const nodes = buildTree<Region, RegionTreeNode>(await allRegions(), (r, children) => ({ ...r, children }));
-        return new RawJson(JSON.stringify(nodes));
-      });
+      return cache.getOrLoad('region:tree', async () => new RawJson(treeToJson(await allRegions(), (r) => r)));
     },
   };
 }

@@ -13,12 +13,19 @@ export interface SignedRequest {
   /** the path as sent, channel prefix included, query string excluded */
   path: string;
   headers: Record<string, string | string[] | undefined>;
-  rawBody: string;
+  /** hex SHA-256 of the raw body as received (JSON text or multipart bytes) */
+  bodySha256: string;
 }
 
-export function signingString(method: string, path: string, timestamp: string, nonce: string, rawBody: string): string {
-  const bodyHash = createHash('sha256').update(rawBody).digest('hex');
-  return `${method.toUpperCase()}\n${path}\n${timestamp}\n${nonce}\n${bodyHash}`;
+export const sha256Hex = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+
+/** What is signed: the method, the path as sent, the timestamp, the nonce and the body's hash. */
+export function signingStringForHash(method: string, path: string, timestamp: string, nonce: string, bodySha256: string): string {
+  return `${method.toUpperCase()}\n${path}\n${timestamp}\n${nonce}\n${bodySha256}`;
+}
+
+export function signingString(method: string, path: string, timestamp: string, nonce: string, rawBody: string | Buffer): string {
+  return signingStringForHash(method, path, timestamp, nonce, sha256Hex(rawBody));
 }
 
 export function sign(secret: string, text: string): string {
@@ -45,7 +52,7 @@ export async function verifyOpenSignature(db: Db, store: Store, req: SignedReque
   if (nonce.length < 8 || nonce.length > 64) throw unauthorized('X-Nonce must be 8 to 64 characters');
   const app = await findOpenAppByKey(db, appKey);
   if (!app || app.status !== 1) throw unauthorized('unknown or disabled app key');
-  const expected = Buffer.from(sign(app.appSecret, signingString(req.method, req.path, timestamp, nonce, req.rawBody)), 'hex');
+  const expected = Buffer.from(sign(app.appSecret, signingStringForHash(req.method, req.path, timestamp, nonce, req.bodySha256)), 'hex');
   const given = /^[0-9a-fA-F]{64}$/.test(signature) ? Buffer.from(signature, 'hex') : Buffer.alloc(0);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw unauthorized('signature mismatch');
   // The nonce is spent only by a correctly signed call, so nobody can burn another app's nonces.

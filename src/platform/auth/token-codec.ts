@@ -5,6 +5,11 @@ export function newToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
+/** 128-bit id of a login session, kept across token refreshes. */
+export function newSessionId(): string {
+  return randomBytes(16).toString('hex');
+}
+
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }

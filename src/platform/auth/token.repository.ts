@@ -1,6 +1,8 @@
 import type { Executor } from '../db/executor.js';
 
 export interface TokenRow {
+  /** null on rows written before sessions had ids */
+  sessionId: string | null;
   accountId: number;
   accountKind: string;
   channel: string;
@@ -8,16 +10,18 @@ export interface TokenRow {
   refreshExpiresAt: Date;
 }
 
-export interface NewToken extends TokenRow {
+export interface NewToken extends Omit<TokenRow, 'sessionId'> {
+  sessionId: string;
   accessHash: string;
   refreshHash: string;
   clientIp: string | null;
 }
 
-const columns = ['account_id', 'account_kind', 'channel', 'access_expires_at', 'refresh_expires_at'] as const;
+const columns = ['session_id', 'account_id', 'account_kind', 'channel', 'access_expires_at', 'refresh_expires_at'] as const;
 
-function toRow(r: { account_id: number; account_kind: string; channel: string; access_expires_at: Date; refresh_expires_at: Date }): TokenRow {
+function toRow(r: { session_id: string | null; account_id: number; account_kind: string; channel: string; access_expires_at: Date; refresh_expires_at: Date }): TokenRow {
   return {
+    sessionId: r.session_id,
     accountId: r.account_id,
     accountKind: r.account_kind,
     channel: r.channel,
@@ -38,6 +42,7 @@ export async function insertToken(db: Executor, t: NewToken): Promise<void> {
       access_expires_at: t.accessExpiresAt,
       refresh_expires_at: t.refreshExpiresAt,
       client_ip: t.clientIp,
+      session_id: t.sessionId,
     })
     .execute();
 }
@@ -59,6 +64,17 @@ export async function takeByRefreshHash(db: Executor, refreshHash: string): Prom
 
 export async function deleteByAccessHash(db: Executor, accessHash: string): Promise<void> {
   await db.deleteFrom('oauth2_token').where('access_hash', '=', accessHash).execute();
+}
+
+/** Deletes every token of an account; answers the access hashes (the keys of their cached sessions). */
+export async function deleteByAccount(db: Executor, kind: string, accountId: number): Promise<string[]> {
+  const rows = await db
+    .deleteFrom('oauth2_token')
+    .where('account_kind', '=', kind)
+    .where('account_id', '=', accountId)
+    .returning('access_hash')
+    .execute();
+  return rows.map((r) => r.access_hash.trim());
 }
 
 export async function deleteExpired(db: Executor, now: Date): Promise<number> {

@@ -3,7 +3,7 @@ import type { Executor } from '../db/executor.js';
 import type { Store } from '../store/store.js';
 import { unauthorized } from '../errors.js';
 import type { Account, AccountKind, Channel } from '../http/context.js';
-import { hashToken, newToken } from './token-codec.js';
+import { hashToken, newSessionId, newToken } from './token-codec.js';
 import * as tokenRepo from './token.repository.js';
 
 /** Reads an account afresh from the database (a session lost from the store is rebuilt from it). */
@@ -13,12 +13,15 @@ export interface IssuedTokens {
   accessToken: string;
   refreshToken: string;
   accessHash: string;
+  sessionId: string;
   expiresTime: Date;
 }
 
 export interface Session {
   account: Account;
   channel: Channel;
+  /** stays the same across refreshes: the key of per-session values */
+  sessionId: string;
   /** ms since the epoch */
   expiresAt: number;
 }
@@ -43,8 +46,11 @@ export class TokenService {
     this.loaders.set(kind, loader);
   }
 
-  /** Writes the token row inside the caller's transaction; call `remember` once it has committed. */
-  async issue(trx: Executor, account: Account, channel: Channel, clientIp: string | null): Promise<IssuedTokens> {
+  /**
+   * Writes the token row inside the caller's transaction; call `remember` once it has committed.
+   * A login starts a new session; a refresh passes the session id on.
+   */
+  async issue(trx: Executor, account: Account, channel: Channel, clientIp: string | null, sessionId = newSessionId()): Promise<IssuedTokens> {
     const accessToken = newToken();
     const refreshToken = newToken();
     const now = Date.now();
@@ -59,12 +65,13 @@ export class TokenService {
       accessExpiresAt,
       refreshExpiresAt: new Date(now + this.ttl.refreshS * 1000),
       clientIp,
+      sessionId,
     });
-    return { accessToken, refreshToken, accessHash, expiresTime: accessExpiresAt };
+    return { accessToken, refreshToken, accessHash, sessionId, expiresTime: accessExpiresAt };
   }
 
   async remember(issued: IssuedTokens, account: Account, channel: Channel): Promise<void> {
-    await this.saveSession(issued.accessHash, { account, channel, expiresAt: issued.expiresTime.getTime() });
+    await this.saveSession(issued.accessHash, { account, channel, sessionId: issued.sessionId, expiresAt: issued.expiresTime.getTime() });
   }
 
   /** The session of an access token, or null when the token is unknown, revoked or expired. */
@@ -80,8 +87,14 @@ export class TokenService {
     const loader = this.loaders.get(row.accountKind as AccountKind);
     const account = loader ? await loader(this.db, row.accountId) : null;
     if (!account) return null;
-    const session: Session = { account, channel: row.channel as Channel, expiresAt: row.accessExpiresAt.getTime() };
+    const session: Session = { account, channel: row.channel as Channel, sessionId: row.sessionId ?? accessHash, expiresAt: row.accessExpiresAt.getTime() };
     await this.saveSession(accessHash, session);
+    // A revocation that committed while this session was being rebuilt has already cleared the
+    // store; looking again afterwards keeps what was read before it from outliving it.
+    if (!(await tokenRepo.findByAccessHash(this.db, accessHash))) {
+      await this.store.del(sessionKey(accessHash));
+      return null;
+    }
     return session;
   }
 
@@ -99,7 +112,7 @@ export class TokenService {
       const loader = this.loaders.get(old.accountKind as AccountKind);
       const account = loader ? await loader(trx, old.accountId) : null;
       if (!account) return null;
-      const issued = await this.issue(trx, account, channel, clientIp);
+      const issued = await this.issue(trx, account, channel, clientIp, old.sessionId ?? old.accessHash);
       return { issued, account, oldAccessHash: old.accessHash };
     });
     if (!result) throw unauthorized('the refresh token is invalid or has expired');
@@ -112,6 +125,17 @@ export class TokenService {
   async revoke(accessHash: string): Promise<void> {
     await tokenRepo.deleteByAccessHash(this.db, accessHash);
     await this.store.del(sessionKey(accessHash));
+  }
+
+  /**
+   * Ends every session of an account at once, on every instance: its token rows and the cached
+   * sessions in the shared store. Call it after the change that motivates it (disabling, new roles,
+   * a new password) has committed, so no session can be rebuilt from the old state.
+   */
+  async revokeAccount(kind: AccountKind, accountId: number): Promise<number> {
+    const hashes = await tokenRepo.deleteByAccount(this.db, kind, accountId);
+    await Promise.all(hashes.map((h) => this.store.del(sessionKey(h))));
+    return hashes.length;
   }
 
   /** Deletes token rows whose refresh token has expired too; they can never be used again. */

@@ -4,6 +4,8 @@ import { CompiledQuery, Kysely, PGliteDialect, PostgresDialect, sql } from 'kyse
 import type { PGlite } from '@electric-sql/pglite';
 import type { PoolConfig } from 'pg';
 import type { DB } from '../../db/types.js';
+import { TransactionGuard } from './transaction.js';
+import { namedStatement } from './prepared.js';
 
 export type Db = Kysely<DB>;
 
@@ -34,6 +36,13 @@ const DATE = 1082;
 const parseInt8 = (v: string) => Number(v);
 const keepText = (v: string) => v;
 
+/** Every root Db carries the guard that makes a pool query inside its own open transaction fail fast. */
+function guarded(guard: TransactionGuard, create: (plugins: [TransactionGuard]) => Db): Db {
+  const db = create([guard]);
+  guard.attach(db);
+  return db;
+}
+
 export function openDatabase(opts: DatabaseOptions): Database {
   return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.tz, opts.poolMax ?? 10) : openPglite(opts);
 }
@@ -50,12 +59,20 @@ function openPostgres(url: string, tz: string, max: number): Database {
         return pg.types.getTypeParser(oid, format as 'text');
       },
     } as PoolConfig['types'];
-    const pool = new pg.Pool({ connectionString: url, max, types, options: `-c TimeZone=${tz}` });
+    // Queries marked with preparedAs(name) run as named statements: parsed once per connection.
+    class PreparingClient extends pg.Client {}
+    const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+    (PreparingClient.prototype as unknown as { query: typeof query }).query = function (this: unknown, ...args: unknown[]) {
+      const [text, values] = args;
+      const name = args.length === 2 && typeof text === 'string' && Array.isArray(values) ? namedStatement(text) : null;
+      return name ? query.call(this, { name, text, values }) : query.apply(this, args);
+    };
+    const pool = new pg.Pool({ connectionString: url, max, types, options: `-c TimeZone=${tz}`, Client: PreparingClient });
     // An idle client that loses its server must not crash the process; the next query reconnects.
     pool.on('error', () => {});
     return pool;
   };
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: createPool }) });
+  const db = guarded(new TransactionGuard(), (plugins) => new Kysely<DB>({ dialect: new PostgresDialect({ pool: createPool }), plugins }));
   return {
     db,
     kind: 'postgres',
@@ -84,14 +101,15 @@ function openPglite(opts: DatabaseOptions): Database {
           relaxedDurability: opts.inMemory === true,
         }),
     ));
-  const db = new Kysely<DB>({
+  const db = guarded(new TransactionGuard(), (plugins) => new Kysely<DB>({
     dialect: new PGliteDialect({
       pglite,
       onCreateConnection: async (conn) => {
         await conn.executeQuery(CompiledQuery.raw(`set time zone '${opts.tz.replace(/'/g, "''")}'`));
       },
     }),
-  });
+    plugins,
+  }));
   return {
     db,
     kind: 'pglite',

@@ -5,6 +5,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The body exactly as received: open-channel signatures are computed over it. */
     rawBody: string;
+    /** Set where the body is not kept as text (multipart uploads): the hex SHA-256 of its raw bytes. */
+    bodySha256: string | null;
   }
 }
 
@@ -14,6 +16,7 @@ declare module 'fastify' {
  */
 export function registerJsonBody(app: FastifyInstance): void {
   app.decorateRequest('rawBody', '');
+  app.decorateRequest('bodySha256', null);
   // Only JSON is spoken (multipart is added by the upload routes); anything else is refused as 400.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req: FastifyRequest, text: string | Buffer, done) => {

@@ -34,6 +34,8 @@ export interface RequestContext {
   account: Account | null;
   /** SHA-256 of the access token that authenticated the call, the key of its session. */
   tokenHash: string | null;
+  /** Stable across token refreshes: the key of per-session values (SessionValues). */
+  sessionId: string | null;
   channel: Channel;
   ip: string;
   userAgent: string;
@@ -52,10 +54,11 @@ export interface RequestContext {
 export interface AuthedContext extends RequestContext {
   account: Account;
   tokenHash: string;
+  sessionId: string;
 }
 
 /** Narrows the context of a route that required a token session. */
 export function authed(ctx: RequestContext): AuthedContext {
-  if (!ctx.account || !ctx.tokenHash) throw new Error('route reached without a token session');
+  if (!ctx.account || !ctx.tokenHash || !ctx.sessionId) throw new Error('route reached without a token session');
   return ctx as AuthedContext;
 }

@@ -1,7 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
 import type { Static, TSchema } from 'typebox';
 import type { Db } from '../db/database.js';
 import { recordOperation } from '../oplog/oplog.js';
+import { XlsxExport } from '../export/xlsx-export.js';
+import { discardUploads, receiveMultipart, type UploadedFile, type UploadLimits } from '../upload/receive.js';
 import { CHANNEL_PREFIX, type AccountKind, type Channel, type RequestContext } from './context.js';
 import { contentDisposition, FileResponse, RawJson } from './responses.js';
 import { Envelope, VoidEnvelope } from './schemas.js';
@@ -15,19 +18,41 @@ export type AuthRule = 'public' | 'open' | { kinds: AccountKind[] };
 
 type In<S> = S extends TSchema ? Static<S> : undefined;
 
+/** Raw-byte answers: an image or download held in memory or streamed, or a streamed xlsx export. */
+export type FileAnswer = FileResponse | XlsxExport<any>;
+
+/**
+ * What a handler must resolve to for its declared response: the schema's static type (or the same
+ * data pre-serialised), nothing for void operations, a file for 'file'. A service returning another
+ * shape fails `npm run typecheck`.
+ */
+export type HandlerOutput<R> = R extends TSchema ? Static<R> | RawJson : R extends 'file' ? FileAnswer : void;
+
 export interface HttpHandles {
   request: FastifyRequest;
   reply: FastifyReply;
 }
 
-export interface RouteSpec<B extends TSchema | undefined = TSchema | undefined, Q extends TSchema | undefined = TSchema | undefined> {
+export interface HandlerInput<B, Q> {
+  body: In<B>;
+  query: In<Q>;
+  /** upload routes: the file parts, received into temporary files */
+  files: UploadedFile[];
+}
+
+export interface RouteSpec<
+  B extends TSchema | undefined = TSchema | undefined,
+  Q extends TSchema | undefined = TSchema | undefined,
+  R extends TSchema | null | 'file' = TSchema | null | 'file',
+> {
   method: 'GET' | 'POST' | 'ANY';
   path: string;
   channels: Channel[];
   auth: AuthRule;
   /**
-   * Required of staff accounts (DESIGN.md §5.6). Every route open to staff must say which, or `false`
-   * for the few every logged-in staff member may call (logout); registration refuses a route that forgets.
+   * Required of staff accounts (DESIGN.md §5.6), on the manage channel and on the open channel alike.
+   * Every route open to staff must say which, or `false` for the few every logged-in staff member may
+   * call (logout); registration refuses a route that forgets.
    */
   permission?: string | false;
   /** operation-log labels: [module, action] */
@@ -37,14 +62,28 @@ export interface RouteSpec<B extends TSchema | undefined = TSchema | undefined, 
   body?: B;
   query?: Q;
   /** the `data` schema; null for void operations; 'file' for raw bytes */
-  response: TSchema | null | 'file';
-  handler: (ctx: RequestContext, input: { body: In<B>; query: In<Q> }, http: HttpHandles) => Promise<unknown>;
+  response: R;
+  /**
+   * A multipart route: its file parts are received into temporary files within the limits (the
+   * configured ones unless narrowed here), its other parts become the body, validated by `body`.
+   */
+  upload?: true | Partial<UploadLimits>;
+  /** A JSON body limit of its own (bytes), for the rare route that takes more than the 1 MiB default. */
+  bodyLimit?: number;
+  /**
+   * Runs after the token check and before the body is read: refusals (rate limits) that must not
+   * cost the server the reading of an upload.
+   */
+  guard?: (ctx: RequestContext) => Promise<void>;
+  handler: (ctx: RequestContext, input: HandlerInput<B, Q>, http: HttpHandles) => Promise<HandlerOutput<R>>;
 }
 
-/** Identity function that lets TypeScript infer the handler's input types from the schemas. */
-export function defineRoute<B extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined>(
-  spec: RouteSpec<B, Q>,
-): RouteSpec {
+/** Lets TypeScript infer the input types from the schemas and check the handler's answer against the response. */
+export function defineRoute<
+  B extends TSchema | undefined = undefined,
+  Q extends TSchema | undefined = undefined,
+  R extends TSchema | null | 'file' = null,
+>(spec: RouteSpec<B, Q, R>): RouteSpec {
   return spec as unknown as RouteSpec;
 }
 
@@ -56,10 +95,20 @@ declare module 'fastify' {
   }
 }
 
+export interface RouteDeps {
+  db: Db;
+  authenticator: Authenticator;
+  uploads: { tempDir: string; limits: UploadLimits };
+}
+
 const SUCCESS = { errcode: 0, errmsg: 'success' };
 
-function send(reply: FastifyReply, spec: RouteSpec, out: unknown) {
+async function send(reply: FastifyReply, spec: RouteSpec, out: unknown) {
   if (out instanceof RawJson) return reply.type('application/json; charset=utf-8').send(out.body);
+  if (out instanceof XlsxExport) {
+    await out.send(reply);
+    return reply;
+  }
   if (out instanceof FileResponse) {
     reply.type(out.contentType);
     if (out.options.fileName) reply.header('content-disposition', contentDisposition(out.options.fileName));
@@ -80,51 +129,81 @@ function security(spec: RouteSpec): Array<Record<string, string[]>> {
   return [{ bearer: [] }];
 }
 
-export function registerRoutes(app: FastifyInstance, routes: RouteSpec[], deps: { db: Db; authenticator: Authenticator }): void {
-  for (const spec of routes) {
-    if (typeof spec.auth === 'object' && spec.auth.kinds.includes('admin') && spec.permission === undefined) {
-      throw new Error(`route ${spec.path} is open to staff but declares no permission`);
-    }
-    for (const channel of spec.channels) {
-      const url = CHANNEL_PREFIX[channel] + spec.path;
-      const variants: Array<{ method: 'GET' | 'POST'; inputFrom: 'body' | 'query' }> =
-        spec.method === 'ANY' ? [{ method: 'POST', inputFrom: 'body' }, { method: 'GET', inputFrom: 'query' }]
-          : [{ method: spec.method, inputFrom: spec.method === 'GET' ? 'query' : 'body' }];
-      for (const variant of variants) {
-        // An ANY route reads the same fields from the query string when called with GET.
-        const bodySchema = variant.method === 'POST' ? spec.body : undefined;
-        const querySchema = spec.method === 'ANY' && variant.method === 'GET' ? spec.body : spec.query;
-        app.route({
-          method: variant.method,
-          url,
-          schema: {
-            summary: spec.summary,
-            tags: spec.tags,
-            security: security(spec),
-            ...(bodySchema ? { body: bodySchema } : {}),
-            ...(querySchema ? { querystring: querySchema } : {}),
-            ...(responseSchema(spec) ? { response: responseSchema(spec) } : {}),
-          },
-          preValidation: async (request) => {
-            // A POST without any body (no Content-Type either) is an empty request object, as an
-            // empty JSON body already is (DESIGN.md §5.2): paging and filter fields are all optional.
-            if (bodySchema && request.body === undefined) request.body = {};
-            request.ctx.channel = channel;
-            request.ctx.operation = spec.operation ? { module: spec.operation[0], action: spec.operation[1] } : null;
-            await deps.authenticator.authenticate(request, channel, spec.auth, spec.permission || undefined);
-          },
-          handler: async (request, reply) => {
-            request.handlerStarted = true;
-            const ctx = request.ctx;
-            const input = spec.method === 'ANY'
-              ? { body: (variant.inputFrom === 'query' ? request.query : request.body) as never, query: undefined as never }
-              : { body: request.body as never, query: request.query as never };
-            const out = await spec.handler(ctx, input, { request, reply });
-            if (ctx.operation && ctx.operationLog === 'none') await recordOperation(deps.db, ctx);
-            return send(reply, spec, out);
-          },
-        });
-      }
+function checkDeclaration(spec: RouteSpec): void {
+  const staffMayCall = spec.auth === 'open' || (typeof spec.auth === 'object' && spec.auth.kinds.includes('admin'));
+  if (staffMayCall && spec.permission === undefined) {
+    throw new Error(`route ${spec.path} is open to staff but declares no permission`);
+  }
+}
+
+function mount(app: FastifyInstance, spec: RouteSpec, deps: RouteDeps): void {
+  checkDeclaration(spec);
+  const permission = spec.permission || undefined;
+  const limits = spec.upload ? { ...deps.uploads.limits, ...(spec.upload === true ? {} : spec.upload) } : null;
+  for (const channel of spec.channels) {
+    const url = CHANNEL_PREFIX[channel] + spec.path;
+    const variants: Array<{ method: 'GET' | 'POST'; inputFrom: 'body' | 'query' }> =
+      spec.method === 'ANY' ? [{ method: 'POST', inputFrom: 'body' }, { method: 'GET', inputFrom: 'query' }]
+        : [{ method: spec.method, inputFrom: spec.method === 'GET' ? 'query' : 'body' }];
+    for (const variant of variants) {
+      // An ANY route reads the same fields from the query string when called with GET.
+      const bodySchema = variant.method === 'POST' ? spec.body : undefined;
+      const querySchema = spec.method === 'ANY' && variant.method === 'GET' ? spec.body : spec.query;
+      app.route({
+        method: variant.method,
+        url,
+        ...(spec.bodyLimit ? { bodyLimit: spec.bodyLimit } : {}),
+        schema: {
+          summary: spec.summary,
+          tags: spec.tags,
+          security: security(spec),
+          ...(spec.upload ? { consumes: ['multipart/form-data'] } : {}),
+          ...(bodySchema ? { body: bodySchema } : {}),
+          ...(querySchema ? { querystring: querySchema } : {}),
+          ...(responseSchema(spec) ? { response: responseSchema(spec) } : {}),
+        },
+        // Tokens are checked before the body is read, so a stranger's body is never parsed.
+        onRequest: async (request) => {
+          request.ctx.channel = channel;
+          request.ctx.operation = spec.operation ? { module: spec.operation[0], action: spec.operation[1] } : null;
+          await deps.authenticator.authenticateToken(request, channel, spec.auth, permission);
+          if (spec.guard) await spec.guard(request.ctx);
+        },
+        preValidation: async (request) => {
+          if (limits) request.body = await receiveMultipart(request, deps.uploads.tempDir, limits);
+          // A POST without any body (no Content-Type either) is an empty request object, as an
+          // empty JSON body already is (DESIGN.md §5.2): paging and filter fields are all optional.
+          else if (bodySchema && request.body === undefined) request.body = {};
+          // Signatures cover the raw body, so they are checked once it has been read whole.
+          await deps.authenticator.authenticateSignature(request, spec.auth);
+        },
+        // Before the answer leaves, so a client never sees its upload's temporary files linger.
+        ...(limits ? { onSend: async (request: FastifyRequest, _reply: FastifyReply, payload: unknown) => { await discardUploads(request); return payload; } } : {}),
+        handler: async (request, reply) => {
+          request.handlerStarted = true;
+          const ctx = request.ctx;
+          const input = spec.method === 'ANY'
+            ? { body: (variant.inputFrom === 'query' ? request.query : request.body) as never, query: undefined as never }
+            : { body: request.body as never, query: request.query as never };
+          const out = await spec.handler(ctx, { ...input, files: request.uploadedFiles ?? [] }, { request, reply });
+          if (ctx.operation && ctx.operationLog === 'none') await recordOperation(deps.db, ctx);
+          return send(reply, spec, out);
+        },
+      });
     }
   }
+}
+
+/**
+ * Mounts every route under its channel prefixes. Upload routes live in a context of their own that
+ * alone parses multipart bodies; everywhere else only JSON is accepted (platform/http/body.ts).
+ */
+export async function registerRoutes(app: FastifyInstance, routes: RouteSpec[], deps: RouteDeps): Promise<void> {
+  for (const spec of routes.filter((r) => !r.upload)) mount(app, spec, deps);
+  const uploads = routes.filter((r) => r.upload);
+  if (uploads.length === 0) return;
+  await app.register(async (child) => {
+    await child.register(multipart, { throwFileSizeLimit: true });
+    for (const spec of uploads) mount(child, spec, deps);
+  });
 }

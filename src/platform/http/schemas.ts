@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema, type TString } from 'typebox';
 
 /** Shapes shared by every module: the envelope, ids, paging, nullable fields, wire dates. */
 
@@ -46,3 +46,25 @@ export const Envelope = <T extends TSchema>(data: T) =>
   Type.Object({ errcode: Type.Integer(), errmsg: Type.String(), data });
 
 export const VoidEnvelope = Type.Object({ errcode: Type.Integer(), errmsg: Type.String() });
+
+/** A mainland mobile number (the spec's `^1[3-9]\d{9}$`). */
+export const MobilePhone = Type.String({ pattern: '^1[3-9]\\d{9}$', description: 'a mainland mobile number, 11 digits starting with 1' });
+
+/** A contact telephone: mobile or landline with area code and extension. */
+export const PhoneText = Type.String({ pattern: '^\\+?[0-9][0-9 -]{4,18}[0-9]$', description: 'a telephone number (digits, spaces, hyphens, an optional leading +)' });
+
+/** Filters of list requests: several ids, and free text matched against the module's text columns. */
+export const IdList = Type.Array(Id, { maxItems: 1000 });
+export const Keywords = Type.String({ maxLength: 64, description: 'found case-insensitively in the main text fields' });
+
+/** Unpaged list operations answer at most this many rows (the page operations have no such cap). */
+export const LIST_MAX_ROWS = 5000;
+
+/**
+ * A patterned text field that also takes "" (on update: clear the stored value). Kept a plain string
+ * schema rather than a union, so a bad value still gets the field's own message.
+ */
+export function orEmpty(schema: TString): TString {
+  const { pattern, description } = schema as TString & { pattern?: string; description?: string };
+  return Type.String({ ...schema, ...(pattern ? { pattern: `^$|${pattern}` } : {}), description: `${description ?? ''} ("" clears it)`.trim() });
+}

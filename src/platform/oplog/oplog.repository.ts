@@ -16,25 +16,27 @@ export interface OperateLogEntry {
   durationMs: number;
 }
 
+/** The operate_log columns of an entry, as every writer stores them (lengths clipped to the columns). */
+export function operateLogRow(e: OperateLogEntry) {
+  return {
+    module: e.module,
+    action: e.action,
+    account_kind: e.accountKind,
+    account_id: e.accountId,
+    account_name: e.accountName?.slice(0, 64) ?? null,
+    ip: e.ip.slice(0, 64),
+    user_agent: e.userAgent.slice(0, 512),
+    method: e.method,
+    path: e.path.slice(0, 255),
+    biz_id: e.bizId?.slice(0, 64) ?? null,
+    success: e.success,
+    errcode: e.errcode,
+    duration_ms: e.durationMs,
+  };
+}
+
 export async function insertOperateLog(db: Executor, e: OperateLogEntry): Promise<void> {
-  await db
-    .insertInto('operate_log')
-    .values({
-      module: e.module,
-      action: e.action,
-      account_kind: e.accountKind,
-      account_id: e.accountId,
-      account_name: e.accountName?.slice(0, 64) ?? null,
-      ip: e.ip.slice(0, 64),
-      user_agent: e.userAgent.slice(0, 512),
-      method: e.method,
-      path: e.path.slice(0, 255),
-      biz_id: e.bizId?.slice(0, 64) ?? null,
-      success: e.success,
-      errcode: e.errcode,
-      duration_ms: e.durationMs,
-    })
-    .execute();
+  await db.insertInto('operate_log').values(operateLogRow(e)).execute();
 }
 
 export interface LoginLogEntry {

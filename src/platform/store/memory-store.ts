@@ -2,9 +2,13 @@ import { EventEmitter } from 'node:events';
 import { LRUCache } from 'lru-cache';
 import type { Store } from './store.js';
 
-/** The in-process store of a single instance. Bounded, so a flood of sessions cannot exhaust memory. */
-export function createMemoryStore(maxEntries = 100_000): Store {
-  const cache = new LRUCache<string, string>({ max: maxEntries, ttlAutopurge: false });
+/**
+ * The in-process store of a single instance. Bounded, so a flood of sessions cannot exhaust memory.
+ * `now` (ms) lets tests move time instead of sleeping through expiries.
+ */
+export function createMemoryStore(maxEntries = 100_000, now: () => number = () => performance.now()): Store {
+  // ttlResolution 0: read the clock on every check rather than caching it for a millisecond.
+  const cache = new LRUCache<string, string>({ max: maxEntries, ttlAutopurge: false, ttlResolution: 0, perf: { now } });
   const bus = new EventEmitter();
   bus.setMaxListeners(0);
   const ms = (s: number) => Math.max(1, Math.round(s * 1000));

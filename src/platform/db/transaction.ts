@@ -1,0 +1,90 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { sql, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type Transaction, type UnknownRow } from 'kysely';
+import type { DB } from '../../db/types.js';
+import type { RequestContext } from '../http/context.js';
+import { recordOperation } from '../oplog/oplog.js';
+import type { Db } from './database.js';
+
+export type Trx = Transaction<DB>;
+export type BizId = string | number | null | undefined;
+
+/** The database whose helper-managed transaction is open in the current async context. */
+const openTransaction = new AsyncLocalStorage<Db>();
+
+export class PoolQueryInTransactionError extends Error {
+  constructor() {
+    super('a query ran on the database pool while this code holds an open transaction: run it on the transaction (trx) instead');
+    this.name = 'PoolQueryInTransactionError';
+  }
+}
+
+/**
+ * Installed on every root `Db` (openDatabase). Plugins run when a query is compiled, before it waits
+ * for a connection: on PGlite (one connection behind Kysely's mutex) a pool query inside the caller's
+ * own transaction would wait forever for that transaction; on PostgreSQL it would silently run
+ * outside it. Either way it is a bug, so it fails at once. Transactions opened by `inTransaction`
+ * hand their work a plugin-free `trx`, so their own queries pass.
+ */
+export class TransactionGuard implements KyselyPlugin {
+  private db: Db | null = null;
+
+  attach(db: Db): void {
+    this.db = db;
+  }
+
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    if (this.db !== null && openTransaction.getStore() === this.db) throw new PoolQueryInTransactionError();
+    return args.node;
+  }
+
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return args.result;
+  }
+}
+
+/**
+ * Runs `work` in one transaction and gives it only the transaction. Nested use, or a query on `db`
+ * from inside `work`, fails fast with PoolQueryInTransactionError instead of hanging (PGlite).
+ */
+export async function inTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
+  if (openTransaction.getStore() === db) throw new PoolQueryInTransactionError();
+  return db.transaction().execute((trx) => openTransaction.run(db, () => work(trx.withoutPlugins())));
+}
+
+/**
+ * `inTransaction` plus the operation-log row of the request's operation, written inside the same
+ * transaction after `work` succeeded (DESIGN.md §5.11): the row commits or rolls back with the change,
+ * and a rolled-back operation gets its failure row from the pipeline.
+ */
+export async function loggedTransaction<T>(
+  db: Db,
+  ctx: RequestContext,
+  work: (trx: Trx) => Promise<T>,
+  bizId?: (result: T) => BizId,
+): Promise<T> {
+  return inTransaction(db, async (trx) => {
+    const result = await work(trx);
+    await recordOperation(trx, ctx, bizId ? bizId(result) : null);
+    return result;
+  });
+}
+
+/** Lock namespaces, one per kind of scope that must not run twice at once. */
+export type LockNamespace =
+  | 'allocation-scope'
+  | 'card-daily-limit'
+  | 'bank-operator-quota'
+  | 'settlement'
+  | 'estimation-submit'
+  | 'migrations'
+  | (string & {});
+
+/**
+ * Holds a transaction-scoped advisory lock on (namespace, key) until the transaction ends: a second
+ * transaction asking for the same pair, on any connection of any instance, waits. PGlite has one
+ * session, where transactions already run one at a time; the call is the same there.
+ */
+export async function advisoryLock(trx: Trx, namespace: LockNamespace, key: string | number): Promise<void> {
+  if (!trx.isTransaction) throw new Error('advisoryLock needs an open transaction');
+  await sql`select pg_advisory_xact_lock(hashtext(${namespace}), hashtext(${String(key)}))`.execute(trx);
+}

@@ -1,0 +1,20 @@
+import type { AccountKind } from './http/context.js';
+import type { AccountLoader } from './auth/tokens.js';
+import type { RouteSpec } from './http/routes.js';
+import type { Deps } from './deps.js';
+import type { BackgroundJob } from './jobs.js';
+
+/**
+ * A business module as the app sees it: the routes it serves and the account kinds whose sessions
+ * it can rebuild from the database. Each module declares itself in its own folder
+ * (`<module>.module.ts`); src/modules/index.ts only lists them.
+ */
+export interface ModuleDefinition {
+  name: string;
+  accountLoaders?: Partial<Record<AccountKind, AccountLoader>>;
+  routes(deps: Deps): RouteSpec[];
+  /** periodic tasks, scheduled by the app on every instance (platform/jobs.ts) */
+  jobs?(deps: Deps): BackgroundJob[];
+}
+
+export const defineModule = (module: ModuleDefinition): ModuleDefinition => module;

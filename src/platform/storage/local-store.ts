@@ -1,0 +1,145 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { copyFile, mkdir, open, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { assertObjectKey, MultipartGoneError, type ObjectStore, type PartTag } from './object-store.js';
+
+const HANDLE = /^[0-9a-f]{32}$/;
+// Large reads: joining a 200 MB upload is a sequential copy, and bigger buffers cost fewer syscalls.
+const READ_CHUNK = 256 * 1024;
+
+const errno = (err: unknown) => (err as NodeJS.ErrnoException | null)?.code;
+
+/** Renames within the data folder; copies when the temporary folder sits on another file system. */
+async function moveFile(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to);
+  } catch (err) {
+    if (errno(err) !== 'EXDEV') throw err;
+    await copyFile(from, to);
+    await unlink(from);
+  }
+}
+
+/**
+ * Files under `root` (DATA_DIR/files), one per key; multipart parts wait in `root/.multipart/<id>/`
+ * (no key can start with '.') until they are joined into the object.
+ */
+export function createLocalStore(root: string): ObjectStore {
+  const partsRoot = path.join(root, '.multipart');
+
+  function pathOf(key: string): string {
+    const file = path.resolve(root, ...assertObjectKey(key).split('/'));
+    // Belt and braces: the key pattern already keeps it inside.
+    if (!file.startsWith(path.resolve(root) + path.sep)) throw new Error('not a valid object key');
+    return file;
+  }
+
+  function partsDir(handle: string): string {
+    if (!HANDLE.test(handle)) throw new MultipartGoneError();
+    return path.join(partsRoot, handle);
+  }
+
+  async function place(key: string, write: (dest: string) => Promise<void>): Promise<void> {
+    const dest = pathOf(key);
+    await mkdir(path.dirname(dest), { recursive: true });
+    await write(dest);
+  }
+
+  return {
+    kind: 'local',
+    minPartBytes: 0,
+    maxParts: 10_000,
+
+    async putFile(key, filePath) {
+      await place(key, (dest) => moveFile(filePath, dest));
+    },
+
+    async putBytes(key, bytes) {
+      await place(key, async (dest) => {
+        // Written aside and renamed, so a reader never sees half a file.
+        const temp = `${dest}.${randomBytes(6).toString('hex')}.part`;
+        await writeFile(temp, bytes, { flag: 'wx', mode: 0o600 });
+        await rename(temp, dest);
+      });
+    },
+
+    async open(key) {
+      // Opened before it is measured, so a file removed in between cannot be half-sent.
+      const handle = await open(pathOf(key), 'r').catch((err: unknown) => {
+        if (errno(err) === 'ENOENT' || errno(err) === 'EISDIR') return null;
+        throw err;
+      });
+      if (!handle) return null;
+      const info = await handle.stat();
+      if (!info.isFile()) {
+        await handle.close();
+        return null;
+      }
+      return { size: info.size, stream: handle.createReadStream({ highWaterMark: READ_CHUNK }) };
+    },
+
+    async remove(key) {
+      await unlink(pathOf(key)).catch((err: unknown) => {
+        if (errno(err) !== 'ENOENT') throw err;
+      });
+    },
+
+    async createMultipart(key) {
+      assertObjectKey(key);
+      const handle = randomBytes(16).toString('hex');
+      await mkdir(partsDir(handle), { recursive: true });
+      return handle;
+    },
+
+    async putPart(_key, handle, partNumber, filePath, part) {
+      const dir = partsDir(handle);
+      try {
+        await stat(dir);
+        // A retried part replaces the earlier one in one rename.
+        await moveFile(filePath, path.join(dir, String(partNumber)));
+      } catch (err) {
+        if (errno(err) === 'ENOENT') throw new MultipartGoneError();
+        throw err;
+      }
+      return part.sha256;
+    },
+
+    async completeMultipart(key, handle, parts) {
+      const dir = partsDir(handle);
+      const ordered = [...parts].sort((a, b) => a.partNumber - b.partNumber);
+      const joined = path.join(dir, 'joined');
+      const hash = createHash('sha256');
+      let size = 0;
+      async function* partBytes(list: PartTag[]) {
+        for (const part of list) {
+          let read = 0;
+          for await (const chunk of createReadStream(path.join(dir, String(part.partNumber)), { highWaterMark: READ_CHUNK })) {
+            read += (chunk as Buffer).length;
+            hash.update(chunk as Buffer);
+            yield chunk as Buffer;
+          }
+          if (read !== part.size) throw new Error(`part ${part.partNumber} holds ${read} bytes, ${part.size} were recorded`);
+          size += read;
+        }
+      }
+      try {
+        await pipeline(partBytes(ordered), createWriteStream(joined, { flags: 'w', mode: 0o600 }));
+      } catch (err) {
+        if (errno(err) === 'ENOENT') throw new MultipartGoneError();
+        throw err;
+      }
+      await place(key, (dest) => rename(joined, dest));
+      await rm(dir, { recursive: true, force: true });
+      return { size, sha256: hash.digest('hex') };
+    },
+
+    async abortMultipart(_key, handle) {
+      if (!HANDLE.test(handle)) return;
+      await rm(partsDir(handle), { recursive: true, force: true });
+    },
+
+    async close() {},
+  };
+}

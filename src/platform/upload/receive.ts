@@ -1,0 +1,138 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { mkdir, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { FastifyRequest } from 'fastify';
+import { AppError, badRequest, ErrorCode } from '../errors.js';
+
+/** A file part of a multipart request, received into a temporary file (never held whole in memory). */
+export interface UploadedFile {
+  /** the form field it came in */
+  field: string;
+  /** the client's file name: a label only, never a path */
+  fileName: string;
+  /** the declared content type (sniff `head` before trusting it) */
+  declaredType: string;
+  size: number;
+  sha256: string;
+  /** the first bytes, for content sniffing */
+  head: Buffer;
+  /** the temporary file; removed after the response unless the handler moved it */
+  tempPath: string;
+}
+
+export interface UploadLimits {
+  maxFileBytes: number;
+  maxFiles: number;
+  maxFields: number;
+  maxFieldBytes: number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** the files received for an upload route; null on every other route */
+    uploadedFiles: UploadedFile[] | null;
+  }
+}
+
+const HEAD_BYTES = 64;
+
+const tooLarge = (message: string) => new AppError(ErrorCode.PAYLOAD_TOO_LARGE, message);
+
+/** Counts, hashes and keeps the first bytes of what passes through. */
+export class Tap extends Transform {
+  size = 0;
+  readonly hash = createHash('sha256');
+  private headParts: Buffer[] = [];
+  private headLength = 0;
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: (err?: Error | null, data?: Buffer) => void): void {
+    this.size += chunk.length;
+    this.hash.update(chunk);
+    if (this.headLength < HEAD_BYTES) {
+      this.headParts.push(chunk.subarray(0, HEAD_BYTES - this.headLength));
+      this.headLength += Math.min(chunk.length, HEAD_BYTES - this.headLength);
+    }
+    done(null, chunk);
+  }
+
+  get head(): Buffer {
+    return Buffer.concat(this.headParts);
+  }
+}
+
+function mapMultipartError(err: unknown, limits: UploadLimits): unknown {
+  const code = (err as { code?: string }).code;
+  switch (code) {
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return tooLarge(`the file is larger than the limit of ${limits.maxFileBytes} bytes`);
+    case 'FST_FILES_LIMIT':
+      return tooLarge(`at most ${limits.maxFiles} files may be sent at once`);
+    case 'FST_FIELDS_LIMIT':
+    case 'FST_PARTS_LIMIT':
+      return tooLarge('the form has too many fields');
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return badRequest('unsupported content type: send multipart/form-data');
+    case 'FST_PROTO_VIOLATION':
+      return badRequest('the form has a field name that is not allowed');
+  }
+  if (err instanceof Error && /Unexpected end of form|terminated early|Malformed/i.test(err.message)) {
+    return badRequest('malformed multipart body');
+  }
+  return err;
+}
+
+/**
+ * Reads a whole multipart body: every file part streams into a temporary file under `tempDir` (its
+ * size, sha256 and first bytes recorded on the way), every other part becomes a field of the
+ * returned object. Limits refuse with 413 and remove what was written.
+ */
+export async function receiveMultipart(request: FastifyRequest, tempDir: string, limits: UploadLimits): Promise<Record<string, string>> {
+  if (!request.isMultipart()) throw badRequest('unsupported content type: send multipart/form-data');
+  await mkdir(tempDir, { recursive: true });
+  const fields: Record<string, string> = Object.create(null);
+  const files: UploadedFile[] = [];
+  request.uploadedFiles = files;
+  // The open-channel signature covers the raw body: hash every byte busboy reads from the socket.
+  // Attached in the same tick as busboy's pipe (inside parts()), so both see every chunk. Only signed
+  // calls carry an app key; token calls skip the second hash of every byte.
+  const raw = request.raw;
+  const bodyHash = request.headers['x-app-key'] !== undefined ? createHash('sha256') : null;
+  if (bodyHash) raw.on('data', (chunk: Buffer) => bodyHash.update(chunk));
+  try {
+    const parts = request.parts({
+      limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles, fields: limits.maxFields, fieldSize: limits.maxFieldBytes, parts: limits.maxFiles + limits.maxFields },
+    });
+    for await (const part of parts) {
+      if (part.type === 'field') {
+        if (part.valueTruncated) throw tooLarge(`the field ${part.fieldname} is longer than ${limits.maxFieldBytes} bytes`);
+        fields[part.fieldname] = String(part.value);
+        continue;
+      }
+      const tempPath = path.join(tempDir, `upload-${randomBytes(12).toString('hex')}`);
+      const tap = new Tap();
+      const file: UploadedFile = {
+        field: part.fieldname, fileName: part.filename ?? '', declaredType: part.mimetype, size: 0, sha256: '', head: Buffer.alloc(0), tempPath,
+      };
+      files.push(file);
+      await pipeline(part.file, tap, createWriteStream(tempPath, { flags: 'wx', mode: 0o600 }));
+      if (part.file.truncated) throw tooLarge(`the file is larger than the limit of ${limits.maxFileBytes} bytes`);
+      Object.assign(file, { size: tap.size, sha256: tap.hash.digest('hex'), head: tap.head });
+    }
+    if (!raw.readableEnded) await once(raw, 'end');
+    if (bodyHash) request.bodySha256 = bodyHash.digest('hex');
+  } catch (err) {
+    await discardUploads(request);
+    throw mapMultipartError(err, limits);
+  }
+  return fields;
+}
+
+/** Removes the temporary files of a request that the handler did not move elsewhere. */
+export async function discardUploads(request: FastifyRequest): Promise<void> {
+  const files = request.uploadedFiles ?? [];
+  await Promise.all(files.map((f) => unlink(f.tempPath).catch(() => {})));
+}

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SessionValues } from '../../src/platform/auth/session-values.js';
+import { TokenService } from '../../src/platform/auth/tokens.js';
+import { hashToken } from '../../src/platform/auth/token-codec.js';
+import { loadStaffAccount } from '../../src/modules/auth/staff.repository.js';
+import { staffSession } from '../helpers/staff.js';
+import { createTestApp, openTestDatabase, type TestApp, type TestDb } from '../helpers/test-app.js';
+
+const PAGE = '/manage-api/sales/querySalesPage';
+
+let db: TestDb;
+let one: TestApp;
+/** a second instance on the same database and store (its own Redis connection when REDIS_URL is set) */
+let two: TestApp;
+
+beforeAll(async () => {
+  db = await openTestDatabase();
+  one = await createTestApp({}, { db });
+  // With Redis the second instance opens its own connection under the same key prefix, as a second
+  // process would; the in-process store can only be shared as the same object.
+  two = process.env.REDIS_URL
+    ? await createTestApp({ STORE_PREFIX: one.config.storePrefix }, { db })
+    : await createTestApp({}, { db, store: one.store });
+});
+afterAll(async () => {
+  await two?.close();
+  await one?.close();
+  await db?.close();
+});
+
+const tokensOf = (t: TestApp) => {
+  const tokens = new TokenService(t.db, t.store, { accessS: 1800, refreshS: 3600 });
+  tokens.registerLoader('admin', loadStaffAccount);
+  return tokens;
+};
+
+describe('account-wide revocation', () => {
+  it('ends every session of the account at once on every instance, refresh tokens included', async () => {
+    const s1 = await staffSession(one, { kind: 'platform', permissions: ['sales:read'] });
+    const account = s1.account;
+    const tokens = tokensOf(one);
+    const second = await tokens.issue(one.db, account, 'manage', null);
+    await tokens.remember(second, account, 'manage');
+    const bystander = await staffSession(one, { kind: 'platform', permissions: ['sales:read'] });
+    for (const tok of [s1.token, second.accessToken]) {
+      expect((await one.post(PAGE, {}, tok)).body.errcode).toBe(0);
+      expect((await two.post(PAGE, {}, tok)).body.errcode).toBe(0);
+    }
+
+    expect(await tokens.revokeAccount('admin', s1.userId)).toBe(2);
+
+    for (const tok of [s1.token, second.accessToken]) {
+      expect((await two.post(PAGE, {}, tok)).body.errcode).toBe(401);
+      expect((await one.post(PAGE, {}, tok)).body.errcode).toBe(401);
+    }
+    const refresh = await two.post('/manage-api/auth/refreshToken', { refreshToken: s1.refreshToken });
+    expect(refresh.body.errcode).toBe(401);
+    expect((await two.post(PAGE, {}, bystander.token)).body.errcode).toBe(0);
+  });
+
+  it('does not let a disabled account rebuild a session the store lost', async () => {
+    const s = await staffSession(one, { kind: 'platform', permissions: ['sales:read'] });
+    await one.db.updateTable('admin_user').set({ status: 0 }).where('id', '=', s.userId).execute();
+    await one.store.del(`sess:${hashToken(s.token)}`);
+    expect((await two.post(PAGE, {}, s.token)).body.errcode).toBe(401);
+  });
+});
+
+describe('per-session values', () => {
+  it('keeps a value for the session across a token refresh, and another session cannot read it', async () => {
+    const s = await staffSession(one, { kind: 'platform', permissions: ['sales:read'] });
+    const values = new SessionValues(one.store, 3600);
+    const resolve = async (token: string) => (await tokensOf(one).resolve(hashToken(token)))!;
+    const first = await resolve(s.token);
+    await values.set(first, 'smsCode', '123456', 300);
+
+    const refreshed = await two.post('/manage-api/auth/refreshToken', { refreshToken: s.refreshToken });
+    expect(refreshed.body.errcode).toBe(0);
+    const after = await resolve(refreshed.body.data.accessToken);
+    expect(after.sessionId).toBe(first.sessionId);
+    expect(await values.get(after, 'smsCode')).toBe('123456');
+
+    const other = await resolve((await staffSession(one, { kind: 'platform' })).token);
+    expect(other.sessionId).not.toBe(first.sessionId);
+    expect(await values.get(other, 'smsCode')).toBeNull();
+    expect(await values.take(after, 'smsCode')).toBe('123456');
+    expect(await values.get(after, 'smsCode')).toBeNull();
+  });
+});
+
+describe('open-channel routes reached with a staff token', () => {
+  it('require the route\'s permission, as on the manage channel', async () => {
+    const none = await staffSession(one, { kind: 'platform', permissions: [] });
+    const res = await one.post('/open-api/region/queryRegionList', { idList: [320000] }, none.token);
+    expect(res.body).toEqual({ errcode: 403, errmsg: 'no permission: region:read is required' });
+    const reader = await staffSession(one, { kind: 'platform', permissions: ['region:read'] });
+    const ok = await one.post('/open-api/region/queryRegionList', { idList: [320000] }, reader.token);
+    expect(ok.body.errcode).toBe(0);
+    expect(ok.body.data[0].name).toBe('江苏省');
+  });
+});
