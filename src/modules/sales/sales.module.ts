@@ -1,0 +1,9 @@
+import { defineModule } from '../../platform/module.js';
+import { salesRoutes } from './sales.routes.js';
+import { createSalesService } from './sales.service.js';
+
+/** Sales institutions (spec A 4.7): the reference module that new modules copy (docs/new-module.md). */
+export const salesModule = defineModule({
+  name: 'sales',
+  routes: ({ db }) => salesRoutes(createSalesService({ db })),
+});

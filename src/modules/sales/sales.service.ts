@@ -1,0 +1,98 @@
+import { assertInScope, scopeOf } from '../../platform/auth/permissions.js';
+import type { Db } from '../../platform/db/database.js';
+import { isUniqueViolation } from '../../platform/db/pg-errors.js';
+import { loggedTransaction } from '../../platform/db/transaction.js';
+import type { AuthedContext } from '../../platform/http/context.js';
+import type { Page } from '../../platform/http/paging.js';
+import { deptNotFound, inviteCodeTaken, salesNotFound } from './sales.errors.js';
+import * as repo from './sales.repository.js';
+import type { Sales, SalesAdd, SalesFilter, SalesPageQuery, SalesUpdate } from './sales.schemas.js';
+
+/** Absent or null keeps what is stored (as the Java service's updates skip nulls); "" clears it. */
+function optional(given: string | null | undefined, stored: string | null): string | null {
+  if (given === undefined || given === null) return stored;
+  const text = given.trim();
+  return text === '' ? null : text;
+}
+
+/** Sales institutions (spec A 4.7): scoped to the staff user's merchant or shop through their department. */
+export function createSalesService(deps: { db: Db }) {
+  const { db } = deps;
+
+  /** The insert or update, with a clash on the invite code's unique index answered as 409. */
+  async function claimingInviteCode<T>(code: string | null, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      if (code !== null && isUniqueViolation(err, repo.INVITE_CODE_INDEX)) throw inviteCodeTaken(code);
+      throw err;
+    }
+  }
+
+  async function ownerOf(trx: Parameters<typeof repo.findDeptInScope>[0], ctx: AuthedContext, deptId: number) {
+    const owner = await repo.findDeptInScope(trx, deptId, scopeOf(ctx.account));
+    if (!owner) throw deptNotFound();
+    return owner;
+  }
+
+  async function visible(ctx: AuthedContext, id: number, trx?: Parameters<typeof repo.findSales>[0]) {
+    const sales = await repo.findSales(trx ?? db, id, trx !== undefined);
+    if (!sales) throw salesNotFound();
+    assertInScope(ctx.account, sales);
+    return sales;
+  }
+
+  return {
+    add(ctx: AuthedContext, input: SalesAdd): Promise<Sales> {
+      return loggedTransaction(db, ctx, async (trx) => {
+        const owner = await ownerOf(trx, ctx, input.deptId);
+        const v: repo.SalesValues = {
+          name: input.name.trim(),
+          deptId: input.deptId,
+          ...owner,
+          phone: optional(input.phone, null),
+          inviteCode: optional(input.inviteCode, null),
+          qrcode: optional(input.qrcode, null),
+        };
+        return claimingInviteCode(v.inviteCode, () => repo.insertSales(trx, v, ctx.account.id));
+      }, (created) => created.id);
+    },
+
+    async update(ctx: AuthedContext, input: SalesUpdate): Promise<void> {
+      await loggedTransaction(db, ctx, async (trx) => {
+        const current = await visible(ctx, input.id, trx);
+        const owner = await ownerOf(trx, ctx, input.deptId);
+        const v: repo.SalesValues = {
+          name: input.name.trim(),
+          deptId: input.deptId,
+          ...owner,
+          phone: optional(input.phone, current.phone),
+          inviteCode: optional(input.inviteCode, current.inviteCode),
+          qrcode: optional(input.qrcode, current.qrcode),
+        };
+        await claimingInviteCode(v.inviteCode, () => repo.updateSales(trx, input.id, v, ctx.account.id));
+      }, () => input.id);
+    },
+
+    async remove(ctx: AuthedContext, id: number): Promise<void> {
+      await loggedTransaction(db, ctx, async (trx) => {
+        await visible(ctx, id, trx);
+        await repo.softDeleteSales(trx, id, ctx.account.id);
+      }, () => id);
+    },
+
+    async get(ctx: AuthedContext, id: number): Promise<Sales> {
+      return repo.toWire(await visible(ctx, id));
+    },
+
+    list(ctx: AuthedContext, filter: SalesFilter): Promise<Sales[]> {
+      return repo.listSales(db, filter, scopeOf(ctx.account));
+    },
+
+    page(ctx: AuthedContext, query: SalesPageQuery): Promise<Page<Sales>> {
+      return repo.pageSales(db, query, scopeOf(ctx.account), query);
+    },
+  };
+}
+
+export type SalesService = ReturnType<typeof createSalesService>;
