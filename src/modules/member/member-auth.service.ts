@@ -2,19 +2,17 @@ import type { Db } from '../../platform/db/database.js';
 import type { Store } from '../../platform/store/store.js';
 import type { TokenService } from '../../platform/auth/tokens.js';
 import { AppError, ErrorCode } from '../../platform/errors.js';
-import { enforceRate } from '../../platform/rate-limit.js';
 import { recordLogin, recordOperation } from '../../platform/oplog/oplog.js';
 import type { AuthedContext, RequestContext } from '../../platform/http/context.js';
 import { MiniProgramLoginError, type MiniProgramIdentity, type MiniProgramLogin } from '../../platform/wechat/index.js';
 import { accountDisabled } from '../auth/auth.errors.js';
+import { limitLoginRate } from '../auth/login-guard.js';
 import { endSession, loginResponse, type LoginResponse } from '../auth/session-answer.js';
 import * as memberRepo from './member.repository.js';
 import type { MpLoginRequest } from './member.schemas.js';
+import { MemberError } from './member.errors.js';
 
-/** Member module codes 1_003_000_000+ (DESIGN.md §6, docs/errors.md). */
-export const MemberError = {
-  MP_LOGIN_FAILED: 1_003_000_001,
-} as const;
+export { MemberError };
 
 export const RegisterTerminal = { APP: 1, MINI_PROGRAM: 2 } as const;
 
@@ -39,7 +37,7 @@ export function createMemberAuthService(deps: { db: Db; store: Store; tokens: To
   return {
     /** Mini-program authorised login: the first login of an open id registers its member. */
     async login(ctx: RequestContext, input: MpLoginRequest): Promise<LoginResponse> {
-      await enforceRate(deps.store, 'login-ip', ctx.ip, deps.loginRatePerMin);
+      await limitLoginRate(deps.store, deps.loginRatePerMin, ctx.ip);
       const identity = await exchange(input.code);
 
       const outcome = await db.transaction().execute(async (trx) => {

@@ -1,12 +1,17 @@
 import { defineRoute, type RouteSpec } from '../../platform/http/routes.js';
 import { authed } from '../../platform/http/context.js';
+import { PageInfo } from '../../platform/http/schemas.js';
 import type { MemberAuthService } from './member-auth.service.js';
-import { LoginResponse, MpLoginRequest } from './member.schemas.js';
+import type { MemberProfileService } from './member-profile.service.js';
+import {
+  LoginResponse, MemberBindPhoneRequest, MemberPageRequest, MemberPageResponse, MemberResponse, MemberSendSmsCodeRequest, MpLoginRequest,
+} from './member.schemas.js';
 
 const tags = ['member'];
 const MODULE = '会员';
+const member = { kinds: ['member' as const] };
 
-export function memberRoutes(svc: { auth: MemberAuthService }): RouteSpec[] {
+export function memberRoutes(svc: { auth: MemberAuthService; profile: MemberProfileService }): RouteSpec[] {
   return [
     defineRoute({
       method: 'POST', path: '/auth/oauth2', channels: ['app', 'mp'], auth: 'public',
@@ -17,11 +22,38 @@ export function memberRoutes(svc: { auth: MemberAuthService }): RouteSpec[] {
       handler: (ctx, { body }) => svc.auth.login(ctx, body),
     }),
     defineRoute({
-      method: 'POST', path: '/auth/logout', channels: ['mp'], auth: { kinds: ['member'] },
+      method: 'POST', path: '/auth/logout', channels: ['mp'], auth: member,
       operation: [MODULE, '小程序退出'],
       summary: 'End the member session; its token stops working at once',
       tags, response: null,
       handler: (ctx) => svc.auth.logout(authed(ctx)),
+    }),
+    defineRoute({
+      method: 'POST', path: '/member/getMember', channels: ['mp'], auth: member,
+      summary: 'The member of the session', tags, response: MemberResponse,
+      handler: (ctx) => svc.profile.get(authed(ctx)),
+    }),
+    defineRoute({
+      method: 'POST', path: '/member/sendSmsCode', channels: ['mp'], auth: member,
+      summary: 'Text a 6-digit code for bindPhone to the phone: valid 5 minutes for this session and phone; '
+        + 'one per phone per 60 s and 10 per phone a day (429 beyond)',
+      tags, body: MemberSendSmsCodeRequest, response: null,
+      handler: (ctx, { body }) => svc.profile.sendSmsCode(authed(ctx), body),
+    }),
+    defineRoute({
+      method: 'POST', path: '/member/bindPhone', channels: ['mp'], auth: member,
+      operation: [MODULE, '绑定手机号'],
+      summary: 'Bind the phone to the member with the code texted by sendSmsCode (1002000004 expired or not requested, '
+        + '1002000005 wrong); the card bindings made with that phone move to the member; 409 when another member holds the phone',
+      tags, body: MemberBindPhoneRequest, response: null,
+      handler: (ctx, { body }) => svc.profile.bindPhone(authed(ctx), body),
+    }),
+    defineRoute({
+      method: 'POST', path: '/member/queryMemberPage', channels: ['manage'], auth: { kinds: ['admin'] }, permission: 'member:read',
+      summary: 'A page of members, newest first (mobile matches from its start). Merchant and shop users see the members '
+        + 'holding cards their business sold; password is always null',
+      tags, body: MemberPageRequest, response: PageInfo(MemberPageResponse),
+      handler: (ctx, { body }) => svc.profile.page(authed(ctx), body),
     }),
   ];
 }

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Opt } from '../../platform/http/schemas.js';
+import { DateRange, MobilePhone, Nullable, Opt, PageFields } from '../../platform/http/schemas.js';
 
 /** Mini-program authorised login (spec A 4.1 "oauth2": shape designed here, see docs). */
 export const MpLoginRequest = Type.Object({
@@ -11,3 +11,61 @@ export type MpLoginRequest = Static<typeof MpLoginRequest>;
 
 // The answer is the LoginResponse of spec A 2.3, shared with staff login.
 export { LoginResponse } from '../auth/auth.schemas.js';
+
+const Text = Nullable(Type.String());
+const DateTime = Nullable(Type.String({ description: 'YYYY-MM-DD HH:mm:ss' }));
+
+/** Spec A 2.4 MemberResponse. */
+const memberFields = {
+  id: Type.Integer(),
+  openId: Text,
+  mobile: Text,
+  status: Type.Integer({ description: '1 enabled, 0 disabled' }),
+  registerIp: Text,
+  registerTerminal: Nullable(Type.Integer({ description: '1 app, 2 mini program' })),
+  loginIp: Text,
+  loginDate: DateTime,
+  nickname: Text,
+  avatar: Text,
+  name: Text,
+  sex: Nullable(Type.Integer({ description: '1 male, 2 female' })),
+  areaId: Nullable(Type.Integer()),
+  birthday: Nullable(Type.String({ description: 'YYYY-MM-DD 00:00:00' })),
+  mark: Text,
+  point: Type.Integer(),
+  tagIds: Nullable(Type.String({ description: 'comma-separated tag ids' })),
+  levelId: Nullable(Type.Integer()),
+  experience: Type.Integer(),
+  groupId: Nullable(Type.Integer()),
+};
+export const MemberResponse = Type.Object(memberFields);
+export type MemberResponse = Static<typeof MemberResponse>;
+
+/** Spec A 2.4 MemberPageResponse: the member, its channel and registration; `password` is never sent. */
+export const MemberPageResponse = Type.Object({
+  ...memberFields,
+  channel: Nullable(Type.String({ description: 'ChannelType code "1"-"8"' })),
+  thirdId: Text,
+  password: Type.Null({ description: 'always null: password hashes never leave the service' }),
+  isDeleted: Type.Boolean(),
+  createdTime: DateTime,
+});
+export type MemberPageResponse = Static<typeof MemberPageResponse>;
+
+export const MemberPageRequest = Type.Object({
+  ...PageFields,
+  mobile: Opt(Type.String({ pattern: '^\\d{1,11}$', description: '1-11 digits: the members whose mobile starts with them' })),
+  createdTimeRange: Opt(DateRange),
+  status: Opt(Type.Integer({ minimum: 0, maximum: 9 })),
+  channel: Opt(Type.Integer({ minimum: 1, maximum: 8, description: 'ChannelType 1-8 (the code as a number or a string)' })),
+});
+export type MemberPageRequest = Static<typeof MemberPageRequest>;
+
+const SmsCode = Type.String({ minLength: 1, maxLength: 16, description: 'the code texted to the phone' });
+
+/** Spec A 2.4 MemberBindPhoneRequest (its inherited pageNum and pageSize are accepted and unused). */
+export const MemberBindPhoneRequest = Type.Object({ ...PageFields, phone: MobilePhone, smsCode: SmsCode });
+export type MemberBindPhoneRequest = Static<typeof MemberBindPhoneRequest>;
+
+export const MemberSendSmsCodeRequest = Type.Object({ phone: MobilePhone });
+export type MemberSendSmsCodeRequest = Static<typeof MemberSendSmsCodeRequest>;

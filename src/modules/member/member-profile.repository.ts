@@ -1,0 +1,154 @@
+import { sql, type Selectable } from 'kysely';
+import type { MemberTable } from '../../db/tables/organisation.js';
+import type { Scope } from '../../platform/auth/permissions.js';
+import type { Executor } from '../../platform/db/executor.js';
+import { paginate } from '../../platform/db/paginate.js';
+import type { DateRange } from '../../platform/date-range.js';
+import type { Page, PageRequest } from '../../platform/http/paging.js';
+import { formatDateTime } from '../../platform/time.js';
+import type { MemberPageResponse, MemberResponse } from './member.schemas.js';
+
+/** Card status (DOMAIN.md §1): 1 unbound, 2 bound. */
+const CARD_UNBOUND = 1;
+const CARD_BOUND = 2;
+
+// Every column but password_hash: a hash is never read for an answer, so it cannot leak into one.
+const COLUMNS = [
+  'id', 'open_id', 'mobile', 'status', 'register_ip', 'register_terminal', 'login_ip', 'login_date', 'nickname', 'avatar',
+  'name', 'sex', 'area_id', 'birthday', 'mark', 'point', 'tag_ids', 'level_id', 'experience', 'group_id', 'channel',
+  'third_id', 'is_deleted', 'created_at',
+] as const;
+type MemberRow = Pick<Selectable<MemberTable>, (typeof COLUMNS)[number]>;
+
+function toMember(r: MemberRow): MemberResponse {
+  return {
+    id: r.id,
+    openId: r.open_id,
+    mobile: r.mobile,
+    status: r.status,
+    registerIp: r.register_ip,
+    registerTerminal: r.register_terminal,
+    loginIp: r.login_ip,
+    loginDate: formatDateTime(r.login_date),
+    nickname: r.nickname,
+    avatar: r.avatar,
+    name: r.name,
+    sex: r.sex,
+    areaId: r.area_id,
+    // A date column (YYYY-MM-DD text) in the wire's Date form.
+    birthday: r.birthday ? `${r.birthday} 00:00:00` : null,
+    mark: r.mark,
+    point: r.point,
+    tagIds: r.tag_ids,
+    levelId: r.level_id,
+    experience: r.experience,
+    groupId: r.group_id,
+  };
+}
+
+function toPageRow(r: MemberRow): MemberPageResponse {
+  return {
+    ...toMember(r),
+    channel: r.channel == null ? null : String(r.channel),
+    thirdId: r.third_id,
+    password: null,
+    isDeleted: r.is_deleted,
+    createdTime: formatDateTime(r.created_at),
+  };
+}
+
+/** The member, when it exists and is not deleted. */
+export async function findMember(db: Executor, id: number): Promise<MemberResponse | null> {
+  const r = await db.selectFrom('member').select(COLUMNS).where('id', '=', id).where(sql<boolean>`not is_deleted`).executeTakeFirst();
+  return r ? toMember(r) : null;
+}
+
+export interface MemberPageFilter {
+  /** digits the mobile starts with */
+  mobile: string | null;
+  created: DateRange | null;
+  status: number | null;
+  channel: number | null;
+}
+
+/** `%` and `_` never reach the pattern: the filter is digits only (schema), so a prefix LIKE is exact. */
+const prefixPattern = (digits: string) => `${digits}%`;
+
+/**
+ * A page of members, newest first. Merchant and shop users see the members holding a card their
+ * business sold (a living binding of a living card). Each filter has an index (migration 0010), and
+ * the total counts only the filtered set (paginate).
+ */
+export function pageMembers(db: Executor, f: MemberPageFilter, scope: Scope, page: PageRequest): Promise<Page<MemberPageResponse>> {
+  return paginate(memberPageQuery(db, f, scope), page, toPageRow);
+}
+
+/** The ordered query behind the page (the benchmark EXPLAINs it). */
+export function memberPageQuery(db: Executor, f: MemberPageFilter, scope: Scope) {
+  let q = db.selectFrom('member').select(COLUMNS).where(sql<boolean>`not member.is_deleted`);
+  if (scope.kind !== 'platform') {
+    let holders = db
+      .selectFrom('card_binding')
+      .innerJoin('card', 'card.id', 'card_binding.card_id')
+      .select('card_binding.member_id')
+      .where(sql<boolean>`not card_binding.is_deleted`)
+      .where(sql<boolean>`not card.is_deleted`)
+      .where('card.merchant_id', '=', scope.merchantId);
+    if (scope.kind === 'shop') holders = holders.where('card.shop_id', '=', scope.shopId);
+    q = q.where('member.id', 'in', holders);
+  }
+  if (f.mobile) q = q.where(sql<boolean>`member.mobile like ${prefixPattern(f.mobile)}`);
+  if (f.created) q = q.where('member.created_at', '>=', f.created.start).where('member.created_at', '<=', f.created.end);
+  if (f.status != null) q = q.where('member.status', '=', f.status);
+  if (f.channel != null) q = q.where('member.channel', '=', f.channel);
+  return q.orderBy('member.id', 'desc');
+}
+
+/** Another living member holding the mobile, if any. */
+export async function findMobileHolder(db: Executor, mobile: string, exceptId: number): Promise<number | null> {
+  const r = await db
+    .selectFrom('member')
+    .select('id')
+    .where('mobile', '=', mobile)
+    .where(sql<boolean>`not is_deleted`)
+    .where('id', '<>', exceptId)
+    .limit(1)
+    .executeTakeFirst();
+  return r?.id ?? null;
+}
+
+/** Sets the mobile of a living member; false when it is gone. */
+export async function setMobile(db: Executor, memberId: number, mobile: string): Promise<boolean> {
+  const r = await db
+    .updateTable('member')
+    .set({ mobile, updated_by: memberId, updated_at: new Date() })
+    .where('id', '=', memberId)
+    .where(sql<boolean>`not is_deleted`)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Gives the living card bindings made with this phone to the member; answers their card ids. */
+export async function claimBindingsByPhone(db: Executor, phone: string, memberId: number): Promise<number[]> {
+  const rows = await db
+    .updateTable('card_binding')
+    .set({ member_id: memberId, updated_by: memberId, updated_at: new Date() })
+    .where('phone', '=', phone)
+    .where(sql<boolean>`not is_deleted`)
+    .returning('card_id')
+    .execute();
+  return rows.map((r) => r.card_id);
+}
+
+/** Cards now held by a member through a binding are bound: an unbound one among them becomes bound. */
+export async function markCardsBound(db: Executor, cardIds: number[], by: number): Promise<number> {
+  if (cardIds.length === 0) return 0;
+  const r = await db
+    .updateTable('card')
+    .set({ status: CARD_BOUND, updated_by: by, updated_at: new Date() })
+    .where('id', 'in', cardIds)
+    .where('status', '=', CARD_UNBOUND)
+    .where(sql<boolean>`not is_deleted`)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}

@@ -1,0 +1,17 @@
+import { conflict, notFound } from '../../platform/errors.js';
+
+/**
+ * Member module codes 1_003_000_000+ (DESIGN.md §6, docs/errors.md). The profile, contact and phone
+ * refusals use the common codes (404, 409) and the SMS and face codes of the platform
+ * (1_002_000_004/005, 1_024_…, 1_025_…), which clients already tell apart.
+ */
+export const MemberError = {
+  MP_LOGIN_FAILED: 1_003_000_001,
+} as const;
+
+/** Another member's contact answers the same as a missing one: its existence is not revealed. */
+export const contactNotFound = () => notFound('contact');
+export const memberNotFound = () => notFound('member');
+export const contactExists = () => conflict('you already have a contact with this identity number');
+export const tooManyContacts = (max: number) => conflict(`a member may keep at most ${max} contacts: delete one first`);
+export const phoneTaken = () => conflict('this phone number is already bound to another member');
