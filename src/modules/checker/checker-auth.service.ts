@@ -6,10 +6,10 @@ import { recordLogin, recordOperation } from '../../platform/oplog/oplog.js';
 import type { AuthedContext, RequestContext } from '../../platform/http/context.js';
 import { formatDateTime } from '../../platform/time.js';
 import { accountDisabled } from '../auth/auth.errors.js';
-import { limitLoginAttempts } from '../auth/login-guard.js';
+import { createLoginGuard, limitLoginRate } from '../auth/login-guard.js';
 import { checkPasswordLogin } from '../auth/password-login.js';
 import { endSession } from '../auth/session-answer.js';
-import { recordSuccessfulLogin } from '../auth/login-lock.repository.js';
+import { recordSuccessfulLogin } from '../auth/login-record.repository.js';
 import * as loginRepo from './checker-login.repository.js';
 import * as checkerRepo from './checker.repository.js';
 import type { CheckerLoginRequest, CheckerLoginResponse } from './checker.schemas.js';
@@ -17,6 +17,7 @@ import type { CheckerLoginRequest, CheckerLoginResponse } from './checker.schema
 /** Verifier login and logout on /app-api (spec A 4.1 rule 1–2, A §5). */
 export function createCheckerAuthService(deps: { db: Db; store: Store; tokens: TokenService; loginRatePerMin: number }) {
   const { db, tokens } = deps;
+  const guard = createLoginGuard(deps.store, 'checker');
 
   async function refuse(ctx: RequestContext, mobile: string, accountId: number | null, error: AppError): Promise<never> {
     await recordLogin(db, ctx, { accountKind: 'checker', accountId, username: mobile, success: false, errcode: error.errcode, message: error.message });
@@ -41,11 +42,12 @@ export function createCheckerAuthService(deps: { db: Db; store: Store; tokens: T
   return {
     async login(ctx: RequestContext, input: CheckerLoginRequest): Promise<CheckerLoginResponse> {
       const mobile = input.mobile.trim();
-      await limitLoginAttempts(deps.store, deps.loginRatePerMin, 'checker', ctx.ip, mobile);
+      await limitLoginRate(deps.store, deps.loginRatePerMin, ctx.ip);
 
       const { account: checker, newHash } = await checkPasswordLogin({
-        db,
-        table: 'checker',
+        guard,
+        name: mobile,
+        ip: ctx.ip,
         found: await loginRepo.findCheckerByMobile(db, mobile),
         password: input.password,
         refuse: (accountId, error) => refuse(ctx, mobile, accountId, error),

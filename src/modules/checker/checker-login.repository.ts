@@ -11,7 +11,6 @@ export interface CheckerCredentials {
   sskFlag: boolean;
   merchantId: number;
   shopId: number | null;
-  lockedUntil: Date | null;
 }
 
 /**
@@ -22,7 +21,7 @@ export interface CheckerCredentials {
 export async function findCheckerByMobile(db: Executor, mobile: string): Promise<CheckerCredentials | null> {
   const r = await db
     .selectFrom('checker')
-    .select(['id', 'mobile', 'name', 'password_hash', 'status', 'ssk_flag', 'merchant_id', 'shop_id', 'locked_until'])
+    .select(['id', 'mobile', 'name', 'password_hash', 'status', 'ssk_flag', 'merchant_id', 'shop_id'])
     .where('mobile', '=', mobile)
     .where('is_deleted', '=', false)
     .orderBy(sql`case when status = 1 then 0 else 1 end`)
@@ -39,7 +38,6 @@ export async function findCheckerByMobile(db: Executor, mobile: string): Promise
         sskFlag: r.ssk_flag,
         merchantId: r.merchant_id,
         shopId: r.shop_id,
-        lockedUntil: r.locked_until,
       }
     : null;
 }
@@ -49,14 +47,15 @@ export async function stampRelationLogins(db: Executor, checkerId: number, at: D
   await db.updateTable('checker_relation').set({ last_login_at: at }).where('checker_id', '=', checkerId).execute();
 }
 
-/** The session account of a verifier; null when it is gone or disabled, which ends its sessions. */
+/** The session account of a verifier; null when it or its merchant is gone or disabled, which ends its sessions. */
 export async function loadCheckerAccount(db: Executor, id: number): Promise<Account | null> {
   const r = await db
     .selectFrom('checker')
-    .select(['id', 'name', 'merchant_id', 'shop_id', 'status'])
-    .where('id', '=', id)
-    .where('is_deleted', '=', false)
+    .innerJoin('merchant', 'merchant.id', 'checker.merchant_id')
+    .select(['checker.id', 'checker.name', 'checker.merchant_id', 'checker.shop_id', 'checker.status', 'merchant.status as merchantStatus'])
+    .where('checker.id', '=', id)
+    .where('checker.is_deleted', '=', false)
     .executeTakeFirst();
-  if (!r || r.status !== 1) return null;
+  if (!r || r.status !== 1 || r.merchantStatus !== 1) return null;
   return { id: r.id, kind: 'checker', name: r.name, userType: null, merchantId: r.merchant_id, shopId: r.shop_id, permissions: [] };
 }

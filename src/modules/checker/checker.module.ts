@@ -1,0 +1,28 @@
+import { defineModule } from '../../platform/module.js';
+import { checkerRoutes } from './checker.routes.js';
+import { createCheckerAuthService } from './checker-auth.service.js';
+import { loadCheckerAccount } from './checker-login.repository.js';
+import { checkinRoutes } from './checkin.routes.js';
+import { createCheckinService } from './checkin.service.js';
+import { createConsumeRecordService } from './consume-record.service.js';
+import { createCheckFailService } from './check-fail.service.js';
+import { checkerConfigRoutes } from './checker-config.routes.js';
+import { createCheckerConfigService } from './checker-config.service.js';
+
+/**
+ * Verifiers: login and logout (spec A 4.1), check-in and the verifier's records (B 4.2, app channel),
+ * the failed-scan log and verifier configuration (B 4.2, manage channel).
+ */
+export const checkerModule = defineModule({
+  name: 'checker',
+  accountLoaders: { checker: loadCheckerAccount },
+  routes: ({ config, db, store, tokens, face }) => [
+    ...checkerRoutes({ auth: createCheckerAuthService({ db, store, tokens, loginRatePerMin: config.loginRatePerMin }) }),
+    ...checkinRoutes({
+      checkin: createCheckinService({ db, face }),
+      records: createConsumeRecordService({ db }),
+      fails: createCheckFailService({ db }),
+    }),
+    ...checkerConfigRoutes(createCheckerConfigService({ db })),
+  ],
+});

@@ -1,0 +1,69 @@
+import { AppError, notFound } from '../../platform/errors.js';
+import { FaceError } from '../../platform/face/index.js';
+
+/**
+ * Check-in refusals, 1_013_000_000+ (docs/errors.md). Each has its own code, so the verifier's app can
+ * react to it, and a message short and plain enough to be read out at the gate.
+ */
+const CHECKIN_RANGE = 1_013_000_000;
+
+export const CheckinError = {
+  CARD_UNKNOWN: 1_013_000_001,
+  CARD_NOT_BOUND: 1_013_000_002,
+  CARD_DISABLED: 1_013_000_003,
+  CARD_EXPIRED: 1_013_000_004,
+  CARD_NOT_VALID_HERE: 1_013_000_005,
+  NOT_ALLOWED_HERE: 1_013_000_006,
+  DAILY_LIMIT_REACHED: 1_013_000_007,
+  NO_CARD_FOR_PERSON: 1_013_000_008,
+  FACE_NOT_RECOGNISED: 1_013_000_009,
+  CARD_NOT_ACTIVE_YET: 1_013_000_010,
+  CHECK_TIME_TOO_OLD: 1_013_000_011,
+  CHECK_TIME_IN_FUTURE: 1_013_000_012,
+  NONCE_REUSED: 1_013_000_013,
+  RECORD_NOT_YOURS: 1_013_000_014,
+  RECORD_NOT_TODAY: 1_013_000_015,
+} as const;
+
+const refusal = (code: number, message: string) => new AppError(code, message);
+
+export const cardUnknown = () => refusal(CheckinError.CARD_UNKNOWN, 'Card not found. Please check the card number.');
+export const cardNotBound = () => refusal(CheckinError.CARD_NOT_BOUND, 'This card has not been bound to a holder yet.');
+export const cardDisabled = () => refusal(CheckinError.CARD_DISABLED, 'This card has been disabled.');
+export const cardExpired = (on: string) => refusal(CheckinError.CARD_EXPIRED, `This card expired on ${on}.`);
+export const cardNotActiveYet = () => refusal(CheckinError.CARD_NOT_ACTIVE_YET, 'This card was not yet activated at the time of the scan.');
+export const cardNotValidHere = (spot: string) => refusal(CheckinError.CARD_NOT_VALID_HERE, `This card is not valid at ${spot}.`);
+export const notAllowedHere = (what: string) => refusal(CheckinError.NOT_ALLOWED_HERE, `You are not assigned to check at ${what}.`);
+const entries = (n: number) => (n === 1 ? 'one entry' : `${n} entries`);
+
+/** The day's entries at this resource are used up, or fewer are left than the scan asks for. */
+export const dailyLimitReached = (limit: number, asked = 1) =>
+  refusal(CheckinError.DAILY_LIMIT_REACHED, asked > limit
+    ? `This card allows ${entries(limit)} a day here, not ${asked}.`
+    : asked > 1
+      ? `This card does not have ${asked} entries left here today (daily limit ${limit}).`
+      : limit === 1
+        ? 'This card has already been used here today.'
+        : `This card has already been used here ${limit} times today, the daily limit.`);
+export const noCardForPerson = () => refusal(CheckinError.NO_CARD_FOR_PERSON, 'No card is bound to this person.');
+export const faceNotRecognised = () => refusal(CheckinError.FACE_NOT_RECOGNISED, 'Face not recognised. Please scan the card or ID card instead.');
+export const checkTimeTooOld = (hours: number) =>
+  refusal(CheckinError.CHECK_TIME_TOO_OLD, `This offline scan is more than ${hours} hours old and can no longer be accepted.`);
+export const checkTimeInFuture = () => refusal(CheckinError.CHECK_TIME_IN_FUTURE, 'The scan time is in the future. Please check the device clock.');
+export const nonceReused = () => refusal(CheckinError.NONCE_REUSED, 'This scan id (nonce) was already used for another scan.');
+
+export const recordNotFound = () => notFound('check record');
+export const recordNotYours = () => refusal(CheckinError.RECORD_NOT_YOURS, 'Only the verifier who made a check can revoke it.');
+export const recordNotToday = () => refusal(CheckinError.RECORD_NOT_TODAY, 'Only checks of today can be revoked.');
+
+const FACE_REFUSALS = new Set<number>([FaceError.NO_FACE, FaceError.IMAGE_UNREADABLE]);
+
+/**
+ * The refusals a scan is logged for and that a re-sent scan (same nonce) answers again: this module's
+ * and the face service's verdicts on the photo. An outage (face service unavailable, database down) is
+ * not a verdict: it is not logged as a refused scan, and a re-send is tried afresh.
+ */
+export function isScanRefusal(err: unknown): err is AppError {
+  if (!(err instanceof AppError)) return false;
+  return (err.errcode > CHECKIN_RANGE && err.errcode < CHECKIN_RANGE + 1_000_000) || FACE_REFUSALS.has(err.errcode);
+}

@@ -1,0 +1,231 @@
+import type { Db } from '../../platform/db/database.js';
+import { isUniqueViolation } from '../../platform/db/pg-errors.js';
+import { dayText, parseDateField } from '../../platform/date-range.js';
+import { AppError, badRequest } from '../../platform/errors.js';
+import type { FaceService } from '../../platform/face/index.js';
+import type { AuthedContext } from '../../platform/http/context.js';
+import { operationLogWritten, pendingOperationLog, recordOperation } from '../../platform/oplog/oplog.js';
+import { formatDateTime } from '../../platform/time.js';
+import { assertAllowed, chooseCard, type CardCandidate, type ScanPlace } from './checkin-rules.js';
+import {
+  CheckinError, checkTimeInFuture, checkTimeTooOld, dailyLimitReached, faceNotRecognised, isScanRefusal, nonceReused,
+} from './checkin.errors.js';
+import * as repo from './checkin.repository.js';
+import type { CheckInRequest, CheckInResponse } from './checkin.schemas.js';
+import { insertCheckFail } from './check-fail.repository.js';
+import { findRecord, toWire } from './consume-record.repository.js';
+
+/** How far back an offline scan may be sent, and how far ahead a device clock may run. */
+export const OFFLINE_MAX_AGE_H = 72;
+export const CLOCK_SKEW_S = 60;
+
+const CheckType = { CARD: 1, ID_DOCUMENT: 2, FACE: 3 } as const;
+
+/** A scan as the request states it, checked for shape (400s) but not yet judged. */
+interface Scan {
+  skuId: number;
+  entranceId: number | null;
+  checkType: 1 | 2 | 3;
+  cardNumber: string | null;
+  idNo: string | null;
+  idType: number | null;
+  facePhoto: string | null;
+  consumeNum: number;
+  /** when the scan was made: the offline checkTime or now */
+  at: Date;
+  offline: boolean;
+  nonce: string | null;
+}
+
+const given = (v: string | null | undefined) => (v == null || v.trim() === '' ? null : v.trim());
+
+function readScan(input: CheckInRequest, now: Date): Scan {
+  const cardNumber = given(input.cardNumber);
+  const idNo = given(input.idNo);
+  const facePhoto = given(input.facePhoto);
+  const named = [cardNumber, idNo, facePhoto].filter((v) => v !== null).length;
+  if (named === 0) throw badRequest('cardNumber, idNo or facePhoto is required: one of them names the card');
+  if (named > 1) throw badRequest('cardNumber, idNo and facePhoto exclude each other: send only one');
+  const checkType = cardNumber ? CheckType.CARD : idNo ? CheckType.ID_DOCUMENT : CheckType.FACE;
+  if (input.checkType != null && input.checkType !== checkType) {
+    throw badRequest('checkType is invalid: 1 goes with cardNumber, 2 with idNo, 3 with facePhoto');
+  }
+  const claimed = given(input.checkTime);
+  const at = claimed ? parseDateField('checkTime', claimed) : now;
+  return {
+    skuId: input.skuId,
+    entranceId: input.entranceId ?? null,
+    checkType,
+    cardNumber,
+    idNo,
+    idType: idNo ? (input.idType ?? null) : null,
+    facePhoto,
+    consumeNum: input.consumeNum ?? 1,
+    // A device clock a little ahead is not refused; the record never lies in the future.
+    at: at.getTime() > now.getTime() && at.getTime() <= now.getTime() + CLOCK_SKEW_S * 1000 ? now : at,
+    offline: claimed !== null,
+    nonce: given(input.nonce),
+  };
+}
+
+/** An offline scan is accepted up to 72 hours late, never from the future (DOMAIN.md §4, issue 9). */
+function assertScanTime(scan: Scan, now: Date): void {
+  if (scan.at.getTime() > now.getTime()) throw checkTimeInFuture();
+  if (now.getTime() - scan.at.getTime() > OFFLINE_MAX_AGE_H * 3_600_000) throw checkTimeTooOld(OFFLINE_MAX_AGE_H);
+}
+
+/** Only a photo given as a URL is worth keeping on the record; base64 bytes are not stored. */
+const photoUrl = (photo: string | null) => (photo && /^https?:\/\//i.test(photo) && photo.length <= 1024 ? photo : null);
+
+/**
+ * `addCheckerConsumeRecord` (DOMAIN.md §4): the verifier's check-in of a card named by its number, its
+ * holder's ID document or face. A scan is two statements: one read of everything it is judged on
+ * (`readScan`), one write of the counter, the check and the operation-log row (`insertCheckWithinLimit`),
+ * which is atomic on its own and enforces the daily limit; the face service is asked in between, never
+ * inside a statement's work. Refusals are logged in the failed-scan log and answered with their code.
+ */
+export function createCheckinService(deps: { db: Db; face: FaceService; now?: () => Date }) {
+  const { db, face } = deps;
+  const now = deps.now ?? (() => new Date());
+
+  async function personOf(photo: string): Promise<string> {
+    const match = await face.search(photo);
+    if (!match) throw faceNotRecognised();
+    return match.personId;
+  }
+
+  /** The answer an earlier send of this scan got; the nonce must not be re-used for another scan. */
+  async function replay(ctx: AuthedContext, scan: Scan, earlier: repo.EarlierScan): Promise<CheckInResponse> {
+    const sameScan =
+      earlier.skuId === scan.skuId &&
+      (earlier.kind === 'refused' ||
+        ((scan.cardNumber === null || earlier.cardNumber === scan.cardNumber) && (scan.idNo === null || earlier.touristCardNo === scan.idNo)));
+    if (!sameScan) throw nonceReused();
+    if (earlier.kind === 'refused') throw new AppError(earlier.errcode, earlier.reason);
+    const record = await findRecord(db, earlier.checkId);
+    if (!record) throw new Error(`check ${earlier.checkId} vanished`);
+    await recordOperation(db, ctx, record.id);
+    return { ...toWire(record), checksLeftToday: record.checksLeft ?? 0 };
+  }
+
+  async function logRefusal(ctx: AuthedContext, scan: Scan, place: ScanPlace | null, card: CardCandidate | null, err: AppError) {
+    await insertCheckFail(db, {
+      checkerId: ctx.account.id,
+      merchantId: place ? place.merchantId : ctx.account.merchantId,
+      shopId: place ? place.shopId : ctx.account.shopId,
+      skuId: scan.skuId,
+      entranceId: scan.entranceId,
+      cardId: card?.id ?? null,
+      cardNumber: scan.cardNumber ?? card?.cardNumber ?? null,
+      idType: scan.idType,
+      idNo: scan.idNo ?? card?.holderIdNo ?? null,
+      facePhoto: photoUrl(scan.facePhoto),
+      checkType: scan.checkType,
+      consumeNum: scan.consumeNum,
+      checkTime: scan.at,
+      errcode: err.errcode,
+      reason: err.message,
+      nonce: scan.nonce,
+    });
+  }
+
+  return {
+    async checkIn(ctx: AuthedContext, input: CheckInRequest): Promise<CheckInResponse> {
+      const started = now();
+      const scan = readScan(input, started);
+      const checker = ctx.account;
+      const where = { checkerId: checker.id, skuId: scan.skuId, entranceId: scan.entranceId };
+
+      let place: ScanPlace | null = null;
+      let card: CardCandidate | null = null;
+      // A replayed answer (the stored record or refusal) is not a new refusal to log.
+      let replaying = false;
+      const answerEarlier = (earlier: repo.EarlierScan) => {
+        replaying = true;
+        return replay(ctx, scan, earlier);
+      };
+      try {
+        let reading: repo.ScanReading;
+        if (scan.facePhoto) {
+          // A re-sent face scan is answered before the face service is asked, and the verifier's post
+          // is checked before it too.
+          const earlier = scan.nonce ? await repo.findEarlierScan(db, checker.id, scan.nonce) : null;
+          if (earlier) return await answerEarlier(earlier);
+          assertScanTime(scan, started);
+          const post = await repo.readScan(db, { ...where, key: null, nonce: null });
+          place = assertAllowed(post.place, scan.skuId, scan.entranceId);
+          reading = await repo.readScan(db, { ...where, key: { idNo: await personOf(scan.facePhoto), idType: null }, nonce: null });
+        } else {
+          reading = await repo.readScan(db, { ...where, key: scan.cardNumber ? { cardNumber: scan.cardNumber } : { idNo: scan.idNo!, idType: scan.idType }, nonce: scan.nonce });
+          if (reading.earlier) return await answerEarlier(reading.earlier);
+          assertScanTime(scan, started);
+        }
+        place = assertAllowed(reading.place, scan.skuId, scan.entranceId);
+        const choice = chooseCard(reading.cards, scan.cardNumber ? 'card' : 'person', place, scan.at, scan.offline, scan.consumeNum);
+        card = choice.card;
+        if (choice.refusal) throw choice.refusal;
+        const chosen = choice.card;
+        const at = place;
+        const written = await repo.insertCheckWithinLimit(db, {
+          cardId: chosen.id,
+          modelId: chosen.modelId,
+          skuId: at.skuId,
+          resourceId: at.resourceId,
+          entranceId: at.entranceFound ? scan.entranceId : null,
+          checkerId: checker.id,
+          touristName: chosen.holderName,
+          touristMobile: chosen.holderPhone,
+          touristCardNo: chosen.holderIdNo,
+          touristFacePhoto: photoUrl(scan.facePhoto) ?? chosen.holderFacePhoto,
+          consumeNum: scan.consumeNum,
+          checkType: scan.checkType,
+          checkTime: scan.at,
+          checkDate: dayText(scan.at),
+          nonce: scan.nonce,
+          dailyLimit: chosen.dailyLimit,
+        }, pendingOperationLog(ctx));
+        if (!written) throw dailyLimitReached(chosen.dailyLimit, scan.consumeNum);
+        operationLogWritten(ctx);
+        return {
+          id: written.id,
+          cardNum: chosen.cardNumber,
+          cardName: chosen.modelName,
+          mcId: String(at.skuId),
+          mcName: at.skuName,
+          cmId: String(at.resourceId),
+          cmName: at.resourceName,
+          entranceName: at.entranceFound ? at.entranceName : null,
+          consumeNum: scan.consumeNum,
+          checkerId: checker.id,
+          checkerName: checker.name,
+          touristName: chosen.holderName,
+          touristMobile: chosen.holderPhone,
+          touristCardNo: chosen.holderIdNo,
+          touristFacePhoto: photoUrl(scan.facePhoto) ?? chosen.holderFacePhoto,
+          status: 1,
+          isDeleted: false,
+          checkTime: formatDateTime(scan.at),
+          createdBy: checker.id,
+          createdTime: formatDateTime(written.createdAt),
+          updatedBy: checker.id,
+          updatedTime: formatDateTime(written.createdAt),
+          checkType: scan.checkType,
+          checksLeftToday: written.checksLeft,
+        };
+      } catch (err) {
+        if (replaying) throw err;
+        // Two sends of one scan at the same moment: the second waited for the first and lost the
+        // race on the nonce or on the day's entries; it answers what the first one wrote.
+        const raced = isUniqueViolation(err, repo.NONCE_INDEX) || (err instanceof AppError && err.errcode === CheckinError.DAILY_LIMIT_REACHED);
+        if (scan.nonce && raced) {
+          const earlier = await repo.findEarlierScan(db, checker.id, scan.nonce);
+          if (earlier?.kind === 'checked') return replay(ctx, scan, earlier);
+        }
+        if (isScanRefusal(err)) await logRefusal(ctx, scan, place, card, err);
+        throw err;
+      }
+    },
+  };
+}
+
+export type CheckinService = ReturnType<typeof createCheckinService>;
