@@ -1,0 +1,10 @@
+import { defineModule } from '../../platform/module.js';
+import { allocationRoutes } from './allocation.routes.js';
+import { createBatchService } from './batch.service.js';
+import { createCalcService } from './calc.service.js';
+
+/** Monthly allocation of card revenue to scenic spots (spec A 2.5, 4.3; DOMAIN.md §2). */
+export const allocationModule = defineModule({
+  name: 'allocation',
+  routes: ({ db }) => allocationRoutes(createCalcService({ db }), createBatchService({ db })),
+});
