@@ -1,0 +1,190 @@
+import { hashToken, tokenFromHeader } from '../../platform/auth/token-codec.js';
+import type { TokenService } from '../../platform/auth/tokens.js';
+import type { Db } from '../../platform/db/database.js';
+import { tooManyRequests, unauthorized, type AppError } from '../../platform/errors.js';
+import type { AuthedContext, RequestContext } from '../../platform/http/context.js';
+import { recordLogin } from '../../platform/oplog/oplog.js';
+import { enforceRate } from '../../platform/rate-limit.js';
+import { SMS_CODE_LIMITS, SmsCodeError, type SmsCodePurpose, type SmsServices } from '../../platform/sms/index.js';
+import type { Store } from '../../platform/store/store.js';
+import { formatDateTime } from '../../platform/time.js';
+import { accountDisabled } from '../auth/auth.errors.js';
+import { createLoginGuard, limitLoginRate } from '../auth/login-guard.js';
+import { recordSuccessfulLogin } from '../auth/login-record.repository.js';
+import { checkPasswordLogin } from '../auth/password-login.js';
+import { endSession } from '../auth/session-answer.js';
+import { codeRefusal, noActivation, notAnOperator, openapiOk, OpenapiCode, type OpenapiRefusal } from './bank.errors.js';
+import type { BankLoginData, BankLoginRequest, BankUserLoginData, BankUserLoginRequest, OpenapiAnswer, SendSmsCodeRequest } from './bank.schemas.js';
+import type { BankSessions } from './bank-session.js';
+import * as userRepo from './bank-user.repository.js';
+import * as holderRepo from './holder.repository.js';
+
+const PURPOSE: Record<SendSmsCodeRequest['purpose'], SmsCodePurpose> = {
+  login: 'bank-login',
+  'user-login': 'bank-user-login',
+  activate: 'bank-activate',
+};
+
+/** Login-log errcode of a refusal: SMS-code refusals keep the auth numbers of "expired" and "wrong". */
+const logCode = (refusal: OpenapiRefusal) =>
+  refusal.code === OpenapiCode.CODE_EXPIRED ? SmsCodeError.EXPIRED : refusal.code === OpenapiCode.CODE_WRONG ? SmsCodeError.WRONG : refusal.code;
+
+/** Bank tokens serve the manage channel, where only the bank routes accept them. */
+const BANK_CHANNEL = 'manage' as const;
+/** The card holder's session is a member session of the mini program. */
+const HOLDER_CHANNEL = 'mp' as const;
+
+export interface BankAuthDeps {
+  db: Db;
+  store: Store;
+  tokens: TokenService;
+  sessions: BankSessions;
+  sms: SmsServices;
+  loginRatePerMin: number;
+}
+
+/** SMS codes, bankLogin, bankUserLogin and logout of the bank channel (spec B 4.4 rules 1, 3, 4). */
+export function createBankAuthService(deps: BankAuthDeps) {
+  const { db, store, tokens, sessions, sms } = deps;
+  const passwordGuard = createLoginGuard(store, 'bank');
+
+  /** The operator session an activation code is requested from (the route itself is login-free). */
+  async function operatorSession(authorization: string | undefined): Promise<void> {
+    const token = tokenFromHeader(authorization);
+    if (!token) throw unauthorized('not logged in: an activation code is requested from a bank operator session');
+    const accessHash = hashToken(token);
+    const session = await tokens.resolve(accessHash);
+    if (!session || session.channel !== BANK_CHANNEL || session.account.kind !== 'bank') {
+      throw unauthorized('an activation code is requested from a bank operator session');
+    }
+    const relations = await sessions.of(session);
+    if (!relations.operator) throw notAnOperator();
+  }
+
+  /**
+   * Login-free codes: one per phone per minute whether or not the phone can use one, and texted only
+   * to a phone that can (a bank user's, or one with an activation), so this operation neither texts
+   * strangers nor tells who is a bank user or card holder.
+   */
+  async function loginFreeSlot(phone: string): Promise<() => Promise<void>> {
+    const key = `bank:sms-gap:${phone}`;
+    const now = Date.now();
+    if (!(await store.setIfAbsent(key, String(now), SMS_CODE_LIMITS.resendGapS))) {
+      const since = Number(await store.get(key)) || now;
+      const wait = Math.max(1, Math.ceil((since + SMS_CODE_LIMITS.resendGapS * 1000 - now) / 1000));
+      throw tooManyRequests(`an SMS code was sent to this phone less than a minute ago, please try again in ${wait} second${wait === 1 ? '' : 's'}`);
+    }
+    return () => store.del(key);
+  }
+
+  async function refuseLogin(ctx: RequestContext, kind: 'bank' | 'member', username: string, accountId: number | null, error: AppError): Promise<never> {
+    await recordLogin(db, ctx, { accountKind: kind, accountId, username, success: false, errcode: error.errcode, message: error.message });
+    throw error;
+  }
+
+  async function answerRefusal(ctx: RequestContext, kind: 'bank' | 'member', username: string, refusal: OpenapiRefusal): Promise<OpenapiRefusal> {
+    await recordLogin(db, ctx, { accountKind: kind, accountId: null, username, success: false, errcode: logCode(refusal), message: refusal.msg });
+    return refusal;
+  }
+
+  return {
+    async sendCode(ctx: RequestContext, input: SendSmsCodeRequest, authorization: string | undefined): Promise<{ expiresInS: number }> {
+      const target = { purpose: PURPOSE[input.purpose], phone: input.phone };
+      if (input.purpose === 'activate') {
+        await operatorSession(authorization);
+        return sms.codes.send(target);
+      }
+      await enforceRate(store, 'bank-sms-ip', ctx.ip, deps.loginRatePerMin);
+      const release = await loginFreeSlot(input.phone);
+      const usable = input.purpose === 'login' ? await userRepo.isBankUserMobile(db, input.phone) : await holderRepo.hasActivation(db, input.phone);
+      if (!usable) return { expiresInS: SMS_CODE_LIMITS.ttlS };
+      try {
+        return await sms.codes.send(target);
+      } catch (err) {
+        await release();
+        throw err;
+      }
+    },
+
+    /** Spec B 4.4 rules 1 and 3: the SMS code, then the password; the session keeps the bank's relations. */
+    async login(ctx: RequestContext, input: BankLoginRequest): Promise<OpenapiAnswer<BankLoginData>> {
+      const mobile = input.mobile.trim();
+      await limitLoginRate(store, deps.loginRatePerMin, ctx.ip);
+      const target = { purpose: PURPOSE.login, phone: mobile };
+      const refusal = codeRefusal(await sms.codes.check({ ...target, code: input.verifyCode }));
+      if (refusal) return answerRefusal(ctx, 'bank', mobile, refusal);
+
+      const { account: user, newHash } = await checkPasswordLogin({
+        guard: passwordGuard,
+        name: mobile,
+        ip: ctx.ip,
+        found: await userRepo.findBankUserByMobile(db, mobile),
+        password: input.password,
+        refuse: (accountId, error) => refuseLogin(ctx, 'bank', mobile, accountId, error),
+      });
+      const relations = await userRepo.loadBankRelations(db, user.id);
+      if (!relations) return refuseLogin(ctx, 'bank', mobile, user.id, accountDisabled());
+      const { issued, account } = await db.transaction().execute(async (trx) => {
+        const account = await userRepo.loadBankAccount(trx, user.id);
+        if (!account) throw accountDisabled();
+        await recordSuccessfulLogin(trx, 'bank_user', user.id, ctx.ip, new Date(), newHash);
+        const issued = await tokens.issue(trx, account, BANK_CHANNEL, ctx.ip);
+        await recordLogin(trx, ctx, { accountKind: 'bank', accountId: user.id, username: mobile, success: true, errcode: 0, message: null });
+        return { issued, account };
+      });
+      await sessions.remember(issued, relations);
+      await tokens.remember(issued, account, BANK_CHANNEL);
+      await sms.codes.consume(target);
+      return openapiOk({
+        userId: user.id,
+        mobile: user.mobile,
+        name: user.name,
+        accessToken: issued.accessToken,
+        refreshToken: issued.refreshToken,
+        expiresTime: formatDateTime(issued.expiresTime),
+        businessId: relations.businessId,
+        businessName: relations.businessName,
+        operatorId: relations.operator?.operatorId ?? null,
+        operatorName: relations.operator?.operatorName ?? null,
+        channelInfoId: relations.operator?.channelInfoId ?? null,
+      });
+    },
+
+    /**
+     * Spec B 4.4 rule 4: the card holder proves the phone with a code and, when the phone has an
+     * activation, gets a member session (mini-program channel) and the cards bound to the phone.
+     */
+    async userLogin(ctx: RequestContext, input: BankUserLoginRequest): Promise<OpenapiAnswer<BankUserLoginData>> {
+      const mobile = input.mobile;
+      await limitLoginRate(store, deps.loginRatePerMin, ctx.ip);
+      const target = { purpose: PURPOSE['user-login'], phone: mobile };
+      const refusal = codeRefusal(await sms.codes.check({ ...target, code: input.verifyCode }));
+      if (refusal) return answerRefusal(ctx, 'member', mobile, refusal);
+
+      const holder = await holderRepo.findHolder(db, mobile);
+      if (!holder) return answerRefusal(ctx, 'member', mobile, noActivation());
+      if (!holder.account) return refuseLogin(ctx, 'member', mobile, holder.memberId, accountDisabled());
+      const account = holder.account;
+      const cards = await holderRepo.listHolderCards(db, mobile);
+      const issued = await db.transaction().execute(async (trx) => {
+        const issued = await tokens.issue(trx, account, HOLDER_CHANNEL, ctx.ip);
+        await recordLogin(trx, ctx, { accountKind: 'member', accountId: account.id, username: mobile, success: true, errcode: 0, message: null });
+        return issued;
+      });
+      await tokens.remember(issued, account, HOLDER_CHANNEL);
+      await sms.codes.consume(target);
+      return openapiOk({
+        userId: account.id,
+        mobile,
+        accessToken: issued.accessToken,
+        refreshToken: issued.refreshToken,
+        expiresTime: formatDateTime(issued.expiresTime),
+        cards,
+      });
+    },
+
+    logout: (ctx: AuthedContext) => endSession(db, tokens, ctx),
+  };
+}
+
+export type BankAuthService = ReturnType<typeof createBankAuthService>;
