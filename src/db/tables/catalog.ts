@@ -104,6 +104,7 @@ export interface CardModelTable extends Audit {
   status: Generated<number>;
   sku_id: number | null;
   merchant_id: number | null;
+  remark: string | null;
   is_deleted: Generated<boolean>;
 }
 
@@ -143,6 +144,8 @@ export interface CardTable extends Audit {
   active_time: NullableTimestamp;
   expire_time: NullableTimestamp;
   order_no: string | null;
+  batch_id: number | null;
+  status_reason: string | null;
   is_deleted: Generated<boolean>;
 }
 
@@ -177,6 +180,10 @@ export interface CardCheckTable extends Audit {
   check_time: Timestamp;
   check_date: DateText;
   is_deleted: Generated<boolean>;
+  /** the client's scan id (migration 0011_checkin): unique per verifier */
+  nonce: string | null;
+  /** entries left on the check's day for its card and resource, as answered at check-in */
+  checks_left: number | null;
 }
 
 export interface DemoDatasetTable {

@@ -1,0 +1,118 @@
+import type { Scope } from '../../platform/auth/permissions.js';
+import type { Executor } from '../../platform/db/executor.js';
+import { paginate } from '../../platform/db/paginate.js';
+import type { ReferenceCheck } from '../../platform/db/references.js';
+import { scopeCondition } from '../../platform/db/scope.js';
+import { containsPattern, keywordsCondition } from '../../platform/db/text-match.js';
+import type { Page, PageRequest } from '../../platform/http/paging.js';
+import { LIST_MAX_ROWS } from '../../platform/http/schemas.js';
+import type { Spu, SpuFilter } from './spu.schemas.js';
+
+export interface OwnedSpu extends Spu {
+  merchantId: number;
+}
+
+export interface SpuValues {
+  name: string;
+  shopId: number;
+  merchantId: number;
+  resourceType: number;
+  costPrice: number | null;
+  stock: number | null;
+  status: number;
+  description: string | null;
+}
+
+/** A living shop and its merchant; `share` holds it against a concurrent change until the transaction ends. */
+export async function findShop(db: Executor, id: number, share = false): Promise<{ merchantId: number; shopId: number } | null> {
+  let q = db.selectFrom('shop').select(['id', 'merchant_id']).where('id', '=', id).where('is_deleted', '=', false);
+  if (share) q = q.forShare();
+  const r = await q.executeTakeFirst();
+  return r ? { merchantId: r.merchant_id, shopId: r.id } : null;
+}
+
+function viewQuery(db: Executor) {
+  return db
+    .selectFrom('spu')
+    .leftJoin('shop', 'shop.id', 'spu.shop_id')
+    .select([
+      'spu.id', 'spu.name', 'spu.shop_id', 'spu.merchant_id', 'spu.resource_type', 'spu.cost_price', 'spu.stock', 'spu.status', 'spu.description',
+      'shop.name as shop_name',
+    ])
+    .where('spu.is_deleted', '=', false);
+}
+
+type ViewRow = Awaited<ReturnType<ReturnType<typeof viewQuery>['executeTakeFirstOrThrow']>>;
+
+function toSpu(r: ViewRow): OwnedSpu {
+  return {
+    id: r.id, name: r.name, shopId: r.shop_id, resourceType: r.resource_type, costPrice: r.cost_price, stock: r.stock, status: r.status,
+    description: r.description, shopsName: r.shop_name, merchantId: r.merchant_id,
+  };
+}
+
+export const toWire = ({ merchantId: _m, ...spu }: OwnedSpu): Spu => spu;
+
+/** A living resource; `lock` 'update' to change it, 'share' to add a SKU to it. */
+export async function findSpu(db: Executor, id: number, lock?: 'update' | 'share'): Promise<OwnedSpu | null> {
+  if (lock) {
+    let q = db.selectFrom('spu').select('id').where('id', '=', id).where('is_deleted', '=', false);
+    q = lock === 'update' ? q.forUpdate() : q.forShare();
+    if (!(await q.executeTakeFirst())) return null;
+  }
+  const r = await viewQuery(db).where('spu.id', '=', id).executeTakeFirst();
+  return r ? toSpu(r) : null;
+}
+
+function columns(v: SpuValues) {
+  return {
+    name: v.name, shop_id: v.shopId, merchant_id: v.merchantId, resource_type: v.resourceType, cost_price: v.costPrice, stock: v.stock,
+    status: v.status, description: v.description,
+  };
+}
+
+export async function insertSpu(db: Executor, v: SpuValues, by: number): Promise<number> {
+  const r = await db.insertInto('spu').values({ ...columns(v), created_by: by, updated_by: by }).returning('id').executeTakeFirstOrThrow();
+  return r.id;
+}
+
+export async function updateSpu(db: Executor, id: number, v: SpuValues, by: number): Promise<void> {
+  await db.updateTable('spu').set({ ...columns(v), updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+}
+
+export async function softDeleteSpu(db: Executor, id: number, by: number): Promise<void> {
+  await db.updateTable('spu').set({ is_deleted: true, updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+}
+
+export async function countLivingSkus(db: Executor, spuId: number): Promise<number> {
+  const r = await db.selectFrom('sku').select((eb) => eb.fn.countAll<number>().as('n')).where('goods_id', '=', spuId).where('is_deleted', '=', false).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+/** What may point at a resource; any living one refuses its deletion. */
+export const SPU_REFERENCES: readonly ReferenceCheck[] = [
+  { label: ['SKU', 'SKUs'], table: 'sku', column: 'goods_id', living: true },
+  { label: ['card-model rule', 'card-model rules'], table: 'card_model_resource_rule', column: 'resource_id', living: true },
+  { label: ['coupon template', 'coupon templates'], table: 'coupon_template', column: 'product_scope_values', contains: true, living: true, where: { column: 'product_scope', equals: 2 } },
+];
+
+function filtered(db: Executor, f: SpuFilter, scope: Scope) {
+  let q = viewQuery(db).where(scopeCondition(scope, 'spu.merchant_id', 'spu.shop_id'));
+  if (f.name?.trim()) q = q.where('spu.name', 'ilike', containsPattern(f.name.trim()));
+  if (f.shopId != null) q = q.where('spu.shop_id', '=', f.shopId);
+  if (f.resourceType != null) q = q.where('spu.resource_type', '=', f.resourceType);
+  if (f.status != null) q = q.where('spu.status', '=', f.status);
+  if (f.idList?.length) q = q.where('spu.id', 'in', f.idList);
+  const kw = keywordsCondition(f.keywords, ['spu.name', 'spu.description']);
+  if (kw) q = q.where(kw);
+  return q.orderBy('spu.id', 'desc');
+}
+
+export async function listSpus(db: Executor, f: SpuFilter, scope: Scope): Promise<Spu[]> {
+  const rows = await filtered(db, f, scope).limit(LIST_MAX_ROWS).execute();
+  return rows.map((r) => toWire(toSpu(r)));
+}
+
+export function pageSpus(db: Executor, f: SpuFilter, scope: Scope, page: PageRequest): Promise<Page<Spu>> {
+  return paginate(filtered(db, f, scope), page, (r) => toWire(toSpu(r)));
+}

@@ -1,0 +1,88 @@
+import { assertInScope, scopeOf } from '../../platform/auth/permissions.js';
+import type { Db } from '../../platform/db/database.js';
+import type { Executor } from '../../platform/db/executor.js';
+import { assertUnreferenced } from '../../platform/db/references.js';
+import { loggedTransaction } from '../../platform/db/transaction.js';
+import type { AuthedContext } from '../../platform/http/context.js';
+import type { Page } from '../../platform/http/paging.js';
+import * as err from './catalog.errors.js';
+import * as repo from './spu.repository.js';
+import type { Spu, SpuAdd, SpuFilter, SpuPageQuery, SpuUpdate } from './spu.schemas.js';
+
+function text(given: string | null | undefined, stored: string | null): string | null {
+  if (given === undefined || given === null) return stored;
+  return given.trim() === '' ? null : given.trim();
+}
+
+/** Resources (spec B 2.6, 4.6 addSpu; the rest is ours), owned by a shop and so by its merchant. */
+export function createSpuService(deps: { db: Db }) {
+  const { db } = deps;
+
+  /** The shop a resource belongs to: it must exist (404) and be the caller's (403). */
+  async function ownShop(ctx: AuthedContext, trx: Executor, shopId: number) {
+    const shop = await repo.findShop(trx, shopId, true);
+    if (!shop) throw err.shopNotFound();
+    assertInScope(ctx.account, shop);
+    return shop;
+  }
+
+  async function visible(ctx: AuthedContext, trx: Executor, id: number, lock?: 'update') {
+    const spu = await repo.findSpu(trx, id, lock);
+    if (!spu) throw err.spuNotFound();
+    assertInScope(ctx.account, spu);
+    return spu;
+  }
+
+  return {
+    add(ctx: AuthedContext, input: SpuAdd): Promise<Spu> {
+      return loggedTransaction(db, ctx, async (trx) => {
+        const shop = await ownShop(ctx, trx, input.shopId);
+        const id = await repo.insertSpu(trx, {
+          name: input.name.trim(), shopId: shop.shopId, merchantId: shop.merchantId, resourceType: input.resourceType,
+          costPrice: input.costPrice ?? null, stock: input.stock ?? null, status: input.status, description: text(input.description, null),
+        }, ctx.account.id);
+        return repo.toWire((await repo.findSpu(trx, id))!);
+      }, (s) => s.id);
+    },
+
+    async update(ctx: AuthedContext, input: SpuUpdate): Promise<void> {
+      await loggedTransaction(db, ctx, async (trx) => {
+        const current = await visible(ctx, trx, input.id, 'update');
+        let shop = { merchantId: current.merchantId, shopId: current.shopId };
+        if (input.shopId !== current.shopId) {
+          shop = await ownShop(ctx, trx, input.shopId);
+          // SKUs, their gates and verifiers carry the shop too: a resource moves shop only without SKUs.
+          const skus = await repo.countLivingSkus(trx, current.id);
+          if (skus > 0) throw err.shopChangeWithSkus(skus);
+        }
+        await repo.updateSpu(trx, current.id, {
+          name: input.name.trim(), shopId: shop.shopId, merchantId: shop.merchantId, resourceType: input.resourceType,
+          costPrice: input.costPrice ?? current.costPrice, stock: input.stock ?? current.stock, status: input.status,
+          description: text(input.description, current.description),
+        }, ctx.account.id);
+      }, () => input.id);
+    },
+
+    async remove(ctx: AuthedContext, id: number): Promise<void> {
+      await loggedTransaction(db, ctx, async (trx) => {
+        await visible(ctx, trx, id, 'update');
+        await assertUnreferenced(trx, 'the resource', id, repo.SPU_REFERENCES);
+        await repo.softDeleteSpu(trx, id, ctx.account.id);
+      }, () => id);
+    },
+
+    async get(ctx: AuthedContext, id: number): Promise<Spu> {
+      return repo.toWire(await visible(ctx, db, id));
+    },
+
+    list(ctx: AuthedContext, filter: SpuFilter): Promise<Spu[]> {
+      return repo.listSpus(db, filter, scopeOf(ctx.account));
+    },
+
+    page(ctx: AuthedContext, query: SpuPageQuery): Promise<Page<Spu>> {
+      return repo.pageSpus(db, query, scopeOf(ctx.account), query);
+    },
+  };
+}
+
+export type SpuService = ReturnType<typeof createSpuService>;

@@ -1,0 +1,164 @@
+import { scopeOf, type Scope } from '../../platform/auth/permissions.js';
+import type { Db } from '../../platform/db/database.js';
+import type { Executor } from '../../platform/db/executor.js';
+import { loggedTransaction } from '../../platform/db/transaction.js';
+import { parseDateField, parseDateRange } from '../../platform/date-range.js';
+import type { AuthedContext } from '../../platform/http/context.js';
+import type { Page } from '../../platform/http/paging.js';
+import { formatDateTime } from '../../platform/time.js';
+import * as err from './contract.errors.js';
+import * as repo from './contract.repository.js';
+import type { Contract, ContractAdd, ContractFilter, ContractPageQuery, ContractUpdate } from './contract.schemas.js';
+
+const PARTY_NONE = 0;
+const PARTY_A = 1;
+const PARTY_B = 2;
+
+const idText = (v: number | null) => (v === null ? null : String(v));
+const optionalId = (v: string | null | undefined) => (v == null || v === '' ? null : Number(v));
+/** On update: absent or null keeps the stored text, "" clears it. */
+const kept = (given: string | null | undefined, stored: string | null) => (given == null ? stored : given);
+
+/** Which side the caller is on: its shop decides for a shop user, its merchant for a merchant user. */
+function partyOf(scope: Scope, c: Pick<repo.ContractRow, 'merchantA' | 'shopA' | 'merchantB' | 'shopB'>): number {
+  if (scope.kind === 'shop') {
+    if (c.shopA === scope.shopId) return PARTY_A;
+    if (c.shopB === scope.shopId) return PARTY_B;
+  }
+  if (scope.kind === 'platform') return PARTY_NONE;
+  if (c.merchantA === scope.merchantId && (scope.kind === 'merchant' || c.shopA === null)) return PARTY_A;
+  if (c.merchantB === scope.merchantId && (scope.kind === 'merchant' || c.shopB === null)) return PARTY_B;
+  return PARTY_NONE;
+}
+
+function toWire(c: repo.ContractRow, scope: Scope): Contract {
+  return {
+    id: c.id, merchantId: c.merchantId, shopId: c.shopId, contractType: c.contractType, merchantA: String(c.merchantA), shopA: idText(c.shopA),
+    merchantB: String(c.merchantB), shopB: idText(c.shopB), signTime: formatDateTime(c.signTime), beginDate: formatDateTime(c.beginDate),
+    endDate: formatDateTime(c.endDate), merchantAName: c.merchantAName, shopAName: c.shopAName, merchantBName: c.merchantBName,
+    shopBName: c.shopBName, party: partyOf(scope, c),
+  };
+}
+
+function isVisible(scope: Scope, c: repo.ContractRow): boolean {
+  if (scope.kind === 'platform') return true;
+  if (scope.kind === 'merchant') return [c.merchantId, c.merchantA, c.merchantB].includes(scope.merchantId);
+  return [c.shopId, c.shopA, c.shopB].includes(scope.shopId);
+}
+
+function isOwner(scope: Scope, c: repo.ContractRow): boolean {
+  if (scope.kind === 'platform') return true;
+  return c.merchantId === scope.merchantId && (scope.kind === 'merchant' || c.shopId === scope.shopId);
+}
+
+/**
+ * Merchant contracts (spec B 2.6, 4.6 addMerchantContract; the rest is ours). Party names are
+ * resolved from the merchant and shop records; merchant and shop users record only contracts their
+ * own merchant or shop is a party to, see those, and change the ones they keep.
+ */
+export function createContractService(deps: { db: Db }) {
+  const { db } = deps;
+
+  /** One party: the merchant must exist, and the shop, when given, must be that merchant's. */
+  async function party(trx: Executor, side: 'A' | 'B', merchantId: number, shopId: number | null) {
+    if ((await repo.findMerchantName(trx, merchantId)) === null) throw err.partyNotFound(`merchant${side}`);
+    if (shopId !== null) {
+      const shop = await repo.findShopOwner(trx, shopId);
+      if (!shop) throw err.partyNotFound(`shop${side}`);
+      if (shop.merchantId !== merchantId) throw err.shopNotOfMerchant(`shop${side}`, `merchant${side}`);
+    }
+  }
+
+  /** Checks the request and answers the values to store; the owner defaults to the caller's merchant and shop. */
+  async function resolve(trx: Executor, scope: Scope, input: ContractAdd): Promise<repo.ContractValues> {
+    const v: repo.ContractValues = {
+      merchantId: input.merchantId ?? (scope.kind === 'platform' ? null : scope.merchantId),
+      shopId: input.shopId ?? (scope.kind === 'shop' ? scope.shopId : null),
+      contractType: input.contractType,
+      merchantA: Number(input.merchantA), shopA: optionalId(input.shopA), merchantB: Number(input.merchantB), shopB: optionalId(input.shopB),
+      signTime: input.signTime ? parseDateField('signTime', input.signTime) : null,
+      beginDate: input.beginDate ? parseDateField('beginDate', input.beginDate) : null,
+      endDate: input.endDate ? parseDateField('endDate', input.endDate, true) : null,
+    };
+    if (v.beginDate && v.endDate && v.beginDate > v.endDate) throw err.endBeforeBegin();
+    if (v.merchantA === v.merchantB && v.shopA === v.shopB) throw err.samePartyTwice();
+    await party(trx, 'A', v.merchantA, v.shopA);
+    await party(trx, 'B', v.merchantB, v.shopB);
+    if (scope.kind !== 'platform') {
+      if (v.merchantId !== scope.merchantId || (scope.kind === 'shop' && v.shopId !== scope.shopId)) throw err.ownerOutsideScope();
+      if (partyOf(scope, v) === PARTY_NONE) throw err.notAParty();
+    }
+    if (v.merchantId !== null && (await repo.findMerchantName(trx, v.merchantId)) === null) throw err.partyNotFound('merchant (merchantId)');
+    if (v.shopId !== null) {
+      const shop = await repo.findShopOwner(trx, v.shopId);
+      if (!shop) throw err.partyNotFound('shop (shopId)');
+      if (shop.merchantId !== v.merchantId) throw err.shopNotOfMerchant('shopId', 'merchantId');
+    }
+    return v;
+  }
+
+  async function visible(scope: Scope, trx: Executor, id: number, forUpdate = false) {
+    const c = await repo.findContract(trx, id, forUpdate);
+    if (!c) throw err.contractNotFound();
+    if (!isVisible(scope, c)) throw err.notVisible();
+    return c;
+  }
+
+  function filterValues(f: ContractFilter): repo.ContractFilterValues {
+    return {
+      contractType: f.contractType, merchantId: f.merchantId, merchantA: optionalId(f.merchantA), merchantB: optionalId(f.merchantB),
+      signTime: parseDateRange('signTimeRange', f.signTimeRange), idList: f.idList, keywords: f.keywords,
+    };
+  }
+
+  return {
+    add(ctx: AuthedContext, input: ContractAdd): Promise<Contract> {
+      const scope = scopeOf(ctx.account);
+      return loggedTransaction(db, ctx, async (trx) => {
+        const id = await repo.insertContract(trx, await resolve(trx, scope, input), ctx.account.id);
+        return toWire((await repo.findContract(trx, id))!, scope);
+      }, (c) => c.id);
+    },
+
+    async update(ctx: AuthedContext, input: ContractUpdate): Promise<void> {
+      const scope = scopeOf(ctx.account);
+      await loggedTransaction(db, ctx, async (trx) => {
+        const current = await visible(scope, trx, input.id, true);
+        if (!isOwner(scope, current)) throw err.notTheOwner();
+        const wire = toWire(current, scope);
+        await repo.updateContract(trx, current.id, await resolve(trx, scope, {
+          ...input, merchantId: input.merchantId ?? current.merchantId, shopId: input.shopId ?? current.shopId,
+          shopA: kept(input.shopA, wire.shopA), shopB: kept(input.shopB, wire.shopB), signTime: kept(input.signTime, wire.signTime),
+          beginDate: kept(input.beginDate, wire.beginDate), endDate: kept(input.endDate, wire.endDate),
+        }), ctx.account.id);
+      }, () => input.id);
+    },
+
+    async remove(ctx: AuthedContext, id: number): Promise<void> {
+      const scope = scopeOf(ctx.account);
+      await loggedTransaction(db, ctx, async (trx) => {
+        const current = await visible(scope, trx, id, true);
+        if (!isOwner(scope, current)) throw err.notTheOwner();
+        await repo.softDeleteContract(trx, id, ctx.account.id);
+      }, () => id);
+    },
+
+    async get(ctx: AuthedContext, id: number): Promise<Contract> {
+      const scope = scopeOf(ctx.account);
+      return toWire(await visible(scope, db, id), scope);
+    },
+
+    async list(ctx: AuthedContext, filter: ContractFilter): Promise<Contract[]> {
+      const scope = scopeOf(ctx.account);
+      return (await repo.listContracts(db, filterValues(filter), scope)).map((c) => toWire(c, scope));
+    },
+
+    async page(ctx: AuthedContext, query: ContractPageQuery): Promise<Page<Contract>> {
+      const scope = scopeOf(ctx.account);
+      const p = await repo.pageContracts(db, filterValues(query), scope, query);
+      return { list: p.list.map((c) => toWire(c, scope)), total: p.total };
+    },
+  };
+}
+
+export type ContractService = ReturnType<typeof createContractService>;

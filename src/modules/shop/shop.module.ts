@@ -1,0 +1,9 @@
+import { defineModule } from '../../platform/module.js';
+import { shopRoutes } from './shop.routes.js';
+import { createShopService } from './shop.service.js';
+
+/** Shops (spec B 2.6, 4.6 addShop, and the operations around it). */
+export const shopModule = defineModule({
+  name: 'shop',
+  routes: ({ db, tokens }) => shopRoutes(createShopService({ db, tokens })),
+});

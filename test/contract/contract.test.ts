@@ -1,0 +1,178 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMerchant, createShop, uniq } from '../helpers/factories.js';
+import { itRefusesWhatStaffOperationsRefuse } from '../helpers/rejection-matrix.js';
+import { staffSession, type StaffSession } from '../helpers/staff.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+
+/** Merchant contracts (spec B 2.6, 4.6 addMerchantContract; get, list, page, update, delete are ours). */
+const P = '/manage-api/merchantContract';
+const ALL = ['contract:read', 'contract:write'];
+
+let t: TestApp;
+let o: { platformM: number; lake: number; lakeShop: number; lakeShop2: number; bank: number; bankShop: number; other: number };
+let names: Record<string, string>;
+let platform: StaffSession;
+let lake: StaffSession;
+let lakeShop: StaffSession;
+let bank: StaffSession;
+let other: StaffSession;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  names = { platformM: `Platform ${uniq()}`, lake: `Lakeside Group ${uniq()}`, lakeShop: `North Gate ${uniq()}`, bank: `City Bank ${uniq()}`, bankShop: `Bank Branch ${uniq()}` };
+  const platformM = await createMerchant(t.db, { name: names.platformM });
+  const lakeId = await createMerchant(t.db, { name: names.lake });
+  const bankId = await createMerchant(t.db, { name: names.bank });
+  o = {
+    platformM, lake: lakeId, lakeShop: await createShop(t.db, { merchant_id: lakeId, name: names.lakeShop }), lakeShop2: await createShop(t.db, { merchant_id: lakeId }),
+    bank: bankId, bankShop: await createShop(t.db, { merchant_id: bankId, name: names.bankShop }), other: await createMerchant(t.db),
+  };
+  platform = await staffSession(t, { kind: 'platform', permissions: ALL });
+  lake = await staffSession(t, { kind: 'merchant', merchantId: o.lake, permissions: ALL });
+  lakeShop = await staffSession(t, { kind: 'shop', shopId: o.lakeShop, permissions: ALL });
+  bank = await staffSession(t, { kind: 'merchant', merchantId: o.bank, permissions: ALL });
+  other = await staffSession(t, { kind: 'merchant', merchantId: o.other, permissions: ALL });
+});
+afterAll(() => t?.close());
+
+type ContractOut = Record<string, unknown> & { id: number; party: number };
+const contract = (over: Record<string, unknown> = {}): Record<string, unknown> => ({ contractType: 3, merchantA: String(o.lake), merchantB: String(o.bank), ...over });
+async function addOk(who: StaffSession, body: Record<string, unknown>): Promise<ContractOut> {
+  const res = await t.post(`${P}/addMerchantContract`, body, who.token);
+  expect(res.body.errcode, res.body.errmsg).toBe(0);
+  return res.body.data;
+}
+const get = (id: number, who: StaffSession) => t.post(`${P}/getMerchantContract`, { id }, who.token).then((r) => r.body);
+
+describe('rejection matrix', () => {
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/addMerchantContract`, permission: 'contract:write', validBody: () => contract(),
+    badInputs: [
+      { body: () => ({ merchantA: String(o.lake), merchantB: String(o.bank) }), field: 'contractType', rule: /contractType is required/ },
+      { body: () => ({ contractType: 1, merchantB: String(o.bank) }), field: 'merchantA', rule: /merchantA is required/ },
+      { body: () => ({ contractType: 1, merchantA: String(o.lake) }), field: 'merchantB', rule: /merchantB is required/ },
+      { body: () => contract({ contractType: 4 }), field: 'contractType', rule: /between 1 and 3/ },
+      { body: () => contract({ merchantA: 'lake' }), field: 'merchantA' },
+      { body: () => contract({ shopB: '-3' }), field: 'shopB' },
+      { body: () => contract({ signTime: 'yesterday' }), field: 'signTime' },
+      { body: () => contract({ beginDate: '2026-02-30' }), field: 'beginDate' },
+    ],
+  });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/updateMerchantContract`, permission: 'contract:write', validBody: () => ({ id: 1, ...contract() }),
+    badInputs: [{ body: () => contract(), field: 'id', rule: /id is required/ }],
+  });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/deleteMerchantContract`, permission: 'contract:write', validBody: () => ({ id: 1 }),
+    badInputs: [{ body: () => ({}), field: 'id' }],
+  });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/getMerchantContract`, permission: 'contract:read', validBody: () => ({ id: 1 }),
+    badInputs: [{ body: () => ({ id: 'x' }), field: 'id' }],
+  });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/queryMerchantContractList`, permission: 'contract:read', validBody: () => ({}),
+    badInputs: [{ body: () => ({ signTimeRange: ['2026-01-01'] }), field: 'signTimeRange' }],
+  });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/queryMerchantContractPage`, permission: 'contract:read', validBody: () => ({}),
+    badInputs: [{ body: () => ({ pageSize: 0 }), field: 'pageSize' }],
+  });
+});
+
+describe('adding', () => {
+  it('resolves the party names and tells the caller its side', async () => {
+    const c = await addOk(lake, contract({
+      contractType: 2, shopA: String(o.lakeShop), shopB: String(o.bankShop), signTime: '2026-03-01 10:30:00', beginDate: '2026-04-01', endDate: '2027-03-31',
+    }));
+    expect(c).toEqual({
+      id: expect.any(Number), merchantId: o.lake, shopId: null, contractType: 2, merchantA: String(o.lake), shopA: String(o.lakeShop),
+      merchantB: String(o.bank), shopB: String(o.bankShop), signTime: '2026-03-01 10:30:00', beginDate: '2026-04-01 00:00:00', endDate: '2027-03-31 23:59:59',
+      merchantAName: names.lake, shopAName: names.lakeShop, merchantBName: names.bank, shopBName: names.bankShop, party: 1,
+    });
+    expect((await get(c.id, bank)).data.party).toBe(2);
+    expect((await get(c.id, platform)).data.party).toBe(0);
+    expect((await get(c.id, lakeShop)).data.party).toBe(1);
+  });
+
+  it('refuses unknown parties (404), a shop of another merchant (400), the same party twice and an end before the beginning', async () => {
+    expect((await t.post(`${P}/addMerchantContract`, contract({ merchantB: '999999999' }), platform.token)).body).toEqual({ errcode: 404, errmsg: 'merchantB not found' });
+    expect((await t.post(`${P}/addMerchantContract`, contract({ shopA: '999999999' }), platform.token)).body).toEqual({ errcode: 404, errmsg: 'shopA not found' });
+    expect((await t.post(`${P}/addMerchantContract`, contract({ shopA: String(o.bankShop) }), platform.token)).body)
+      .toEqual({ errcode: 400, errmsg: 'shopA is invalid: not a shop of merchantA' });
+    expect((await t.post(`${P}/addMerchantContract`, contract({ merchantB: String(o.lake) }), platform.token)).body)
+      .toEqual({ errcode: 400, errmsg: 'merchantB is invalid: party A and party B are the same' });
+    expect((await t.post(`${P}/addMerchantContract`, contract({ beginDate: '2026-05-02', endDate: '2026-05-01' }), platform.token)).body)
+      .toEqual({ errcode: 400, errmsg: 'endDate is invalid: it is before beginDate' });
+    // One day is fine: a bare end date covers that whole day.
+    await addOk(platform, contract({ beginDate: '2026-05-01', endDate: '2026-05-01' }));
+    // Two shops of one merchant may sign with each other.
+    await addOk(platform, contract({ merchantB: String(o.lake), shopA: String(o.lakeShop), shopB: String(o.lakeShop2) }));
+  });
+
+  it('lets merchant and shop users record only contracts their merchant or shop is a party to', async () => {
+    expect((await t.post(`${P}/addMerchantContract`, contract(), other.token)).body)
+      .toEqual({ errcode: 403, errmsg: 'your merchant or shop is neither party A nor party B of this contract' });
+    expect((await t.post(`${P}/addMerchantContract`, contract({ merchantId: o.bank }), lake.token)).body.errcode).toBe(403);
+    const byShop = await addOk(lakeShop, contract({ shopA: String(o.lakeShop) }));
+    expect(byShop).toMatchObject({ merchantId: o.lake, shopId: o.lakeShop, party: 1 });
+    expect((await t.post(`${P}/addMerchantContract`, contract({ shopA: String(o.lakeShop2) }), lakeShop.token)).body.errcode).toBe(403);
+  });
+});
+
+describe('changing', () => {
+  it('updates and deletes a contract its keeper keeps; the other party may read but not change it', async () => {
+    const c = await addOk(lake, contract({ beginDate: '2026-01-01', endDate: '2026-12-31' }));
+    const upd = await t.post(`${P}/updateMerchantContract`, { id: c.id, ...contract({ contractType: 1, endDate: '2027-12-31' }) }, lake.token);
+    expect(upd.body).toEqual({ errcode: 0, errmsg: 'success' });
+    // Absent optional fields are kept, "" clears one.
+    expect((await get(c.id, bank)).data).toMatchObject({ contractType: 1, beginDate: '2026-01-01 00:00:00', endDate: '2027-12-31 23:59:59', merchantId: o.lake });
+    await t.post(`${P}/updateMerchantContract`, { id: c.id, ...contract({ beginDate: '' }) }, lake.token);
+    expect((await get(c.id, bank)).data).toMatchObject({ beginDate: null, endDate: '2027-12-31 23:59:59' });
+    const refused = { errcode: 403, errmsg: 'only the merchant (or shop) that keeps the contract may change it' };
+    expect((await t.post(`${P}/updateMerchantContract`, { id: c.id, ...contract() }, bank.token)).body).toEqual(refused);
+    expect((await t.post(`${P}/deleteMerchantContract`, { id: c.id }, bank.token)).body).toEqual(refused);
+    expect((await t.post(`${P}/updateMerchantContract`, { id: c.id, ...contract({ beginDate: '2028-01-01', endDate: '2027-01-01' }) }, lake.token)).body.errcode).toBe(400);
+    expect((await t.post(`${P}/deleteMerchantContract`, { id: c.id }, lake.token)).body).toEqual({ errcode: 0, errmsg: 'success' });
+    expect(await get(c.id, lake)).toEqual({ errcode: 404, errmsg: 'merchant contract not found' });
+  });
+
+  it('refuses a stranger with 403 on every operation', async () => {
+    const c = await addOk(lake, contract());
+    const refused = { errcode: 403, errmsg: 'the record belongs to another merchant' };
+    expect(await get(c.id, other)).toEqual(refused);
+    expect((await t.post(`${P}/updateMerchantContract`, { id: c.id, ...contract() }, other.token)).body).toEqual(refused);
+    expect((await t.post(`${P}/deleteMerchantContract`, { id: c.id }, other.token)).body).toEqual(refused);
+  });
+});
+
+describe('lists', () => {
+  it('lists what the caller keeps or is a party to, with the filters', async () => {
+    const tagMerchant = await createMerchant(t.db, { name: `Tag ${uniq()}` });
+    const m = String(tagMerchant);
+    const c1 = await addOk(platform, contract({ merchantB: m, contractType: 1, signTime: '2026-01-10' }));
+    const c2 = await addOk(platform, contract({ merchantA: String(o.bank), merchantB: m, contractType: 2, signTime: '2026-02-10' }));
+    const c3 = await addOk(platform, contract({ merchantA: String(o.other), merchantB: m, contractType: 3 }));
+    const ids = async (who: StaffSession, f: object = {}) => ((await t.post(`${P}/queryMerchantContractList`, { merchantB: m, ...f }, who.token)).body.data as ContractOut[]).map((c) => c.id);
+    expect(await ids(platform)).toEqual([c3.id, c2.id, c1.id]);
+    expect(await ids(lake)).toEqual([c1.id]);
+    expect(await ids(bank)).toEqual([c2.id]);
+    expect(await ids(platform, { contractType: 2 })).toEqual([c2.id]);
+    expect(await ids(platform, { merchantA: String(o.other) })).toEqual([c3.id]);
+    expect(await ids(platform, { signTimeRange: ['2026-02-01', '2026-02-28'] })).toEqual([c2.id]);
+    expect(await ids(platform, { keywords: 'city bank' })).toEqual([c2.id]);
+    const page = await t.post(`${P}/queryMerchantContractPage`, { merchantB: m, pageSize: 2 }, platform.token);
+    expect(page.body.data.total).toBe(3);
+    expect(page.body.data.list.map((c: ContractOut) => c.id)).toEqual([c3.id, c2.id]);
+  });
+
+  it('logs add, update and delete', async () => {
+    const c = await addOk(lake, contract());
+    await t.post(`${P}/updateMerchantContract`, { id: c.id, ...contract() }, lake.token);
+    await t.post(`${P}/deleteMerchantContract`, { id: c.id }, lake.token);
+    const rows = await t.db.selectFrom('operate_log').select(['module', 'action', 'success'])
+      .where('account_id', '=', lake.userId).where('biz_id', '=', String(c.id)).orderBy('id').execute();
+    expect(rows.map((r) => r.action)).toEqual(['新增合同', '修改合同', '删除合同']);
+    expect(rows.every((r) => r.module === '商户合同' && r.success)).toBe(true);
+  });
+});

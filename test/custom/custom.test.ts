@@ -1,0 +1,206 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMerchant, createShop, randomMobile, uniq } from '../helpers/factories.js';
+import { itRefusesWhatStaffOperationsRefuse } from '../helpers/rejection-matrix.js';
+import { staffSession, type StaffSession } from '../helpers/staff.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+
+/** Custom distributors and their users on channel M (spec A 4.6); batchAdd has its own file. */
+const P = '/manage-api/custom';
+const ALL = ['custom:read', 'custom:write'];
+
+let t: TestApp;
+let merchantAId: number;
+let shopA1Id: number;
+let platform: StaffSession;
+let merchantA: StaffSession;
+let shopA1: StaffSession;
+let merchantB: StaffSession;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  merchantAId = await createMerchant(t.db);
+  shopA1Id = await createShop(t.db, { merchant_id: merchantAId });
+  platform = await staffSession(t, { kind: 'platform', permissions: ALL });
+  merchantA = await staffSession(t, { kind: 'merchant', merchantId: merchantAId, permissions: ALL });
+  shopA1 = await staffSession(t, { kind: 'shop', shopId: shopA1Id, permissions: ALL });
+  merchantB = await staffSession(t, { kind: 'merchant', permissions: ALL });
+});
+afterAll(() => t?.close());
+
+type Dis = { id: number; merchantId: number | null; shopId: number | null; name: string; contact: string | null; phone: string | null; remark: string | null; status: number; createdTime: string; updatedTime: string };
+type User = { id: number; customDisId: number; customDisName: string | null; merchantId: number | null; shopId: number | null; name: string; mobile: string; remark: string | null; status: number };
+
+async function addDis(who: StaffSession, body: Record<string, unknown> = {}): Promise<Dis> {
+  const res = await t.post(`${P}/addCustomDis`, { name: uniq('Travel agency '), ...body }, who.token);
+  expect(res.body.errcode, res.body.errmsg).toBe(0);
+  return res.body.data;
+}
+async function addUser(who: StaffSession, body: Record<string, unknown>): Promise<User> {
+  const res = await t.post(`${P}/addCustomDisUser`, { name: 'Guide Wang', mobile: randomMobile(), ...body }, who.token);
+  expect(res.body.errcode, res.body.errmsg).toBe(0);
+  return res.body.data;
+}
+const dis = async (id: number) => ((await t.post(`${P}/queryCustomDisList`, { idList: [id] }, platform.token)).body.data as Dis[])[0];
+const user = async (id: number) => ((await t.post(`${P}/queryCustomDisUserList`, { idList: [id] }, platform.token)).body.data as User[])[0];
+
+describe('rejection matrix', () => {
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/addCustomDis`, permission: 'custom:write', validBody: () => ({ name: uniq('D ') }),
+    badInputs: [
+      { body: () => ({}), field: 'name', rule: /name is required/ },
+      { body: () => ({ name: 'x'.repeat(65) }), field: 'name' },
+      { body: () => ({ name: 'x', phone: 'ring' }), field: 'phone' },
+      { body: () => ({ name: 'x', status: 2 }), field: 'status', rule: /between 0 and 1/ },
+    ],
+  });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/updateCustomDis`, permission: 'custom:write', validBody: () => ({ id: 1 }),
+    badInputs: [{ body: () => ({ name: 'x' }), field: 'id', rule: /id is required/ }, { body: () => ({ id: 1, status: -1 }), field: 'status' }],
+  });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/queryCustomDisList`, permission: 'custom:read', validBody: () => ({}),
+    badInputs: [{ body: () => ({ keywords: 'x'.repeat(65) }), field: 'keywords' }],
+  });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/queryCustomDisPage`, permission: 'custom:read', validBody: () => ({}),
+    badInputs: [{ body: () => ({ pageNum: 0 }), field: 'pageNum' }],
+  });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/addCustomDisUser`, permission: 'custom:write', validBody: () => ({ customDisId: 1, name: 'x', mobile: randomMobile() }),
+    badInputs: [
+      { body: () => ({ name: 'x', mobile: randomMobile() }), field: 'customDisId', rule: /customDisId is required/ },
+      { body: () => ({ customDisId: 1, mobile: randomMobile() }), field: 'name', rule: /name is required/ },
+      { body: () => ({ customDisId: 1, name: 'x' }), field: 'mobile', rule: /mobile is required/ },
+      { body: () => ({ customDisId: 1, name: 'x', mobile: '12345678901' }), field: 'mobile' },
+    ],
+  });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/updateCustomDisUser`, permission: 'custom:write', validBody: () => ({ id: 1 }),
+    badInputs: [{ body: () => ({}), field: 'id' }, { body: () => ({ id: 1, mobile: '999' }), field: 'mobile' }],
+  });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/queryCustomDisUserList`, permission: 'custom:read', validBody: () => ({}),
+    badInputs: [{ body: () => ({ customDisId: 'all' }), field: 'customDisId' }],
+  });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/queryCustomDisUserPage`, permission: 'custom:read', validBody: () => ({}),
+    badInputs: [{ body: () => ({ pageSize: 1000 }), field: 'pageSize' }],
+  });
+});
+
+describe('distributors', () => {
+  it('adds a distributor of the caller\'s merchant and shop, answering the whole record', async () => {
+    const d = await addDis(shopA1, { name: ' Sunny Travel ', contact: 'Ms Li', phone: '0571-88886666', remark: 'since 2020' });
+    expect(d).toEqual({
+      id: expect.any(Number), merchantId: merchantAId, shopId: shopA1Id, name: 'Sunny Travel', contact: 'Ms Li', phone: '0571-88886666',
+      remark: 'since 2020', status: 1, createdTime: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/), updatedTime: expect.any(String),
+    });
+    expect(await addDis(platform)).toMatchObject({ merchantId: null, shopId: null });
+  });
+
+  it('refuses a second distributor of the same name in one merchant, not in another', async () => {
+    const name = uniq('Twin ');
+    await addDis(merchantA, { name });
+    expect((await t.post(`${P}/addCustomDis`, { name }, shopA1.token)).body).toEqual({ errcode: 409, errmsg: `a custom distributor named "${name}" already exists` });
+    await addDis(merchantB, { name });
+  });
+
+  it('changes only the given fields, clears with "", and disables', async () => {
+    const d = await addDis(merchantA, { contact: 'Mr Zhao', remark: 'old' });
+    expect((await t.post(`${P}/updateCustomDis`, { id: d.id, remark: '', status: 0 }, merchantA.token)).body).toEqual({ errcode: 0, errmsg: 'success' });
+    expect(await dis(d.id)).toMatchObject({ name: d.name, contact: 'Mr Zhao', remark: null, status: 0 });
+    expect((await t.post(`${P}/updateCustomDis`, { id: 999_999_999, status: 1 }, merchantA.token)).body).toEqual({ errcode: 404, errmsg: 'custom distributor not found' });
+    expect((await t.post(`${P}/updateCustomDis`, { id: d.id, name: '   ' }, merchantA.token)).body).toEqual({ errcode: 400, errmsg: 'name is invalid: must not be blank' });
+  });
+
+  it('refuses another merchant\'s or shop\'s distributor with 403 and lists only the caller\'s', async () => {
+    const tag = uniq('scope');
+    const a = await addDis(merchantA, { name: `${tag} A` });
+    const a1 = await addDis(shopA1, { name: `${tag} A1` });
+    const b = await addDis(merchantB, { name: `${tag} B` });
+    expect((await t.post(`${P}/updateCustomDis`, { id: b.id, status: 0 }, merchantA.token)).body).toEqual({ errcode: 403, errmsg: 'the record belongs to another merchant' });
+    expect((await t.post(`${P}/updateCustomDis`, { id: a.id, status: 0 }, shopA1.token)).body).toEqual({ errcode: 403, errmsg: 'the record belongs to another shop' });
+    const ids = async (who: StaffSession, f: object = {}) => ((await t.post(`${P}/queryCustomDisList`, { keywords: tag, ...f }, who.token)).body.data as Dis[]).map((x) => x.id);
+    expect(await ids(platform)).toEqual([b.id, a1.id, a.id]);
+    expect(await ids(merchantA)).toEqual([a1.id, a.id]);
+    expect(await ids(shopA1)).toEqual([a1.id]);
+    await t.post(`${P}/updateCustomDis`, { id: a.id, status: 0 }, merchantA.token);
+    expect(await ids(merchantA, { status: 0 })).toEqual([a.id]);
+    const page = await t.post(`${P}/queryCustomDisPage`, { keywords: tag, pageSize: 1, pageNum: 3 }, platform.token);
+    expect(page.body.data).toEqual({ list: [expect.objectContaining({ id: a.id })], total: 3 });
+  });
+});
+
+describe('distributor users', () => {
+  it('adds a user to a distributor, carrying its owners', async () => {
+    const d = await addDis(shopA1);
+    const mobile = randomMobile();
+    const u = await addUser(merchantA, { customDisId: d.id, name: ' Guide Li ', mobile, remark: 'senior' });
+    expect(u).toEqual({
+      id: expect.any(Number), customDisId: d.id, customDisName: d.name, merchantId: merchantAId, shopId: shopA1Id, name: 'Guide Li', mobile,
+      remark: 'senior', status: 1, createdTime: expect.any(String), updatedTime: expect.any(String),
+    });
+  });
+
+  it('refuses an unknown (404), foreign (403) or disabled (409) distributor and a mobile it already has (409)', async () => {
+    const d = await addDis(merchantA);
+    const theirs = await addDis(merchantB);
+    const add = (who: StaffSession, body: object) => t.post(`${P}/addCustomDisUser`, { name: 'x', mobile: randomMobile(), ...body }, who.token).then((r) => r.body);
+    expect(await add(merchantA, { customDisId: 999_999_999 })).toEqual({ errcode: 404, errmsg: 'custom distributor (customDisId) not found' });
+    expect(await add(merchantA, { customDisId: theirs.id })).toEqual({ errcode: 403, errmsg: 'the record belongs to another merchant' });
+    const mobile = randomMobile();
+    await addUser(merchantA, { customDisId: d.id, mobile });
+    expect(await add(merchantA, { customDisId: d.id, mobile })).toEqual({ errcode: 409, errmsg: `mobile ${mobile} is already a user of this distributor` });
+    // The same person may work for another distributor.
+    await addUser(merchantA, { customDisId: (await addDis(merchantA)).id, mobile });
+    await t.post(`${P}/updateCustomDis`, { id: d.id, status: 0 }, merchantA.token);
+    expect(await add(merchantA, { customDisId: d.id })).toEqual({ errcode: 409, errmsg: 'the custom distributor is disabled: enable it before adding users to it' });
+  });
+
+  it('changes the given fields, moves a user to another distributor of the caller, and keeps mobiles unique', async () => {
+    const d1 = await addDis(merchantA);
+    const d2 = await addDis(shopA1);
+    const u = await addUser(merchantA, { customDisId: d1.id, remark: 'r' });
+    const other = await addUser(merchantA, { customDisId: d2.id });
+    expect((await t.post(`${P}/updateCustomDisUser`, { id: u.id, name: 'Renamed', remark: '', status: 0 }, merchantA.token)).body.errcode).toBe(0);
+    expect(await user(u.id)).toMatchObject({ name: 'Renamed', remark: null, status: 0, mobile: u.mobile, customDisId: d1.id });
+    expect((await t.post(`${P}/updateCustomDisUser`, { id: u.id, customDisId: d2.id, mobile: other.mobile }, merchantA.token)).body)
+      .toEqual({ errcode: 409, errmsg: `mobile ${other.mobile} is already a user of this distributor` });
+    expect((await t.post(`${P}/updateCustomDisUser`, { id: u.id, customDisId: d2.id }, merchantA.token)).body.errcode).toBe(0);
+    expect(await user(u.id)).toMatchObject({ customDisId: d2.id, customDisName: d2.name, shopId: shopA1Id });
+    const theirs = await addDis(merchantB);
+    expect((await t.post(`${P}/updateCustomDisUser`, { id: u.id, customDisId: theirs.id }, merchantA.token)).body.errcode).toBe(403);
+    expect((await t.post(`${P}/updateCustomDisUser`, { id: u.id, name: 'x' }, merchantB.token)).body).toEqual({ errcode: 403, errmsg: 'the record belongs to another merchant' });
+    expect((await t.post(`${P}/updateCustomDisUser`, { id: 999_999_999, name: 'x' }, merchantA.token)).body).toEqual({ errcode: 404, errmsg: 'custom distributor user not found' });
+  });
+
+  it('lists and pages users by distributor, keywords and status, within the caller\'s scope', async () => {
+    const d = await addDis(merchantA);
+    const d1 = await addDis(shopA1);
+    const u1 = await addUser(merchantA, { customDisId: d.id, name: 'Zhang San' });
+    const u2 = await addUser(merchantA, { customDisId: d.id, name: 'Li Si', status: 0 });
+    const u3 = await addUser(shopA1, { customDisId: d1.id, name: 'Wang Wu' });
+    const ids = async (who: StaffSession, f: object) => ((await t.post(`${P}/queryCustomDisUserList`, f, who.token)).body.data as User[]).map((x) => x.id);
+    expect(await ids(merchantA, { customDisId: d.id })).toEqual([u2.id, u1.id]);
+    expect(await ids(merchantA, { customDisId: d.id, status: 1 })).toEqual([u1.id]);
+    expect(await ids(merchantA, { keywords: u3.mobile })).toEqual([u3.id]);
+    expect(await ids(shopA1, { idList: [u1.id, u2.id, u3.id] })).toEqual([u3.id]);
+    expect(await ids(merchantB, { idList: [u1.id, u2.id, u3.id] })).toEqual([]);
+    const page = await t.post(`${P}/queryCustomDisUserPage`, { customDisId: d.id, pageSize: 1 }, merchantA.token);
+    expect(page.body.data).toEqual({ list: [expect.objectContaining({ id: u2.id, name: 'Li Si' })], total: 2 });
+  });
+
+  it('logs every write with its record id', async () => {
+    const { max } = await t.db.selectFrom('operate_log').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow();
+    const d = await addDis(merchantA);
+    await t.post(`${P}/updateCustomDis`, { id: d.id, remark: 'x' }, merchantA.token);
+    const u = await addUser(merchantA, { customDisId: d.id });
+    await t.post(`${P}/updateCustomDisUser`, { id: u.id, remark: 'x' }, merchantA.token);
+    const rows = await t.db.selectFrom('operate_log').select(['module', 'action', 'biz_id', 'success'])
+      .where('account_id', '=', merchantA.userId).where('id', '>', Number(max ?? 0)).orderBy('id').execute();
+    expect(rows.map((r) => [r.action, r.biz_id])).toEqual([
+      ['新增分销商', String(d.id)], ['修改分销商', String(d.id)], ['新增分销商用户', String(u.id)], ['修改分销商用户', String(u.id)],
+    ]);
+    expect(rows.every((r) => r.module === '分销商' && r.success)).toBe(true);
+  });
+});

@@ -1,0 +1,246 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createChecker, createMerchant, createSpu, uniq } from '../helpers/factories.js';
+import { itRefusesWhatStaffOperationsRefuse } from '../helpers/rejection-matrix.js';
+import { staffSession, type StaffSession } from '../helpers/staff.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { SHOP_ADMIN_ROLE } from '../../src/modules/shop/shop.service.js';
+
+/** Shops (spec B 2.6, 4.6 addShop; get, list, page, update, delete are ours). */
+const P = '/manage-api/shop';
+const ALL = ['shop:read', 'shop:write'];
+
+let t: TestApp;
+let merchantAId: number;
+let merchantBId: number;
+let platform: StaffSession;
+let merchantA: StaffSession;
+let merchantB: StaffSession;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  merchantAId = await createMerchant(t.db, { name: `Lakeside Group ${uniq()}` });
+  merchantBId = await createMerchant(t.db);
+  platform = await staffSession(t, { kind: 'platform', permissions: ALL });
+  merchantA = await staffSession(t, { kind: 'merchant', merchantId: merchantAId, permissions: ALL });
+  merchantB = await staffSession(t, { kind: 'merchant', merchantId: merchantBId, permissions: ALL });
+});
+afterAll(() => t?.close());
+
+type Added = { id: number; name: string; merchantId: number; deptId: number; userId: number; username: string; password: string };
+const shop = (over: Record<string, unknown> = {}): Record<string, unknown> => ({ merchantId: merchantAId, name: uniq('West Lake Gate '), ...over });
+async function addOk(who: StaffSession, body: Record<string, unknown>): Promise<Added> {
+  const res = await t.post(`${P}/addShop`, body, who.token);
+  expect(res.body.errcode, res.body.errmsg).toBe(0);
+  return res.body.data;
+}
+const getShop = async (id: number, who = platform) => (await t.post(`${P}/getShop`, { id }, who.token)).body;
+
+describe('rejection matrix', () => {
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/addShop`, permission: 'shop:write', validBody: () => shop(),
+    badInputs: [
+      { body: () => ({ name: 'x' }), field: 'merchantId', rule: /merchantId is required/ },
+      { body: () => ({ merchantId: merchantAId }), field: 'name', rule: /name is required/ },
+      { body: () => shop({ status: 5 }), field: 'status', rule: /between 1 and 4/ },
+      { body: () => shop({ mobile: 'call us' }), field: 'mobile' },
+      { body: () => shop({ lng: 'east' }), field: 'lng' },
+      { body: () => shop({ provinceId: 'Zhejiang' }), field: 'provinceId' },
+      { body: () => shop({ relationList: [{ channelType: 9 }] }), field: 'relationList[0].channelType' },
+      { body: () => shop({ relationList: {} }), field: 'relationList' },
+      { body: () => shop({ address: 'x'.repeat(256) }), field: 'address' },
+    ],
+  });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/updateShop`, permission: 'shop:write', validBody: () => ({ id: 1, name: 'x' }),
+    badInputs: [{ body: () => ({ name: 'x' }), field: 'id', rule: /id is required/ }, { body: () => ({ id: 1 }), field: 'name' }],
+  });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/deleteShop`, permission: 'shop:write', validBody: () => ({ id: 1 }),
+    badInputs: [{ body: () => ({ id: 1.5 }), field: 'id' }],
+  });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/getShop`, permission: 'shop:read', validBody: () => ({ id: 1 }),
+    badInputs: [{ body: () => ({}), field: 'id' }],
+  });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/queryShopList`, permission: 'shop:read', validBody: () => ({}),
+    badInputs: [{ body: () => ({ status: 0 }), field: 'status' }],
+  });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/queryShopPage`, permission: 'shop:read', validBody: () => ({}),
+    badInputs: [{ body: () => ({ pageSize: 201 }), field: 'pageSize' }],
+  });
+});
+
+describe('addShop', () => {
+  it('creates the shop, its top-level department, a default shop user with the shop-admin role, and the relations', async () => {
+    const name = uniq('Nine Creeks ');
+    const added = await addOk(merchantA, shop({
+      name, status: 2, address: '1 Creek Road', mobile: '0571-87654321', linkphone: '13900001111', lng: '120.1234', lat: '30.25',
+      relationList: [{ thirdName: 'Digital platform', thirdId: 'DT-1', channelType: 3, remark: 'id there' }, { thirdId: 'BANK-7', channelType: 6 }],
+    }));
+    expect(added).toEqual({
+      id: expect.any(Number), name, merchantId: merchantAId, deptId: expect.any(Number), userId: expect.any(Number),
+      username: `shop${added.id}`, password: expect.stringMatching(/^\S{14}$/),
+    });
+
+    const got = await getShop(added.id, merchantA);
+    expect(got.data).toMatchObject({
+      id: added.id, merchantId: merchantAId, name, status: 2, address: '1 Creek Road', mobile: '0571-87654321', lng: '120.1234', logo: null,
+      relationList: [
+        { id: expect.any(Number), thirdName: 'Digital platform', thirdId: 'DT-1', channelType: 3, remark: 'id there' },
+        { id: expect.any(Number), thirdName: null, thirdId: 'BANK-7', channelType: 6, remark: null },
+      ],
+    });
+    const dept = await t.db.selectFrom('dept').selectAll().where('id', '=', added.deptId).executeTakeFirstOrThrow();
+    expect(dept).toMatchObject({ merchant_id: merchantAId, shop_id: added.id, parent_id: 0, name, is_deleted: false });
+    const user = await t.db.selectFrom('admin_user').selectAll().where('id', '=', added.userId).executeTakeFirstOrThrow();
+    expect(user).toMatchObject({ username: added.username, user_type: 3, merchant_id: merchantAId, shop_id: added.id, dept_id: added.deptId, status: 1 });
+    expect(user.password_hash).toMatch(/^\$argon2id\$/);
+    expect(user.password_hash).not.toContain(added.password);
+    const roles = await t.db.selectFrom('user_role').innerJoin('role', 'role.id', 'user_role.role_id').select(['role.code', 'role.permissions'])
+      .where('user_role.user_id', '=', added.userId).execute();
+    expect(roles).toEqual([{ code: SHOP_ADMIN_ROLE.code, permissions: expect.arrayContaining(['shop:read', 'catalog:*', 'dept:*']) }]);
+
+    // The password works once, through the real login; the new user sees its own shop.
+    const login = await t.loginStaff(added.username, added.password);
+    const own = await t.post(`${P}/getShop`, { id: added.id }, login.accessToken);
+    expect(own.body.data.id).toBe(added.id);
+    expect((await t.post(`${P}/queryShopList`, {}, login.accessToken)).body.data.map((s: { id: number }) => s.id)).toEqual([added.id]);
+  });
+
+  it('gives each default user a free name and a different password', async () => {
+    const a = await addOk(platform, shop());
+    // Someone already took the name the next shop's user would get.
+    const nextId = a.id + 1;
+    await staffSession(t, { kind: 'platform' }).then((s) => t.db.updateTable('admin_user').set({ username: `shop${nextId}` }).where('id', '=', s.userId).execute());
+    const b = await addOk(platform, shop());
+    expect(b.id).toBe(nextId);
+    expect(b.username).toBe(`shop${nextId}_2`);
+    expect(b.password).not.toBe(a.password);
+  });
+
+  it('refuses an unknown merchant (404), another merchant (403) and shop users (403)', async () => {
+    expect((await t.post(`${P}/addShop`, shop({ merchantId: 999_999_999 }), platform.token)).body).toEqual({ errcode: 404, errmsg: 'merchant (merchantId) not found' });
+    expect((await t.post(`${P}/addShop`, shop({ merchantId: merchantBId }), merchantA.token)).body).toEqual({ errcode: 403, errmsg: 'the record belongs to another merchant' });
+    const shopUser = await staffSession(t, { kind: 'shop', merchantId: merchantAId, permissions: ALL });
+    expect((await t.post(`${P}/addShop`, shop(), shopUser.token)).body).toEqual({ errcode: 403, errmsg: 'shop users cannot add shops' });
+  });
+
+  it('leaves nothing behind when the last step (the relations) fails', async () => {
+    const name = uniq('Doomed ');
+    await sql.raw(`
+      create or replace function fail_marked_relation() returns trigger language plpgsql as $$
+      begin
+        if new.remark = 'FAIL-INJECTED' then raise exception 'injected failure'; end if;
+        return new;
+      end $$`).execute(t.db);
+    await sql.raw('create trigger fail_marked_relation before insert on shop_relation for each row execute function fail_marked_relation()').execute(t.db);
+    try {
+      const before = await t.db.selectFrom('admin_user').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const res = await t.post(`${P}/addShop`, shop({ name, relationList: [{ thirdId: 'ok' }, { thirdId: 'x', remark: 'FAIL-INJECTED' }] }), merchantA.token);
+      expect(res.body).toEqual({ errcode: 500, errmsg: 'internal server error' });
+      expect(await t.db.selectFrom('shop').select('id').where('name', '=', name).execute()).toEqual([]);
+      expect(await t.db.selectFrom('dept').select('id').where('name', '=', name).execute()).toEqual([]);
+      const after = await t.db.selectFrom('admin_user').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      expect(Number(after.n)).toBe(Number(before.n));
+      const log = await t.db.selectFrom('operate_log').select(['action', 'success', 'errcode']).where('account_id', '=', merchantA.userId)
+        .orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
+      expect({ ...log, errcode: Number(log.errcode) }).toEqual({ action: '新增门店', success: false, errcode: 500 });
+    } finally {
+      await sql.raw('drop trigger fail_marked_relation on shop_relation').execute(t.db);
+    }
+  });
+});
+
+describe('updating and deleting', () => {
+  it('updates fields (absent kept, "" cleared), replaces relations when given, and refuses another merchant', async () => {
+    const s = await addOk(merchantA, shop({ address: 'Old road', tags: 'lake', relationList: [{ thirdId: 'R1' }] }));
+    const upd = await t.post(`${P}/updateShop`, { id: s.id, name: 'Renamed', status: 4, tags: '' }, merchantA.token);
+    expect(upd.body).toEqual({ errcode: 0, errmsg: 'success' });
+    let got = (await getShop(s.id)).data;
+    expect(got).toMatchObject({ name: 'Renamed', status: 4, address: 'Old road', tags: null, relationList: [expect.objectContaining({ thirdId: 'R1' })] });
+    await t.post(`${P}/updateShop`, { id: s.id, name: 'Renamed', relationList: [{ thirdId: 'R2', channelType: 1 }] }, merchantA.token);
+    got = (await getShop(s.id)).data;
+    expect(got.relationList.map((r: { thirdId: string }) => r.thirdId)).toEqual(['R2']);
+    expect((await t.post(`${P}/updateShop`, { id: s.id, name: 'x', merchantId: merchantBId }, platform.token)).body)
+      .toEqual({ errcode: 400, errmsg: 'merchantId is invalid: a shop cannot move to another merchant' });
+  });
+
+  it('refuses to delete a shop that business records refer to, naming them', async () => {
+    const s = await addOk(merchantA, shop());
+    const spu = await createSpu(t.db, { shop_id: s.id });
+    const checker = await createChecker(t.db, { shop_id: s.id });
+    const res = await t.post(`${P}/deleteShop`, { id: s.id }, merchantA.token);
+    expect(res.body).toEqual({ errcode: 409, errmsg: `the shop is still referenced by 1 resource (id ${spu}) and 1 verifier (id ${checker.id}): remove or move those first` });
+    expect((await getShop(s.id)).errcode).toBe(0);
+  });
+
+  it('refuses while staff of elsewhere sit in its departments', async () => {
+    const s = await addOk(merchantA, shop());
+    const outsider = await staffSession(t, { kind: 'merchant', merchantId: merchantAId });
+    await t.db.updateTable('admin_user').set({ dept_id: s.deptId }).where('id', '=', outsider.userId).execute();
+    expect((await t.post(`${P}/deleteShop`, { id: s.id }, merchantA.token)).body.errmsg)
+      .toBe(`the shop is still referenced by 1 staff user of elsewhere in its departments (id ${outsider.userId}): remove or move those first`);
+  });
+
+  it('deletes an unused shop with its departments and staff accounts, whose sessions end', async () => {
+    const s = await addOk(merchantA, shop());
+    const login = await t.loginStaff(s.username, s.password);
+    expect((await t.post(`${P}/getShop`, { id: s.id }, login.accessToken)).body.errcode).toBe(0);
+    expect((await t.post(`${P}/deleteShop`, { id: s.id }, merchantA.token)).body).toEqual({ errcode: 0, errmsg: 'success' });
+    expect(await getShop(s.id)).toEqual({ errcode: 404, errmsg: 'shop not found' });
+    expect((await t.db.selectFrom('dept').select('is_deleted').where('id', '=', s.deptId).executeTakeFirstOrThrow()).is_deleted).toBe(true);
+    expect((await t.db.selectFrom('admin_user').select('is_deleted').where('id', '=', s.userId).executeTakeFirstOrThrow()).is_deleted).toBe(true);
+    expect((await t.post(`${P}/getShop`, { id: s.id }, login.accessToken)).body.errcode).toBe(401);
+    expect((await t.post(`${P}/deleteShop`, { id: s.id }, merchantA.token)).body.errcode).toBe(404);
+  });
+
+  it('does not let a shop user delete its shop', async () => {
+    const s = await addOk(merchantA, shop());
+    const shopUser = await staffSession(t, { kind: 'shop', shopId: s.id, permissions: ALL });
+    expect((await t.post(`${P}/deleteShop`, { id: s.id }, shopUser.token)).body).toEqual({ errcode: 403, errmsg: 'shop users cannot delete shops' });
+  });
+});
+
+describe('scoping and lists', () => {
+  it('refuses another merchant\'s or shop\'s shop with 403 on every operation', async () => {
+    const theirs = await addOk(merchantB, shop({ merchantId: merchantBId }));
+    const refused = { errcode: 403, errmsg: 'the record belongs to another merchant' };
+    expect(await getShop(theirs.id, merchantA)).toEqual(refused);
+    expect((await t.post(`${P}/updateShop`, { id: theirs.id, name: 'Taken' }, merchantA.token)).body).toEqual(refused);
+    expect((await t.post(`${P}/deleteShop`, { id: theirs.id }, merchantA.token)).body).toEqual(refused);
+    const mine = await addOk(merchantA, shop());
+    const sibling = await staffSession(t, { kind: 'shop', merchantId: merchantAId, permissions: ALL });
+    expect(await getShop(mine.id, sibling)).toEqual({ errcode: 403, errmsg: 'the record belongs to another shop' });
+  });
+
+  it('lists and pages what the caller may see, with the filters', async () => {
+    const tag = uniq('shops');
+    const a1 = await addOk(merchantA, shop({ name: `${tag} one`, status: 1, provinceId: '330000', cityId: '330100' }));
+    const a2 = await addOk(merchantA, shop({ name: `${tag} two`, status: 3, typeId: 5 }));
+    const b = await addOk(merchantB, shop({ name: `${tag} far`, merchantId: merchantBId }));
+    const ids = async (who: StaffSession, f: object = {}) => ((await t.post(`${P}/queryShopList`, { keywords: tag, ...f }, who.token)).body.data as Array<{ id: number }>).map((s) => s.id);
+    expect(await ids(platform)).toEqual([b.id, a2.id, a1.id]);
+    expect(await ids(merchantA)).toEqual([a2.id, a1.id]);
+    expect(await ids(platform, { merchantId: merchantBId })).toEqual([b.id]);
+    expect(await ids(merchantA, { status: 3 })).toEqual([a2.id]);
+    expect(await ids(merchantA, { typeId: 5 })).toEqual([a2.id]);
+    expect(await ids(merchantA, { provinceId: '330000', cityId: '330100' })).toEqual([a1.id]);
+    expect(await ids(merchantA, { name: 'ONE' })).toEqual([a1.id]);
+    const page = await t.post(`${P}/queryShopPage`, { keywords: tag, pageSize: 2, pageNum: 2 }, platform.token);
+    expect(page.body.data).toEqual({ list: [expect.objectContaining({ id: a1.id, relationList: [] })], total: 3 });
+  });
+
+  it('logs add, update and delete', async () => {
+    const s = await addOk(merchantA, shop());
+    await t.post(`${P}/updateShop`, { id: s.id, name: 'Logged' }, merchantA.token);
+    await t.post(`${P}/deleteShop`, { id: s.id }, merchantA.token);
+    const rows = await t.db.selectFrom('operate_log').select(['module', 'action', 'success'])
+      .where('account_id', '=', merchantA.userId).where('biz_id', '=', String(s.id)).orderBy('id').execute();
+    expect(rows.map((r) => r.action)).toEqual(['新增门店', '修改门店', '删除门店']);
+    expect(rows.every((r) => r.module === '门店管理' && r.success)).toBe(true);
+  });
+});
+
