@@ -1,0 +1,71 @@
+import type { FastifyRequest } from 'fastify';
+import type { Config } from '../../config.js';
+import { authed } from '../../platform/http/context.js';
+import { defineRoute, type RouteSpec } from '../../platform/http/routes.js';
+import { base64Length } from '../../platform/upload/base64.js';
+import type { DownloadService } from './download.service.js';
+import type { MultipartService } from './multipart.service.js';
+import {
+  Base64UploadRequest, DownloadRequest, FileMultipartInitRequest, FileMultipartInitResponse, FileOnlyForm, FileUploadResponse,
+  MultipartUploadRequest, MultipartUploadResponse,
+} from './storage.schemas.js';
+import type { UploadService } from './upload.service.js';
+
+const tags = ['oss'];
+const staff = { kinds: ['admin' as const] };
+const UPLOAD = 'oss:upload';
+const DOWNLOAD = 'oss:download';
+
+/** The origin the client reached us at (honouring X-Forwarded-* only with TRUST_PROXY), for file URLs. */
+const originOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
+
+/** Spec A 4.9: chunked uploads and downloads on channel M, single uploads on channel O. */
+export function storageRoutes(
+  svc: { uploads: UploadService; multipart: MultipartService; downloads: DownloadService },
+  config: Pick<Config, 'uploadMaxBytes' | 'face'>,
+): RouteSpec[] {
+  const base64Chars = base64Length(config.uploadMaxBytes);
+  return [
+    defineRoute({
+      method: 'POST', path: '/oss/multipartFileInit', channels: ['manage'], auth: staff, permission: UPLOAD,
+      summary: 'Start a chunked upload; answers the uploadId every chunk carries', tags,
+      body: FileMultipartInitRequest, response: FileMultipartInitResponse,
+      handler: (ctx, { body }) => svc.multipart.init(authed(ctx), body),
+    }),
+    defineRoute({
+      method: 'POST', path: '/oss/multipartUpload', channels: ['manage'], auth: staff, permission: UPLOAD,
+      operation: ['对象存储', '分片上传'], upload: { maxFiles: 1 },
+      summary: 'Upload one chunk (multipart part "file"); the chunk that completes the upload answers fileName and fileUrl', tags,
+      body: MultipartUploadRequest, response: MultipartUploadResponse,
+      handler: (ctx, { body, files }, { request }) => svc.multipart.uploadChunk(authed(ctx), body, files, originOf(request)),
+    }),
+    defineRoute({
+      method: 'ANY', path: '/oss/download', channels: ['manage'], auth: staff, permission: DOWNLOAD,
+      summary: 'Download a stored file by its fileKey (raw bytes; POST a JSON body or GET with a query string)', tags,
+      body: DownloadRequest, response: 'file',
+      handler: (ctx, { body }) => svc.downloads.download(authed(ctx), body.fileKey),
+    }),
+    defineRoute({
+      method: 'POST', path: '/oss/upload', channels: ['open'], auth: 'open', permission: UPLOAD, upload: { maxFiles: 1 },
+      summary: 'Upload one file (multipart part "file"): documents, images, archives, media, text', tags,
+      body: FileOnlyForm, response: FileUploadResponse,
+      handler: (ctx, { files }, { request }) => svc.uploads.upload(ctx, files, originOf(request)),
+    }),
+    defineRoute({
+      method: 'POST', path: '/oss/uploadBase64', channels: ['open'], auth: 'open', permission: UPLOAD,
+      // The one JSON route above the 1 MiB body limit: a whole file as base64.
+      bodyLimit: base64Chars + 64 * 1024,
+      summary: 'Upload one file given as base64 in JSON {fileName, content}', tags,
+      body: Base64UploadRequest(base64Chars), response: FileUploadResponse,
+      handler: (ctx, { body }, { request }) => svc.uploads.uploadBase64(ctx, body, originOf(request)),
+    }),
+    defineRoute({
+      method: 'POST', path: '/oss/uploadWithFaceCheck', channels: ['open'], auth: 'public',
+      upload: { maxFiles: 1, maxFileBytes: Math.min(config.uploadMaxBytes, config.face.imageMaxBytes) },
+      guard: (ctx) => svc.uploads.admitFaceCheck(ctx),
+      summary: 'Login-free: upload a JPEG or PNG photo that shows a face (multipart part "file"); limited per client address', tags,
+      body: FileOnlyForm, response: FileUploadResponse,
+      handler: (ctx, { files }, { request }) => svc.uploads.uploadWithFaceCheck(ctx, files, originOf(request)),
+    }),
+  ];
+}

@@ -1,0 +1,57 @@
+import { Type, type Static } from 'typebox';
+import { Nullable } from '../../platform/http/schemas.js';
+
+/** Spec A 2.8 (FileMultipartInitRequest, MultipartUploadRequest, FileUploadResponse) and our own shapes for A 4.9. */
+const FileName = Type.String({ minLength: 1, maxLength: 255, description: 'the name downloads are given: a file name, not a path' });
+
+export const FileMultipartInitRequest = Type.Object({ fileName: FileName });
+export type MultipartInit = Static<typeof FileMultipartInitRequest>;
+
+export const FileMultipartInitResponse = Type.Object({ uploadId: Type.String({ description: 'send it with every chunk' }) });
+
+export const MAX_CHUNKS = 10_000;
+
+export const MultipartUploadRequest = Type.Object({
+  uploadId: Type.String({ minLength: 1, maxLength: 64 }),
+  totalChunks: Type.Integer({ minimum: 1, maximum: MAX_CHUNKS, description: 'fixed by the first chunk that arrives' }),
+  chunkNumber: Type.Integer({ minimum: 1, maximum: MAX_CHUNKS, description: '1 … totalChunks, in any order; a chunk may be sent again' }),
+  fileKey: Type.String({ minLength: 1, maxLength: 255, description: "the client's label of the upload, the same in every chunk (the object key is the service's own)" }),
+});
+export type MultipartChunk = Static<typeof MultipartUploadRequest>;
+
+const uploaded = {
+  fileName: Type.String(),
+  fileUrl: Type.String({ description: 'the download URL of the file' }),
+  fileKey: Type.String({ description: 'the object key: what /manage-api/oss/download takes' }),
+  size: Type.Integer(),
+  contentType: Type.String({ description: 'sniffed from the content' }),
+};
+
+export const FileUploadResponse = Type.Object(uploaded);
+export type FileUploaded = Static<typeof FileUploadResponse>;
+
+export const MultipartUploadResponse = Type.Object({
+  fileName: Type.String(),
+  fileUrl: Nullable(uploaded.fileUrl),
+  fileKey: Nullable(uploaded.fileKey),
+  size: Nullable(uploaded.size),
+  contentType: Nullable(uploaded.contentType),
+  completed: Type.Boolean({ description: 'true in the answer that completed the upload (and to a chunk sent again afterwards)' }),
+  receivedChunks: Type.Integer(),
+  totalChunks: Type.Integer(),
+});
+export type MultipartAnswer = Static<typeof MultipartUploadResponse>;
+
+/** Multipart routes whose only part is the file. */
+export const FileOnlyForm = Type.Object({});
+
+export const Base64UploadRequest = (maxChars: number) =>
+  Type.Object({
+    fileName: FileName,
+    content: Type.String({ minLength: 1, maxLength: maxChars, description: 'the file as base64 (standard or URL-safe alphabet, or a data: URL), without line breaks' }),
+  });
+export type Base64Upload = { fileName: string; content: string };
+
+export const DownloadRequest = Type.Object({
+  fileKey: Type.String({ minLength: 1, maxLength: 512, description: 'the fileKey an upload answered' }),
+});

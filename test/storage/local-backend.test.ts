@@ -1,0 +1,3 @@
+import { storageBackendSuite } from './storage-suite.js';
+
+storageBackendSuite('local');
