@@ -7,6 +7,8 @@ export interface MerchantTable extends Audit {
   merchant_type: Generated<number>;
   contact_name: string | null;
   contact_phone: string | null;
+  address: string | null;
+  remark: string | null;
   status: Generated<number>;
   is_deleted: Generated<boolean>;
 }
@@ -80,8 +82,6 @@ export interface CheckerTable extends Audit {
   shop_id: number | null;
   status: Generated<number>;
   ssk_flag: Generated<boolean>;
-  failed_login_count: Generated<number>;
-  locked_until: NullableTimestamp;
   last_login_at: NullableTimestamp;
   last_login_ip: string | null;
   is_deleted: Generated<boolean>;

@@ -1,0 +1,116 @@
+import { assertInScope, scopeOf } from '../../platform/auth/permissions.js';
+import type { TokenService } from '../../platform/auth/tokens.js';
+import type { Db } from '../../platform/db/database.js';
+import { isUniqueViolation } from '../../platform/db/pg-errors.js';
+import { loggedTransaction, type Trx } from '../../platform/db/transaction.js';
+import type { AuthedContext } from '../../platform/http/context.js';
+import type { Page } from '../../platform/http/paging.js';
+import { badRequest } from '../../platform/errors.js';
+import { merchantNameTaken, merchantNotFound, onlyPlatformChangesStatus, onlyPlatformCreatesMerchants, onlyPlatformRenames } from './merchant.errors.js';
+import * as repo from './merchant.repository.js';
+import type { Merchant, MerchantAdd, MerchantFilter, MerchantPageQuery, MerchantStatusChange, MerchantUpdate } from './merchant.schemas.js';
+
+/** A required text without its surrounding blanks; blank alone is refused. */
+function nonBlank(field: string, text: string): string {
+  const trimmed = text.trim();
+  if (!trimmed) throw badRequest(`${field} is required`);
+  return trimmed;
+}
+
+/** Absent or null keeps what is stored; "" clears it. */
+function optional(given: string | null | undefined, stored: string | null): string | null {
+  if (given === undefined || given === null) return stored;
+  const text = given.trim();
+  return text === '' ? null : text;
+}
+
+/**
+ * Merchants: only platform users add them or change their status; a merchant user sees and edits the
+ * contact details of its own merchant. Disabling a merchant ends the sessions of its staff and
+ * verifiers at once (their logins then answer "account disabled" until it is enabled again).
+ */
+export function createMerchantService(deps: { db: Db; tokens: TokenService }) {
+  const { db, tokens } = deps;
+  const isPlatform = (ctx: AuthedContext) => scopeOf(ctx.account).kind === 'platform';
+
+  async function claimingName<T>(name: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      if (isUniqueViolation(err, repo.MERCHANT_NAME_INDEX)) throw merchantNameTaken(name);
+      throw err;
+    }
+  }
+
+  async function visible(ctx: AuthedContext, id: number, trx?: Trx): Promise<Merchant> {
+    const merchant = await repo.findMerchant(trx ?? db, id, trx !== undefined);
+    if (!merchant) throw merchantNotFound();
+    assertInScope(ctx.account, { merchantId: merchant.id });
+    return merchant;
+  }
+
+  return {
+    async add(ctx: AuthedContext, input: MerchantAdd): Promise<Merchant> {
+      if (!isPlatform(ctx)) throw onlyPlatformCreatesMerchants();
+      const name = nonBlank('name', input.name);
+      return loggedTransaction(db, ctx, async (trx) => {
+        const id = await claimingName(name, () =>
+          repo.insertMerchant(trx, {
+            name,
+            merchantType: input.merchantType,
+            contactName: optional(input.contactName, null),
+            contactPhone: optional(input.contactPhone, null),
+            address: optional(input.address, null),
+            remark: optional(input.remark, null),
+          }, ctx.account.id),
+        );
+        return (await repo.findMerchant(trx, id))!;
+      }, (m) => m.id);
+    },
+
+    async update(ctx: AuthedContext, input: MerchantUpdate): Promise<void> {
+      const name = nonBlank('name', input.name);
+      await loggedTransaction(db, ctx, async (trx) => {
+        const current = await visible(ctx, input.id, trx);
+        const merchantType = input.merchantType ?? current.merchantType;
+        if (!isPlatform(ctx) && (name !== current.name || merchantType !== current.merchantType)) throw onlyPlatformRenames();
+        await claimingName(name, () =>
+          repo.updateMerchant(trx, input.id, {
+            name,
+            merchantType,
+            contactName: optional(input.contactName, current.contactName),
+            contactPhone: optional(input.contactPhone, current.contactPhone),
+            address: optional(input.address, current.address),
+            remark: optional(input.remark, current.remark),
+          }, ctx.account.id),
+        );
+      }, () => input.id);
+    },
+
+    async setStatus(ctx: AuthedContext, input: MerchantStatusChange): Promise<void> {
+      if (!isPlatform(ctx)) throw onlyPlatformChangesStatus();
+      const accounts = await loggedTransaction(db, ctx, async (trx) => {
+        const current = await visible(ctx, input.id, trx);
+        if (current.status !== input.status) await repo.setMerchantStatus(trx, input.id, input.status, ctx.account.id);
+        return input.status === 0 ? repo.accountsOfMerchant(trx, input.id) : null;
+      }, () => input.id);
+      // After the commit, so no session can be rebuilt from the merchant as it was.
+      if (accounts) {
+        for (const id of accounts.staff) await tokens.revokeAccount('admin', id);
+        for (const id of accounts.checkers) await tokens.revokeAccount('checker', id);
+      }
+    },
+
+    get: (ctx: AuthedContext, id: number): Promise<Merchant> => visible(ctx, id),
+
+    list(ctx: AuthedContext, filter: MerchantFilter): Promise<Merchant[]> {
+      return repo.listMerchants(db, filter, scopeOf(ctx.account));
+    },
+
+    page(ctx: AuthedContext, query: MerchantPageQuery): Promise<Page<Merchant>> {
+      return repo.pageMerchants(db, query, scopeOf(ctx.account), query);
+    },
+  };
+}
+
+export type MerchantService = ReturnType<typeof createMerchantService>;

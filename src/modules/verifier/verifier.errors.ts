@@ -1,0 +1,13 @@
+import { AppError, conflict, forbidden, notFound } from '../../platform/errors.js';
+
+/** Verifier administration refusals (organisation administration's range, docs/errors.md). */
+export const checkerNotFound = () => notFound('verifier');
+export const mobileInUse = (mobile: string) => conflict(`an enabled verifier already uses mobile ${mobile}: disable that one first`);
+export const merchantNotFound = () => notFound('merchant (merchantId)');
+export const shopNotFound = () => notFound('shop (shopId) of the merchant');
+export const placeOutsideScope = () => forbidden('you may only add verifiers to your own merchant or shop');
+export const merchantRequired = () => new AppError(400, 'merchantId is required (or shopId)');
+export const skuNotFound = (skuId: number) => notFound(`SKU ${skuId} of the verifier's merchant or shop`);
+export const entranceNotFound = (entranceId: number, skuId: number) => notFound(`entrance ${entranceId} of SKU ${skuId}`);
+/** Same code as the merchant module's: records cannot be added under a disabled merchant. */
+export const merchantDisabled = (name: string) => new AppError(1_022_000_001, `merchant "${name}" is disabled: enable it first`);

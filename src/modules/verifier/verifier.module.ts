@@ -1,0 +1,9 @@
+import { defineModule } from '../../platform/module.js';
+import { verifierRoutes } from './verifier.routes.js';
+import { createVerifierService } from './verifier.service.js';
+
+/** Verifier administration: accounts and where each may check (issue 15). */
+export const verifierModule = defineModule({
+  name: 'verifier',
+  routes: ({ db, tokens }) => verifierRoutes(createVerifierService({ db, tokens })),
+});

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCardModel, createMember, createMerchant, createShop, uniq } from '../helpers/factories.js';
+import { itRefusesWhatStaffOperationsRefuse } from '../helpers/rejection-matrix.js';
+import { issueFor, staffSession, type StaffSession } from '../helpers/staff.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { loadMemberAccount } from '../../src/modules/member/member.repository.js';
+
+const M = '/manage-api/member';
+const ALL = ['member:read', 'member:write'];
+
+let t: TestApp;
+let platform: StaffSession;
+let merchantA: StaffSession;
+let shopA1: StaffSession;
+let merchantB: StaffSession;
+let org: { merchantA: number; shopA1: number; shopA2: number; merchantB: number; model: number };
+
+beforeAll(async () => {
+  t = await createTestApp();
+  const mA = await createMerchant(t.db);
+  org = { merchantA: mA, shopA1: await createShop(t.db, { merchant_id: mA }), shopA2: await createShop(t.db, { merchant_id: mA }), merchantB: await createMerchant(t.db), model: await createCardModel(t.db) };
+  platform = await staffSession(t, { kind: 'platform', permissions: ALL });
+  merchantA = await staffSession(t, { kind: 'merchant', merchantId: mA, permissions: ALL });
+  shopA1 = await staffSession(t, { kind: 'shop', shopId: org.shopA1, permissions: ALL });
+  merchantB = await staffSession(t, { kind: 'merchant', merchantId: org.merchantB, permissions: ALL });
+});
+afterAll(() => t?.close());
+
+/** A member holding a bound card sold by the shop. */
+async function memberWithCard(shopId: number, merchantId: number) {
+  const memberId = await createMember(t.db, { mobile: '13800138000', nickname: 'Traveller' });
+  const card = await t.db.insertInto('card')
+    .values({ card_number: uniq('C').slice(0, 30), card_model_id: org.model, status: 2, merchant_id: merchantId, shop_id: shopId, active_time: new Date(), expire_time: new Date(Date.now() + 86_400_000 * 365) })
+    .returning('id').executeTakeFirstOrThrow();
+  await t.db.insertInto('card_binding').values({ card_id: card.id, member_id: memberId, name: 'Li Lei', phone: '13800138000', id_type: 1, id_no: '11010519491231002X' }).execute();
+  return { memberId, cardId: card.id };
+}
+
+describe('rejection matrix', () => {
+  itRefusesWhatStaffOperationsRefuse(() => t, { path: `${M}/getMember`, permission: 'member:read', validBody: () => ({ id: 1 }), badInputs: [{ body: () => ({}), field: 'id' }] });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${M}/updateMemberStatus`, permission: 'member:write', validBody: () => ({ id: 1, status: 1 }),
+    badInputs: [{ body: () => ({ id: 1, status: 2 }), field: 'status' }, { body: () => ({ status: 1 }), field: 'id' }],
+  });
+});
+
+describe('members on the manage channel', () => {
+  it('shows a member with its cards; password never leaves', async () => {
+    const { memberId, cardId } = await memberWithCard(org.shopA1, org.merchantA);
+    await t.db.updateTable('member').set({ password_hash: '$argon2id$v=19$secret' }).where('id', '=', memberId).execute();
+    const res = await t.post(`${M}/getMember`, { id: memberId }, platform.token);
+    expect(res.body.data).toMatchObject({ id: memberId, mobile: '13800138000', nickname: 'Traveller', status: 1, password: null, isDeleted: false });
+    expect(res.body.data.cards).toEqual([expect.objectContaining({ cardId, cardModelId: org.model, status: 2 })]);
+    expect(JSON.stringify(res.body)).not.toContain('argon2');
+    expect((await t.post(`${M}/getMember`, { id: 999_999_999 }, platform.token)).body).toEqual({ errcode: 404, errmsg: 'member not found' });
+  });
+
+  it('lets merchant and shop users see only members holding cards they sold', async () => {
+    const { memberId } = await memberWithCard(org.shopA1, org.merchantA);
+    expect((await t.post(`${M}/getMember`, { id: memberId }, merchantA.token)).body.data.cards).toHaveLength(1);
+    expect((await t.post(`${M}/getMember`, { id: memberId }, shopA1.token)).body.errcode).toBe(0);
+    const refused = { errcode: 403, errmsg: 'the member holds no card your merchant or shop sold' };
+    expect((await t.post(`${M}/getMember`, { id: memberId }, merchantB.token)).body).toEqual(refused);
+    const other = await memberWithCard(org.shopA2, org.merchantA);
+    expect((await t.post(`${M}/getMember`, { id: other.memberId }, shopA1.token)).body).toEqual(refused);
+  });
+
+  it('disabling a member ends its sessions at once and refuses its login; only platform users may', async () => {
+    const memberId = await createMember(t.db);
+    const session = await issueFor(t, (await loadMemberAccount(t.db, memberId))!, 'mp');
+    expect((await t.post('/mp-api/auth/logout', {}, session.accessToken)).body.errcode).toBe(0);
+    const live = await issueFor(t, (await loadMemberAccount(t.db, memberId))!, 'mp');
+    expect((await t.post(`${M}/updateMemberStatus`, { id: memberId, status: 0 }, merchantA.token)).body)
+      .toEqual({ errcode: 403, errmsg: 'only platform users may enable or disable a member' });
+    expect((await t.post(`${M}/updateMemberStatus`, { id: memberId, status: 0 }, platform.token)).body).toEqual({ errcode: 0, errmsg: 'success' });
+    expect((await t.post('/mp-api/auth/logout', {}, live.accessToken)).body.errcode).toBe(401);
+    expect(await loadMemberAccount(t.db, memberId)).toBeNull();
+    expect((await t.post(`${M}/getMember`, { id: memberId }, platform.token)).body.data.status).toBe(0);
+    expect((await t.post(`${M}/updateMemberStatus`, { id: memberId, status: 1 }, platform.token)).body.errcode).toBe(0);
+    expect(await loadMemberAccount(t.db, memberId)).not.toBeNull();
+    const rows = await t.db.selectFrom('operate_log').select(['module', 'action', 'success']).where('biz_id', '=', String(memberId))
+      .where('path', '=', `${M}/updateMemberStatus`).orderBy('id').execute();
+    expect(rows.map((r) => [r.module, r.action, r.success])).toEqual([
+      ['会员管理', '启用/停用会员', false], ['会员管理', '启用/停用会员', true], ['会员管理', '启用/停用会员', true],
+    ]);
+  });
+});
