@@ -9,6 +9,18 @@ import type {
   CardBindingTable, CardCheckTable, CardModelResourcePriceTable, CardModelResourceRuleTable, CardModelTable, CardTable,
   DemoDatasetTable, SkuEntranceTable, SkuTable, SpuTable, TicketsSkuTable,
 } from './tables/catalog.js';
+import type { SalesTable } from './tables/sales.js';
+import type { FacePersonTable } from './tables/face.js';
+import type { CustomDisTable, CustomDisUserTable } from './tables/custom.js';
+import type { CodegenColumnTable } from './tables/codegen.js';
+import type { MerchantContractTable } from './tables/contract.js';
+import type { HotelInfoTable, HotelOrderRoomTable, HotelOrderTable, HotelPlanTable, HotelRoomTypeTable } from './tables/hotel.js';
+import type { CouponTable, CouponTemplateTable } from './tables/coupon.js';
+import type { CardCheckDayCountTable, CardCheckFailTable } from './tables/checkin.js';
+import type { DeferredRevenueLedgerTable, DistributeBatchTable, DistributeDetailTable } from './tables/allocation.js';
+import type { ActivationRecordTable, BankUserTable, ChannelBusinessTable, ChannelInfoTable, ChannelOrderLogTable, ChannelOrderTable, OpenapiChannelOperatorTable } from './tables/bank.js';
+import type { FileObjectTable, MultipartUploadPartTable, MultipartUploadTable } from './tables/storage.js';
+import type { CardBatchTable, CardModelPriceHistoryTable } from './tables/admin.js';
 
 /** Every table Kysely may touch, by its SQL name. */
 export interface DB {
@@ -41,4 +53,34 @@ export interface DB {
   card_binding: CardBindingTable;
   card_check: CardCheckTable;
   demo_dataset: DemoDatasetTable;
+  sales: SalesTable;
+  face_person: FacePersonTable;
+  custom_dis: CustomDisTable;
+  custom_dis_user: CustomDisUserTable;
+  codegen_column: CodegenColumnTable;
+  merchant_contract: MerchantContractTable;
+  hotel_info: HotelInfoTable;
+  hotel_room_type: HotelRoomTypeTable;
+  hotel_plan: HotelPlanTable;
+  hotel_order: HotelOrderTable;
+  hotel_order_room: HotelOrderRoomTable;
+  coupon_template: CouponTemplateTable;
+  coupon: CouponTable;
+  card_check_day_count: CardCheckDayCountTable;
+  card_check_fail: CardCheckFailTable;
+  distribute_batch: DistributeBatchTable;
+  distribute_detail: DistributeDetailTable;
+  deferred_revenue_ledger: DeferredRevenueLedgerTable;
+  channel_business: ChannelBusinessTable;
+  channel_info: ChannelInfoTable;
+  openapi_channel_operator: OpenapiChannelOperatorTable;
+  bank_user: BankUserTable;
+  channel_order: ChannelOrderTable;
+  activation_record: ActivationRecordTable;
+  channel_order_log: ChannelOrderLogTable;
+  file_object: FileObjectTable;
+  multipart_upload: MultipartUploadTable;
+  multipart_upload_part: MultipartUploadPartTable;
+  card_model_price_history: CardModelPriceHistoryTable;
+  card_batch: CardBatchTable;
 }

@@ -1,6 +1,16 @@
 import type { Migration, MigrationProvider } from 'kysely/migration';
 import * as m0001 from './20261122_0001_platform.js';
 import * as m0002 from './20261122_0002_domain_records.js';
+import * as m0003 from './20261122_0003_sales.js';
+import * as m0004 from './20261122_0004_face_registry.js';
+import * as m0010 from './20261123_0010_member.js';
+import * as m0011 from './20261123_0011_checkin.js';
+import * as m0012 from './20261123_0012_allocation.js';
+import * as m0013 from './20261123_0013_bank.js';
+import * as m0014 from './20261123_0014_catalog.js';
+import * as m0015 from './20261123_0015_storage.js';
+import * as m0016 from './20261123_0016_admin.js';
+import * as m0017 from './20261124_0017_retire_login_columns.js';
 
 /**
  * Migrations listed statically rather than read from the folder, so they load the same way under
@@ -9,6 +19,16 @@ import * as m0002 from './20261122_0002_domain_records.js';
 const migrations: Record<string, Migration> = {
   '20261122_0001_platform': m0001,
   '20261122_0002_domain_records': m0002,
+  '20261122_0003_sales': m0003,
+  '20261122_0004_face_registry': m0004,
+  '20261123_0010_member': m0010,
+  '20261123_0011_checkin': m0011,
+  '20261123_0012_allocation': m0012,
+  '20261123_0013_bank': m0013,
+  '20261123_0014_catalog': m0014,
+  '20261123_0015_storage': m0015,
+  '20261123_0016_admin': m0016,
+  '20261124_0017_retire_login_columns': m0017,
 };
 
 export const migrationProvider: MigrationProvider = {

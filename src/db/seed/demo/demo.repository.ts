@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.js';
-import { ensureRole } from '../admin.repository.js';
+import { findRoleIdByCode, insertRole } from '../../../modules/staff/role.repository.js';
+import { insertUser, replaceUserRoles } from '../../../modules/staff/staff.repository.js';
 import { ID_TABLES, type IdBases, type IdTable } from './ids.js';
 import type { StaffSpec } from './organisation.js';
 
@@ -84,22 +85,25 @@ export async function findMemberIdByOpenId(db: Executor, openId: string): Promis
   return r?.id ?? null;
 }
 
+/** The demo roles by code: found, or made as global roles through the role repository. */
 export async function demoRoleIds(db: Executor, roles: Record<string, { name: string; permissions: string[] }>): Promise<Record<string, number>> {
   const ids: Record<string, number> = {};
-  for (const [code, role] of Object.entries(roles)) ids[code] = await ensureRole(db, code, role.name, role.permissions);
+  for (const [code, role] of Object.entries(roles)) {
+    ids[code] = (await findRoleIdByCode(db, code))
+      ?? (await insertRole(db, { code, name: role.name, permissions: role.permissions, merchantId: null, shopId: null, remark: null }, null));
+  }
   return ids;
 }
 
-/** Inserts the staff accounts (ids from the database); returns username → id. */
+/** Inserts the staff accounts through the staff repository (ids from the database); returns username → id. */
 export async function insertDemoStaff(db: Executor, staff: StaffSpec[], passwordHash: string, roleIds: Record<string, number>): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
   for (const s of staff) {
-    const r = await db.insertInto('admin_user').values({
-      username: s.username, password_hash: passwordHash, nickname: s.nickname, mobile: s.mobile, user_type: s.userType,
-      merchant_id: s.merchantId, shop_id: s.shopId, dept_id: s.deptId,
-    }).returning('id').executeTakeFirstOrThrow();
-    await db.insertInto('user_role').values({ user_id: r.id, role_id: roleIds[s.role] }).execute();
-    ids.set(s.username, r.id);
+    const id = await insertUser(db, {
+      username: s.username, passwordHash, nickname: s.nickname, mobile: s.mobile, userType: s.userType, merchantId: s.merchantId, shopId: s.shopId, deptId: s.deptId,
+    }, null);
+    await replaceUserRoles(db, id, [roleIds[s.role]]);
+    ids.set(s.username, id);
   }
   return ids;
 }

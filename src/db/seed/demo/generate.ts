@@ -1,6 +1,7 @@
 import type { Database } from '../../../platform/db/database.js';
 import { hashPassword } from '../../../platform/auth/password.js';
 import { addMonths, daysBetween, formatDay, startOfLocalDay } from './calendar.js';
+import { BANK_DEMO_TABLES, writeBankDemo } from './bank.js';
 import { buildCardModels } from './card-models.js';
 import { bindingRows, cardRows, memberRows, type HolderContext } from './card-rows.js';
 import { planCards } from './cards.js';
@@ -17,7 +18,10 @@ import { buildOrganisation, DEMO_ROLES } from './organisation.js';
 import type { TableRows } from './rows.js';
 import { assessDatabase, loginConflict } from './safety.js';
 import { buildScenicCatalog } from './scenic.js';
+import { REPOSITORY_TABLES, writeThroughRepositories } from './owned-records.js';
 import { withDemoSession, type DemoSession } from './writer.js';
+import { seedDemoHotels } from './hotel.js';
+import { seedDemoCoupons } from './coupons.js';
 
 /**
  * The demo data set: organisation and catalog (organisation.ts, scenic.ts, card-models.ts), cards and
@@ -82,7 +86,7 @@ export type DemoResult =
 
 const FRESH = 'Use a fresh DATA_DIR or database for a new demo data set.';
 /** Every table the generator writes (their foreign keys are checked after a trigger-less load). */
-const WRITTEN_TABLES = [...ID_TABLES, 'admin_user', 'user_role'] as const;
+const WRITTEN_TABLES = [...ID_TABLES, 'admin_user', 'user_role', 'role', 'card_model_price_history', ...BANK_DEMO_TABLES] as const;
 
 export async function generateDemoData(database: Database, opts: DemoOptions = {}): Promise<DemoResult> {
   const started = performance.now();
@@ -126,7 +130,12 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
       const n = await session.write(t, (k) => progress({ phase, done: (done += k), total: t.total ?? done }));
       rows[t.table] = (rows[t.table] ?? 0) + n;
     };
-    for (const t of [...org.tables, ...scenic.tables, ...cardModels.tables]) await write(t, 'catalog');
+    // Price history from the first day any demo price period covers.
+    const historyFrom = new Date(days[0].year, 0, 1);
+    for (const t of [...org.tables, ...scenic.tables, ...cardModels.tables]) {
+      if (REPOSITORY_TABLES.has(t.table)) rows[t.table] = (rows[t.table] ?? 0) + (await writeThroughRepositories(exec, t, historyFrom));
+      else await write(t, 'catalog');
+    }
     const roleIds = await demoRoleIds(exec, { ...DEMO_ROLES, super_admin: { name: 'Super administrator', permissions: ['*'] } });
     const staffIds = await insertDemoStaff(exec, org.staff, passwordHash, roleIds);
     rows.admin_user = org.staff.length;
@@ -147,6 +156,7 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
     await write(cardRows(holders), 'cards');
     await write(bindingRows(holders), 'bindings');
     await rebuildIndexes(exec, holderIndexes);
+    for (const t of await writeBankDemo(exec, { org, models: cardModels.models, ids, passwordHash, soldCards: plan.count, now })) await write(t, 'cards');
 
     const checkStart = performance.now();
     const tally: CheckTally = { rows: 0, lastId: 0 };
@@ -162,6 +172,8 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
     const checkSeconds = (performance.now() - checkStart) / 1000;
     if (fast) await assertForeignKeys(session, WRITTEN_TABLES.filter((t) => t !== 'card_check'));
 
+    rows.hotel_order = await seedDemoHotels(exec, { seed, scale, now, org });
+    rows.coupon_template = await seedDemoCoupons(exec, { seed, now, org, scenic });
     await advanceSequences(exec);
     const max = await businessMaxIds(exec);
     await insertDemoDataset(exec, {

@@ -3,6 +3,7 @@ import {
   DEMO_MEMBER_CODE, DEMO_MERCHANT_USER, DEMO_PASSWORD, DEMO_PLATFORM_USER, DEMO_SHOP_USER, DEMO_VERIFIER_MOBILE,
 } from './constants.js';
 import { generateDemoData, type DemoOptions, type DemoResult } from './generate.js';
+import { DEMO_BANK_MANAGER_MOBILE, DEMO_BANK_TELLER_MOBILE } from './bank.js';
 
 export { generateDemoData } from './generate.js';
 export type { DemoOptions, DemoProgress, DemoResult, DemoStats } from './generate.js';
@@ -33,6 +34,7 @@ export function describeDemoResult(result: DemoResult, adminUsername = 'admin'):
     `    shop       ${DEMO_SHOP_USER}       (a scenic spot of that operator)`,
     `    verifier   mobile ${DEMO_VERIFIER_MOBILE} (app channel)`,
     `    member     mini-program login code "${DEMO_MEMBER_CODE}" (local provider)`,
+    `    bank       mobile ${DEMO_BANK_TELLER_MOBILE} (teller) or ${DEMO_BANK_MANAGER_MOBILE} (manager), plus an SMS code (/manage-api/bank/bankLogin)`,
   );
   return lines;
 }

@@ -167,10 +167,13 @@ export function buildOrganisation(ids: IdAllocator): Organisation {
 export const DEMO_ROLES: Record<Exclude<RoleCode, 'super_admin'>, { name: string; permissions: string[] }> = {
   merchant_admin: {
     name: '商户管理员',
-    permissions: ['region:read', 'area:read', 'allocation:*', 'estimation:*', 'settlement:*', 'statistics:*', 'checker:*', 'member:read', 'catalog:*', 'shop:*', 'dept:*', 'contract:read'],
+    permissions: [
+      'region:read', 'area:read', 'allocation:*', 'estimation:*', 'settlement:*', 'statistics:*', 'checker:*', 'member:read', 'catalog:*', 'shop:*', 'dept:*',
+      'contract:read', 'merchant:read', 'staff:*', 'role:*', 'cardModel:read', 'card:read',
+    ],
   },
   shop_admin: {
     name: '门店管理员',
-    permissions: ['region:read', 'area:read', 'settlement:read', 'statistics:*', 'checker:*', 'member:read', 'catalog:*'],
+    permissions: ['region:read', 'area:read', 'settlement:read', 'statistics:*', 'checker:*', 'member:read', 'catalog:*', 'staff:read', 'card:read'],
   },
 };

@@ -39,6 +39,8 @@ export interface TableRows {
   chunks(enc: Encoder, maxRows: number): Iterable<Chunk>;
   /** Expected row count, for progress reporting (optional). */
   total?: number;
+  /** The rows as objects, for small tables built by fromObjects (written through repositories). */
+  objects?: ReadonlyArray<Record<string, Cell>>;
 }
 
 const COPY_SPECIAL = /[\\\t\n\r]/;
@@ -113,6 +115,7 @@ export function fromObjects(table: string, objects: ReadonlyArray<Record<string,
     columns,
     chunks: (enc, maxRows) => encodeRows(objects.map((o) => columns.map((c) => o[c] ?? null)), enc, maxRows),
     total: objects.length,
+    objects,
   };
 }
 
