@@ -1,0 +1,54 @@
+/**
+ * The real app over a given PostgreSQL database for benches, and platform staff sessions holding given
+ * permissions (issued as a login issues them, without the captcha and argon2 round trip).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Db } from '../src/platform/db/database.js';
+import type { Store } from '../src/platform/store/store.js';
+
+process.env.TZ ??= 'Asia/Shanghai';
+const { loadConfig } = await import('../src/config.js');
+const { buildApp } = await import('../src/app.js');
+const { openDatabase } = await import('../src/platform/db/database.js');
+const { openStore } = await import('../src/platform/store/index.js');
+const { TokenService } = await import('../src/platform/auth/tokens.js');
+const { ensureRole, insertStaff } = await import('../src/db/seed/admin.repository.js');
+const { loadStaffAccount } = await import('../src/modules/auth/staff.repository.js');
+const { UserType } = await import('../src/platform/http/context.js');
+
+/**
+ * A new platform staff user holding `permissions` and an access token for it. The session is cached in
+ * `store`; a service process with another store rebuilds it from the token row, as after a restart.
+ */
+export async function issuePlatformToken(db: Db, store: Store, permissions: string[]): Promise<string> {
+  const tag = randomBytes(4).toString('hex');
+  const roleId = await ensureRole(db, `bench_${tag}`, `bench ${tag}`, permissions);
+  const userId = await insertStaff(db, { username: `bench_${tag}`, passwordHash: 'x', nickname: 'bench', userType: UserType.PLATFORM, merchantId: null, shopId: null }, [roleId]);
+  const account = (await loadStaffAccount(db, userId))!;
+  const tokens = new TokenService(db, store, { accessS: 3600, refreshS: 7200 });
+  const issued = await tokens.issue(db, account, 'manage', null);
+  await tokens.remember(issued, account, 'manage');
+  return issued.accessToken;
+}
+
+export async function openBenchApp(databaseUrl: string) {
+  const config = loadConfig({ DATABASE_URL: databaseUrl, DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'tc-bench-')), LOG_LEVEL: 'silent', TZ: process.env.TZ! });
+  const database = openDatabase({ databaseUrl, dataDir: config.dataDir, tz: config.tz });
+  const store = await openStore(null, 'bench:');
+  const app = await buildApp({ config, database, store, logger: false });
+  await app.ready();
+
+  return {
+    app,
+    db: database.db,
+    platformToken: (permissions: string[]) => issuePlatformToken(database.db, store, permissions),
+    async close() {
+      await app.close();
+      await store.close();
+      await database.close();
+    },
+  };
+}

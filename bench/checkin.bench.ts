@@ -1,0 +1,304 @@
+/**
+ * Check-in at the gate on PostgreSQL (DATABASE_URL; REDIS_URL optional), two figures, no assertions:
+ *
+ * 1. Sustained check-ins per second, every scan a different card so each one passes the limit of 1 that
+ *    is enforced (the counter upsert runs on every scan), against a bare INSERT of the same rows into
+ *    card_check over the same pool in the same run (targets ≥ 2,000/s and ≥ 0.3 of the bare rate):
+ *    - the check-in service as the route calls it (read, counter + check + operation-log write, answer);
+ *    - the whole service over HTTP (token, validation, the same work, the envelope), with the load sent
+ *      from a process of its own (bench/checkin-load.ts), as scanners are other machines.
+ *    Measured in a scratch database made beside DATABASE_URL's and dropped afterwards.
+ * 2. p50/p99 of cardCheckStat on the demo data set in DATABASE_URL's own database (make one with
+ *    `npm run seed -- --scale 10M`; target p99 ≤ 50 ms): the service on the busiest SKU-day of the set
+ *    (its clock set to that day's closing) against the raw SQL count of the same rows, and the HTTP
+ *    endpoint for today. Skipped, with a note, when that database holds no demo data.
+ *
+ * BENCH_DURATION_S (10), BENCH_ROUNDS (2), BENCH_CONNECTIONS (32), BENCH_POOL (20), BENCH_STAT_CALLS (1000),
+ * BENCH_PARTS (throughput,stat), BENCH_KEEP (keep the scratch database to look into).
+ */
+import { randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { loadConfig } from '../src/config.js';
+import { buildApp } from '../src/app.js';
+import { openDatabase, type Database } from '../src/platform/db/database.js';
+import { migrateToLatest } from '../src/platform/db/migrate.js';
+import { seedReferenceData } from '../src/db/seed/reference.js';
+import { hashPassword } from '../src/platform/auth/password.js';
+import { openStore } from '../src/platform/store/index.js';
+import { DEMO_PASSWORD, DEMO_VERIFIER_MOBILE } from '../src/db/seed/demo/constants.js';
+import { createConsumeRecordService } from '../src/modules/checker/consume-record.service.js';
+import { createCheckinService } from '../src/modules/checker/checkin.service.js';
+import type { AuthedContext } from '../src/platform/http/context.js';
+
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const POOL = Number(process.env.BENCH_POOL ?? 20);
+const STAT_CALLS = Number(process.env.BENCH_STAT_CALLS ?? 1000);
+const CARDS = 200_000;
+
+const baseUrl = process.env.DATABASE_URL;
+if (!baseUrl) {
+  console.log('checkin bench: set DATABASE_URL to a PostgreSQL database (REDIS_URL optional); nothing measured.');
+  process.exit(0);
+}
+const withDatabase = (url: string, name: string) => {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+};
+
+async function admin(statement: string): Promise<void> {
+  const c = new pg.Client({ connectionString: withDatabase(baseUrl!, 'postgres') });
+  await c.connect();
+  try {
+    await c.query(statement);
+  } finally {
+    await c.end();
+  }
+}
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tc-bench-checkin-'));
+const config = (databaseUrl: string) =>
+  loadConfig({ ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'silent', STORE_PREFIX: `bench:${randomBytes(4).toString('hex')}:`, LOGIN_RATE_PER_MIN: '1000' });
+process.env.TZ = config(baseUrl).tz;
+
+/** Keep-alive HTTP calls; answers the envelope. */
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+function call(base: string, method: 'GET' | 'POST', pathAndQuery: string, token: string | null, body?: unknown): Promise<{ errcode: number; data?: any }> {
+  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  const u = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = http.request({
+      agent, host: u.hostname, port: u.port, method, path: pathAndQuery,
+      headers: { ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        try {
+          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        } catch (err) {
+          reject(err);
+        }
+      });
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** Runs `work(i)` on `workers` loops for `seconds`; answers how many completed and how many returned true. */
+async function sustain(workers: number, seconds: number, work: (i: number) => Promise<boolean>): Promise<{ done: number; ok: number; seconds: number }> {
+  let next = 0;
+  let ok = 0;
+  const elu = performance.eventLoopUtilization();
+  const started = performance.now();
+  const until = started + seconds * 1000;
+  await Promise.all(Array.from({ length: workers }, async () => {
+    while (performance.now() < until) {
+      if (await work(next++)) ok++;
+    }
+  }));
+  if (process.env.BENCH_VERBOSE) console.log(`    (${next} calls in ${seconds} s, event loop busy ${(performance.eventLoopUtilization(elu).utilization * 100).toFixed(0)}%)`);
+  return { done: next, ok, seconds: (performance.now() - started) / 1000 };
+}
+
+type Run = { ok: number; seconds: number; done: number };
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+// ---------------------------------------------------------------- 1. throughput in a scratch database
+async function throughput(): Promise<void> {
+  const scratch = `checkin_bench_${randomBytes(4).toString('hex')}`;
+  await admin(`create database ${scratch}`);
+  let database: Database | null = null;
+  try {
+    const cfg = config(withDatabase(baseUrl!, scratch));
+    database = openDatabase({ databaseUrl: cfg.databaseUrl, dataDir, tz: cfg.tz, poolMax: POOL });
+    const db = database.db;
+    await migrateToLatest(db);
+    await seedReferenceData(db, { adminUsername: 'admin', adminPassword: randomBytes(9).toString('hex'), openApp: null });
+
+    const merchant = (await db.insertInto('merchant').values({ name: 'Bench scenic co.' }).returning('id').executeTakeFirstOrThrow()).id;
+    const shop = (await db.insertInto('shop').values({ name: 'Bench spot', merchant_id: merchant }).returning('id').executeTakeFirstOrThrow()).id;
+    const spu = (await db.insertInto('spu').values({ name: 'Bench lake', shop_id: shop, merchant_id: merchant, resource_type: 2 }).returning('id').executeTakeFirstOrThrow()).id;
+    const sku = (await db.insertInto('sku').values({ goods_id: spu, merchant_id: merchant, shop_id: shop, sku_name: 'Bench lake entry' }).returning('id').executeTakeFirstOrThrow()).id;
+    const gate = (await db.insertInto('sku_entrance').values({ sku_id: sku, entrance_name: 'North gate', merchant_id: merchant, shop_id: shop, goods_id: spu }).returning('id').executeTakeFirstOrThrow()).id;
+    const model = (await db.insertInto('card_model').values({ name: 'Bench card', price: 19800 }).returning('id').executeTakeFirstOrThrow()).id;
+    await db.insertInto('card_model_resource_rule').values({ card_model_id: model, resource_id: spu, settlement_way: 1, buy_price: 5000, daily_check_limit: 1 }).execute();
+    const password = 'Bench@' + randomBytes(6).toString('hex');
+    const mobile = '13700000000';
+    const checker = (await db.insertInto('checker').values({ mobile, password_hash: await hashPassword(password), name: 'Bench verifier', merchant_id: merchant, shop_id: shop }).returning('id').executeTakeFirstOrThrow()).id;
+    await db.insertInto('checker_relation').values({ checker_id: checker, sku_id: sku, entrance_id: null, merchant_id: merchant, shop_id: shop }).execute();
+    await sql`insert into card (card_number, card_model_id, status, medium, active_time, expire_time)
+      select 'B' || lpad(g::text, 9, '0'), ${model}, 2, 2, now() - interval '1 day', now() + interval '300 days' from generate_series(1, ${CARDS}) g`.execute(db);
+    await sql`insert into card_binding (card_id, name, phone, id_type, id_no)
+      select id, 'Holder ' || id, '139' || lpad(id::text, 8, '0'), 1, 'ID' || id from card where card_model_id = ${model}`.execute(db);
+    await sql`analyze`.execute(db);
+    const firstCard = Number((await sql<{ id: number }>`select min(id) as id from card`.execute(db)).rows[0].id);
+
+    const store = await openStore(cfg.redisUrl, cfg.storePrefix);
+    const app = await buildApp({ config: cfg, database, store, logger: false });
+    const url = await app.listen({ port: 0, host: '127.0.0.1' });
+    const login = await call(url, 'POST', '/app-api/auth/checkerLogin', null, { mobile, password });
+    if (login.errcode !== 0) throw new Error('bench verifier login failed');
+    const token = login.data.accessToken as string;
+
+    // Each scan and each bare row takes the next card: every check-in passes the enforced limit of 1.
+    let cursor = 0;
+    const takeCard = () => {
+      if (cursor >= CARDS) throw new Error('out of bench cards: lower BENCH_DURATION_S or raise CARDS');
+      return cursor++;
+    };
+    const today = new Date();
+    const day = `${today.getFullYear()}-${String(today.getMonth() + 1).padStart(2, '0')}-${String(today.getDate()).padStart(2, '0')}`;
+    const bare = () => {
+      const n = takeCard();
+      const cardId = firstCard + n;
+      return sql`insert into card_check (card_id, card_model_id, sku_id, resource_id, entrance_id, checker_id, tourist_name, tourist_mobile,
+          tourist_card_no, tourist_face_photo, consume_num, check_type, status, check_time, check_date, nonce, checks_left, created_by, updated_by)
+        values (${cardId}, ${model}, ${sku}, ${spu}, ${gate}, ${checker}, ${`Holder ${cardId}`}, ${'13900000000'}, ${`ID${cardId}`}, ${null},
+          1, 1, 1, ${new Date()}, ${day}::date, ${`bare-${n}`}, 0, ${checker}, ${checker})`.execute(db).then(() => true);
+    };
+    // HTTP scans come from a process of its own; each run takes the next block of cards.
+    const httpRun = async (seconds: number): Promise<Run> => {
+      const firstCard = cursor + 1;
+      const maxCards = Math.min(CARDS - cursor, Math.ceil(seconds * 4000));
+      cursor += maxCards;
+      const job = { url, token, skuId: sku, entranceId: gate, firstCard, maxCards, connections: CONNECTIONS, seconds };
+      const out = await new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'checkin-load.ts'), JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let text = '';
+        child.stdout.on('data', (c: Buffer) => (text += c.toString()));
+        child.on('close', (code) => (code === 0 ? resolve(text) : reject(new Error(`load process exited ${code}`))));
+      });
+      return JSON.parse(out) as Run;
+    };
+
+    // The same scan without HTTP: the service as the route calls it, with the verifier's session.
+    const service = createCheckinService({ db, face: null as never });
+    const account = { id: checker, kind: 'checker' as const, name: 'Bench verifier', userType: null, merchantId: merchant, shopId: shop, permissions: [] };
+    const direct = () => {
+      const n = takeCard();
+      const ctx: AuthedContext = {
+        account, tokenHash: 'bench', sessionId: 'bench', channel: 'app', ip: '127.0.0.1', userAgent: 'bench', method: 'POST',
+        path: '/app-api/checker/addCheckerConsumeRecord', startedAt: Date.now(), operation: { module: '核销记录', action: '核销' }, operationLog: 'none',
+      };
+      return service.checkIn(ctx, { skuId: sku, entranceId: gate, cardNumber: `B${String(n + 1).padStart(9, '0')}`, nonce: `direct-${n}` }).then(() => true);
+    };
+
+    // Warm up every path, then alternate rounds so drift of the shared machine falls on all of them.
+    await sustain(POOL, 2, bare);
+    await sustain(POOL, 2, direct);
+    await httpRun(2);
+    const runs = { bare: [] as Run[], direct: [] as Run[], checkin: [] as Run[] };
+    for (let r = 0; r < ROUNDS; r++) {
+      runs.bare.push(await sustain(POOL, DURATION_S / ROUNDS, bare));
+      runs.direct.push(await sustain(POOL, DURATION_S / ROUNDS, direct));
+      runs.checkin.push(await httpRun(DURATION_S / ROUNDS));
+    }
+    const rate = (rs: Run[]) => rs.reduce((n, r) => n + r.ok, 0) / rs.reduce((n, r) => n + r.seconds, 0);
+    const refused = [...runs.checkin, ...runs.direct].reduce((n, r) => n + r.done - r.ok, 0);
+
+    // Exactness under load: no card has more than its one entry today.
+    const over = await sql<{ n: number }>`select count(*)::int as n from (select card_id from card_check where check_date = ${day}::date
+      and checker_id = ${checker} and nonce not like 'bare-%' group by card_id having sum(consume_num) > 1) x`.execute(db);
+    console.log(`check-in throughput: postgres database, ${store.kind} store, pool ${POOL}, ${CONNECTIONS} HTTP connections, ` +
+      `${DURATION_S} s each in ${ROUNDS} alternating rounds (${refused} refused; ${over.rows[0].n} cards over their limit)`);
+    console.log(`  bare INSERT into card_check (same rows, same pool)                ${rate(runs.bare).toFixed(0).padStart(6)} rows/s`);
+    console.log(`  check-in service, limit 1 enforced (no HTTP)                      ${rate(runs.direct).toFixed(0).padStart(6)} check-ins/s   ratio ${(rate(runs.direct) / rate(runs.bare)).toFixed(2)}`);
+    console.log(`  POST addCheckerConsumeRecord over HTTP (load from another process)  ${rate(runs.checkin).toFixed(0).padStart(6)} check-ins/s   ratio ${(rate(runs.checkin) / rate(runs.bare)).toFixed(2)}`);
+    console.log('  (targets ≥ 2000 check-ins/s and a ratio ≥ 0.3 of the bare rate)');
+    await app.close();
+    await store.close();
+  } finally {
+    await database?.close();
+    if (process.env.BENCH_KEEP) console.log(`  (scratch database ${scratch} kept)`);
+    else await admin(`drop database if exists ${scratch} with (force)`);
+  }
+}
+
+// ---------------------------------------------------------------- 2. cardCheckStat on the demo data set
+async function statOnDemo(): Promise<void> {
+  const cfg = config(baseUrl!);
+  const database = openDatabase({ databaseUrl: cfg.databaseUrl, dataDir, tz: cfg.tz, poolMax: 4 });
+  const db = database.db;
+  try {
+    const demo = await db.selectFrom('demo_dataset').select(['check_rows', 'scale']).executeTakeFirst().catch(() => undefined);
+    if (!demo) {
+      console.log('cardCheckStat: DATABASE_URL holds no demo data set; make one with `npm run seed -- --scale 10M` and run again.');
+      return;
+    }
+    const time = async (f: () => Promise<unknown>) => {
+      for (let i = 0; i < Math.min(50, STAT_CALLS); i++) await f();
+      const ms: number[] = [];
+      for (let i = 0; i < STAT_CALLS; i++) {
+        const t0 = performance.now();
+        await f();
+        ms.push(performance.now() - t0);
+      }
+      return ms.sort((a, b) => a - b);
+    };
+    const line = (name: string, ms: number[]) => console.log(`  ${name.padEnd(52)} p50 ${percentile(ms, 50).toFixed(2)} ms   p99 ${percentile(ms, 99).toFixed(2)} ms`);
+    const rawCount = (checkerId: number, skuId: number, start: Date, end: Date) => () =>
+      sql`select count(distinct card_id), count(*), count(*) filter (where checker_id = ${checkerId}) from card_check
+        where sku_id = ${skuId} and check_time >= ${start} and check_time < ${end} and not is_deleted`.execute(db);
+
+    // The worst day of the data set: the SKU and day with the most checks, judged at that day's closing.
+    const busiest = (await sql<{ sku_id: number; check_date: string; n: number }>`select sku_id, check_date, count(*)::int as n
+      from card_check group by 1, 2 order by 3 desc limit 1`.execute(db)).rows[0];
+    const relation = await db.selectFrom('checker_relation').select('checker_id').where('sku_id', '=', busiest.sku_id).limit(1).executeTakeFirstOrThrow();
+    const start = new Date(`${busiest.check_date}T00:00:00`);
+    const end = new Date(start);
+    end.setDate(end.getDate() + 1);
+    const closing = new Date(`${busiest.check_date}T18:00:00`);
+    const service = createConsumeRecordService({ db, now: () => closing });
+    const ctx = { account: { id: relation.checker_id, kind: 'checker', name: 'bench', userType: null, merchantId: null, shopId: null, permissions: [] } } as unknown as AuthedContext;
+    const figures = await service.stat(ctx, busiest.sku_id);
+    console.log(`cardCheckStat on the demo data set (${demo.check_rows} check rows, scale ${demo.scale}), ${STAT_CALLS} sequential calls each`);
+    console.log(`  the busiest SKU-day: SKU ${busiest.sku_id} on ${busiest.check_date}, ${busiest.n} checks → ${JSON.stringify(figures)}`);
+    const rawBusy = await time(rawCount(relation.checker_id, busiest.sku_id, start, end));
+    const svcBusy = await time(() => service.stat(ctx, busiest.sku_id));
+    line('raw SQL count (same statement)', rawBusy);
+    line('cardCheckStat service (clock at that day\'s closing)', svcBusy);
+
+    // Today through HTTP, as the demo verifier's app calls it.
+    const store = await openStore(cfg.redisUrl, cfg.storePrefix);
+    const app = await buildApp({ config: cfg, database, store, logger: false });
+    const url = await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const login = await call(url, 'POST', '/app-api/auth/checkerLogin', null, { mobile: DEMO_VERIFIER_MOBILE, password: DEMO_PASSWORD });
+      if (login.errcode !== 0) throw new Error('demo verifier login failed');
+      const token = login.data.accessToken as string;
+      const skuId = (login.data.skuInfo as Array<{ id: number }>)[0].id;
+      const endpoint = () => call(url, 'GET', `/app-api/checker/cardCheckStat?skuId=${skuId}`, token);
+      const today = await endpoint();
+      if (today.errcode !== 0) throw new Error(`cardCheckStat failed: ${JSON.stringify(today)}`);
+      const apiMs = await time(endpoint);
+      line(`GET cardCheckStat today, SKU ${skuId} → ${today.data.dayCardCheckCnt} checks`, apiMs);
+    } finally {
+      await app.close();
+      await store.close();
+    }
+    console.log(`  ratio service/raw p99 on the busiest day: ${(percentile(svcBusy, 99) / percentile(rawBusy, 99)).toFixed(2)}   (target p99 ≤ 50 ms)`);
+  } finally {
+    await database.close();
+  }
+}
+
+const PARTS = (process.env.BENCH_PARTS ?? 'throughput,stat').split(',');
+try {
+  if (PARTS.includes('throughput')) await throughput();
+  if (PARTS.includes('stat')) await statOnDemo();
+} finally {
+  agent.destroy();
+  rmSync(dataDir, { recursive: true, force: true });
+}
