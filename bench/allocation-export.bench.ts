@@ -19,6 +19,7 @@ import { Writable } from 'node:stream';
 import pg from 'pg';
 import { issuePlatformToken } from './bench-app.js';
 import { freePort } from '../test/helpers/free-port.js';
+import { report } from './report.js';
 
 const { openDatabase } = await import('../src/platform/db/database.js');
 const { migrateToLatest } = await import('../src/platform/db/migrate.js');
@@ -185,6 +186,8 @@ try {
   console.log(`  service peak RSS (VmHWM): ${mb(after.peak)} MB (target ≤ 256); ${mb(before.rss)} MB before the export, peak until then ${mb(before.peak)} MB`);
   console.log(`  baseline 1, the bare workbook writer fed the same rows from memory: ${fmt(writerRate)} rows/s; export / writer ${(rate / writerRate).toFixed(2)}`);
   console.log(`  baseline 2, the same keyset reads by a raw pg client: ${fmt(readRate)} rows/s; export / reads ${(rate / readRate).toFixed(2)}`);
+  report({ goal: `exportDistributeDetail of ${fmt(ROWS)} rows, rate`, value: rate, unit: 'rows/s', baseline: { name: 'raw keyset reads', value: readRate }, ratio: rate / readRate, target: '≥ 100,000 rows/s', met: rate >= 100_000, database: 'postgres' });
+  report({ goal: `exportDistributeDetail of ${fmt(ROWS)} rows, peak RSS`, value: after.peak / 1024 / 1024, unit: 'MB', target: '≤ 256 MB', met: after.peak / 1024 / 1024 <= 256, database: 'postgres' });
   console.log(`  workbook rows read back (header + details + total): ${fmt(sheetRows)} (expected ${fmt(ROWS + 2)}); batch status after: ${status} (expected 3)`);
   if (sheetRows !== ROWS + 2 || status !== 3) process.exitCode = 1;
 } finally {

@@ -13,6 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openBenchApp } from './bench-app.js';
+import { report } from './report.js';
 
 const { openDatabase } = await import('../src/platform/db/database.js');
 const { migrateToLatest } = await import('../src/platform/db/migrate.js');
@@ -142,6 +143,7 @@ try {
   console.log(`  baseline, the single raw aggregate over the same check rows:                median ${mb.toFixed(1)} ms [${tb.map((x) => x.toFixed(0)).join(', ')}]`);
   console.log(`  (for reference, the raw valid-user counts executeCalc also needs:            median ${mc.toFixed(1)} ms)`);
   console.log(`  ratio executeCalc / baseline: ${(me / mb).toFixed(2)} (target ≤ 1.3); against raw aggregate + raw counts: ${(me / (mb + mc)).toFixed(2)}`);
+  report({ goal: `executeCalc over ${fmt(Number(info.n))} checks`, value: me, unit: 'ms', baseline: { name: 'raw SQL aggregate', value: mb }, ratio: me / mb, target: '≤ 1.3× the raw aggregate', met: me / mb <= 1.3, database: 'postgres' });
   console.log(`  check sums agree with the raw aggregate: ${mismatched.length === 0 ? 'yes' : `NO (${mismatched.length} differ)`}; every batch conserves its cents: ${conserved.rows[0].ok ? 'yes' : 'NO'}`);
   if (mismatched.length || !conserved.rows[0].ok) process.exitCode = 1;
 } finally {

@@ -36,6 +36,7 @@ import { DEMO_PASSWORD, DEMO_VERIFIER_MOBILE } from '../src/db/seed/demo/constan
 import { createConsumeRecordService } from '../src/modules/checker/consume-record.service.js';
 import { createCheckinService } from '../src/modules/checker/checkin.service.js';
 import type { AuthedContext } from '../src/platform/http/context.js';
+import { report } from './report.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -217,6 +218,7 @@ async function throughput(): Promise<void> {
     console.log(`  check-in service, limit 1 enforced (no HTTP)                      ${rate(runs.direct).toFixed(0).padStart(6)} check-ins/s   ratio ${(rate(runs.direct) / rate(runs.bare)).toFixed(2)}`);
     console.log(`  POST addCheckerConsumeRecord over HTTP (load from another process)  ${rate(runs.checkin).toFixed(0).padStart(6)} check-ins/s   ratio ${(rate(runs.checkin) / rate(runs.bare)).toFixed(2)}`);
     console.log('  (targets ≥ 2000 check-ins/s and a ratio ≥ 0.3 of the bare rate)');
+    report({ goal: 'check-ins over HTTP, daily limit enforced', value: rate(runs.checkin), unit: 'check-ins/s', baseline: { name: 'bare INSERT', value: rate(runs.bare) }, ratio: rate(runs.checkin) / rate(runs.bare), target: '≥ 2,000/s and ≥ 0.3 of bare', met: rate(runs.checkin) >= 2000 && rate(runs.checkin) / rate(runs.bare) >= 0.3, database: 'postgres' });
     await app.close();
     await store.close();
   } finally {
@@ -289,6 +291,7 @@ async function statOnDemo(): Promise<void> {
       await store.close();
     }
     console.log(`  ratio service/raw p99 on the busiest day: ${(percentile(svcBusy, 99) / percentile(rawBusy, 99)).toFixed(2)}   (target p99 ≤ 50 ms)`);
+    report({ goal: 'cardCheckStat p99, busiest day', value: percentile(svcBusy, 99), unit: 'ms', baseline: { name: 'raw SQL count p99', value: percentile(rawBusy, 99) }, ratio: percentile(svcBusy, 99) / percentile(rawBusy, 99), target: '≤ 50 ms', met: percentile(svcBusy, 99) <= 50, database: 'postgres' });
   } finally {
     await database.close();
   }

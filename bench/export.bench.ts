@@ -25,6 +25,7 @@ import { FileResponse } from '../src/platform/http/responses.js';
 import { defineModule } from '../src/platform/module.js';
 import { openStore } from '../src/platform/store/index.js';
 import { formatDateTime } from '../src/platform/time.js';
+import { report } from './report.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const BATCH = 5000;
@@ -130,6 +131,8 @@ for (const m of [csv, xlsx]) {
   console.log(`  ${m.kind.padEnd(4)}  ${m.seconds.toFixed(2)} s  ${Math.round(m.rowsPerS).toLocaleString('en')} rows/s  ${(m.bytes / 1e6).toFixed(1)} MB  peak RSS ${m.peakRssMb.toFixed(0)} MB (+${m.growthMb.toFixed(0)} MB during the export)`);
 }
 console.log(`  xlsx/csv ratio ${(xlsx.rowsPerS / baseline).toFixed(2)}  (targets: xlsx ≥ 100,000 rows/s → ${xlsx.rowsPerS >= 100_000 ? 'met' : 'NOT met'}; peak RSS ≤ 256 MB → ${xlsx.peakRssMb <= 256 ? 'met' : 'NOT met'})`);
+report({ goal: `xlsx export of ${ROWS.toLocaleString('en')} rows (${database.kind}), rate`, value: xlsx.rowsPerS, unit: 'rows/s', baseline: { name: 'csv of the same reads', value: baseline }, ratio: xlsx.rowsPerS / baseline, target: '≥ 100,000 rows/s', met: xlsx.rowsPerS >= 100_000, database: database.kind });
+report({ goal: `xlsx export of ${ROWS.toLocaleString('en')} rows (${database.kind}), peak RSS`, value: xlsx.peakRssMb, unit: 'MB', target: '≤ 256 MB', met: xlsx.peakRssMb <= 256, database: database.kind });
 
 await app.close();
 await sql`drop table ${sql.table(table)}`.execute(db);

@@ -17,6 +17,7 @@ import { seedReferenceData, SUPER_ADMIN_ROLE } from '../src/db/seed/reference.js
 import { ensureRole, insertStaff } from '../src/db/seed/admin.repository.js';
 import { hashPassword } from '../src/platform/auth/password.js';
 import { openStore } from '../src/platform/store/index.js';
+import { report } from './report.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
@@ -119,6 +120,8 @@ line(`POST ${TREE}`, realResult);
 const ratio = (r: typeof realResult, b: typeof realResult) => `${(r.rps / b.rps).toFixed(2)} req/s, p99 ${(r.p99 / b.p99).toFixed(2)}×`;
 console.log(`  ratio real/bare (string): ${ratio(realResult, bareResult)}   (target ≥ 0.7 req/s)`);
 console.log(`  ratio real/bare (Buffer): ${ratio(realResult, bareBytesResult)}`);
+report({ goal: `authenticated cached read (area tree, ${database.kind}), req/s`, value: realResult.rps, unit: 'req/s', baseline: { name: 'bare Fastify route', value: bareResult.rps }, ratio: realResult.rps / bareResult.rps, target: '≥ 0.5 of bare', met: realResult.rps / bareResult.rps >= 0.5, database: database.kind });
+report({ goal: `authenticated cached read (area tree, ${database.kind}), p99`, value: realResult.p99, unit: 'ms', target: '≤ 10 ms at 50 connections', met: realResult.p99 <= 10, database: database.kind });
 
 await bare.close();
 await app.close();

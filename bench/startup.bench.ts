@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../test/helpers/free-port.js';
+import { report } from './report.js';
 
 const STARTS = Number(process.env.BENCH_STARTS ?? 3);
 const repoRoot = path.resolve(import.meta.dirname, '..');
@@ -73,6 +74,7 @@ try {
   const first = await timeToFirstAnswer('npm', ['start'], readyz, serviceEnv);
   await stop(first.child);
   console.log(`start-up: first start (create, migrate, seed ${dataDir}): ${first.ms.toFixed(0)} ms`);
+  report({ goal: 'start to ready, fresh data directory', value: first.ms, unit: 'ms', target: '≤ 10,000 ms', met: first.ms <= 10_000, database: 'pglite' });
 
   const starts: number[] = [];
   for (let i = 0; i < STARTS; i++) {
@@ -100,6 +102,7 @@ try {
   console.log(`  npm start → /readyz 200, persisted data dir: median ${m.toFixed(0)} ms   (runs: ${fmt(starts)})`);
   console.log(`  bare node -e http server → first 200:         median ${b.toFixed(0)} ms   (runs: ${fmt(baseline)})`);
   console.log(`  ratio service/bare: ${(m / b).toFixed(1)}×`);
+  report({ goal: 'start to ready, existing data directory', value: m, unit: 'ms', baseline: { name: 'bare node server', value: b }, ratio: m / b, target: '≤ 3,000 ms', met: m <= 3000, database: 'pglite' });
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
 }

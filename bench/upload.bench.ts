@@ -18,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { report } from './report.js';
 
 const MB = 1_000_000;
 const MiB = 1024 * 1024;
@@ -253,6 +254,7 @@ async function measure(): Promise<void> {
     console.log(`  ratio upload/stream copy:  ${ratio(streamCopy.seconds, sequential.seconds)} sequential, ${ratio(streamCopy.seconds, parallel.seconds)} parallel`);
     console.log(`  ratio upload/bare receive: ${ratio(bareRun.seconds, sequential.seconds)} sequential, ${ratio(bareRun.seconds, parallel.seconds)} parallel`);
     console.log(`  downloads equal the source by sha256: ${down.out === sourceSha && downParallel.out === sourceSha ? 'yes' : 'NO'}`);
+    report({ goal: `chunked upload of ${SIZE / MB} MB, service peak RSS`, value: peak.peakMb, unit: 'MB', target: '≤ 128 MB', met: peak.peakMb <= 128, database: process.env.DATABASE_URL ? 'postgres' : 'pglite' });
     console.log(`  service RSS: ${idle.rssMb.toFixed(0)} MB idle after start, peak ${peak.peakMb.toFixed(0)} MB (target ≤ 128 MB); ` +
       `bare server peak ${bareMemory.peakMb.toFixed(0)} MB`);
     if (down.out !== sourceSha || downParallel.out !== sourceSha) process.exitCode = 1;
