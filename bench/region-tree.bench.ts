@@ -107,19 +107,22 @@ async function measureAll(targets: Target[]): Promise<Figures[]> {
 
 console.log(`region tree: ${database.kind} database, ${store.kind} store, body ${(Buffer.byteLength(bodyText) / 1024).toFixed(0)} KiB, ` +
   `${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${DURATION_S} s each in ${ROUNDS} alternating rounds`);
-const [bareResult, bareBytesResult, realResult] = await measureAll([
+const [bareResult, bareBytesResult, realResult, brResult] = await measureAll([
   { url: bareUrl + '/tree', headers: {} },
   { url: bareUrl + '/tree-bytes', headers: {} },
   { url: realUrl + TREE, headers: { authorization } },
+  { url: realUrl + TREE, headers: { authorization, 'accept-encoding': 'br' } },
 ]);
 const line = (name: string, r: Figures) =>
   console.log(`  ${name.padEnd(42)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(1)} ms   p99 ${r.p99.toFixed(1)} ms`);
 line('bare Fastify, body as a string', bareResult);
 line('bare Fastify, body as a Buffer', bareBytesResult);
 line(`POST ${TREE}`, realResult);
+line(`POST ${TREE}, accept-encoding: br`, brResult);
 const ratio = (r: typeof realResult, b: typeof realResult) => `${(r.rps / b.rps).toFixed(2)} req/s, p99 ${(r.p99 / b.p99).toFixed(2)}×`;
 console.log(`  ratio real/bare (string): ${ratio(realResult, bareResult)}   (target ≥ 0.7 req/s)`);
 console.log(`  ratio real/bare (Buffer): ${ratio(realResult, bareBytesResult)}`);
+console.log(`  ratio real with brotli/bare (string): ${ratio(brResult, bareResult)}`);
 report({ goal: `authenticated cached read (area tree, ${database.kind}), req/s`, value: realResult.rps, unit: 'req/s', baseline: { name: 'bare Fastify route', value: bareResult.rps }, ratio: realResult.rps / bareResult.rps, target: '≥ 0.5 of bare', met: realResult.rps / bareResult.rps >= 0.5, database: database.kind });
 report({ goal: `authenticated cached read (area tree, ${database.kind}), p99`, value: realResult.p99, unit: 'ms', target: '≤ 10 ms at 50 connections', met: realResult.p99 <= 10, database: database.kind });
 

@@ -6,7 +6,7 @@ import { recordOperation } from '../oplog/oplog.js';
 import { XlsxExport } from '../export/xlsx-export.js';
 import { discardUploads, receiveMultipart, type UploadedFile, type UploadLimits } from '../upload/receive.js';
 import { CHANNEL_PREFIX, type AccountKind, type Channel, type RequestContext } from './context.js';
-import { contentDisposition, FileResponse, RawJson } from './responses.js';
+import { chooseEncoding, COMPRESS_MIN_BYTES, contentDisposition, FileResponse, matchesEtag, RawJson } from './responses.js';
 import { Envelope, VoidEnvelope } from './schemas.js';
 import type { Authenticator } from './authenticate.js';
 
@@ -103,8 +103,21 @@ export interface RouteDeps {
 
 const SUCCESS = { errcode: 0, errmsg: 'success' };
 
-async function send(reply: FastifyReply, spec: RouteSpec, out: unknown) {
-  if (out instanceof RawJson) return reply.type('application/json; charset=utf-8').send(out.body);
+/**
+ * Cached reads: an ETag, 304 when the client holds these bytes already, and the body compressed once
+ * per cache generation. The spec puts these reads on POST; they change nothing, so a client's
+ * If-None-Match is answered with 304 as for GET rather than the useless 412 (docs/decisions.md).
+ */
+function sendRawJson(request: FastifyRequest, reply: FastifyReply, out: RawJson) {
+  reply.header('etag', out.etag).header('vary', 'accept-encoding').type('application/json; charset=utf-8');
+  if (matchesEtag(request.headers['if-none-match'], out.etag)) return reply.code(304).send();
+  const encoding = out.body.length >= COMPRESS_MIN_BYTES ? chooseEncoding(request.headers['accept-encoding']) : null;
+  if (!encoding) return reply.send(out.body);
+  return reply.header('content-encoding', encoding).send(out.encoded(encoding));
+}
+
+async function send(request: FastifyRequest, reply: FastifyReply, spec: RouteSpec, out: unknown) {
+  if (out instanceof RawJson) return sendRawJson(request, reply, out);
   if (out instanceof XlsxExport) {
     await out.send(reply);
     return reply;
@@ -187,7 +200,7 @@ function mount(app: FastifyInstance, spec: RouteSpec, deps: RouteDeps): void {
             : { body: request.body as never, query: request.query as never };
           const out = await spec.handler(ctx, { ...input, files: request.uploadedFiles ?? [] }, { request, reply });
           if (ctx.operation && ctx.operationLog === 'none') await recordOperation(deps.db, ctx);
-          return send(reply, spec, out);
+          return send(request, reply, spec, out);
         },
       });
     }
