@@ -6,6 +6,7 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string | Buffer;
     connections?: number;
+    workers?: number;
     pipelining?: number;
     duration?: number;
     amount?: number;

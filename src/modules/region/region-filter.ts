@@ -20,3 +20,55 @@ export function matchRegion(filter: RegionFilter): (r: Region) => boolean {
     return true;
   };
 }
+
+/**
+ * The cached region list with the lookups the filters use most (parent, level, id), so a page reads
+ * the few candidates a filter can match instead of every region, and builds only the page it answers.
+ */
+export class RegionIndex {
+  private readonly byId = new Map<number, Region>();
+  private readonly position = new Map<number, number>();
+  private readonly byParent = new Map<number, Region[]>();
+  private readonly byLevel = new Map<number, Region[]>();
+
+  constructor(readonly all: Region[]) {
+    for (const [i, r] of all.entries()) {
+      this.byId.set(r.id, r);
+      this.position.set(r.id, i);
+      push(this.byParent, r.parentId, r);
+      push(this.byLevel, r.levelType, r);
+    }
+  }
+
+  /** The smallest list that holds every region the filter can match, in the list's order. */
+  private candidates(filter: RegionFilter): Region[] {
+    if (filter.idList?.length) {
+      const ids = new Set(filter.idList);
+      const found = [...ids].map((id) => this.byId.get(id)).filter((r): r is Region => r !== undefined);
+      return found.sort((a, b) => this.position.get(a.id)! - this.position.get(b.id)!);
+    }
+    const lists: Region[][] = [this.all];
+    if (filter.parentId !== undefined && filter.parentId !== null) lists.push(this.byParent.get(filter.parentId) ?? []);
+    if (filter.levelType !== undefined && filter.levelType !== null) lists.push(this.byLevel.get(filter.levelType) ?? []);
+    return lists.reduce((a, b) => (b.length < a.length ? b : a));
+  }
+
+  /** The matches in [offset, offset + limit) and how many match in all. */
+  page(filter: RegionFilter, offset: number, limit: number): { list: Region[]; total: number } {
+    const match = matchRegion(filter);
+    const list: Region[] = [];
+    let total = 0;
+    for (const r of this.candidates(filter)) {
+      if (!match(r)) continue;
+      if (total >= offset && list.length < limit) list.push(r);
+      total++;
+    }
+    return { list, total };
+  }
+}
+
+function push<K>(map: Map<K, Region[]>, key: K, r: Region): void {
+  const list = map.get(key);
+  if (list) list.push(r);
+  else map.set(key, [r]);
+}

@@ -6,13 +6,13 @@ import { recordOperation } from '../../platform/oplog/oplog.js';
 import { pageWindow, type Page } from '../../platform/http/paging.js';
 import { RawJson } from '../../platform/http/responses.js';
 import * as repo from './region.repository.js';
-import { matchRegion } from './region-filter.js';
+import { matchRegion, RegionIndex } from './region-filter.js';
 import { treeToJson } from '../../platform/tree.js';
 import { isSelfOrAncestor, lockTreeMoves, type TreeTable } from '../../platform/db/tree-ancestry.js';
 import type { Region, RegionAdd, RegionFilter, RegionPageQuery, RegionUpdate } from './region.schemas.js';
 
 /** Cache entries every region write drops (the area tree is built from the same rows). */
-export const REGION_CACHES = ['region:list', 'region:tree', 'area:tree'] as const;
+export const REGION_CACHES = ['region:list', 'region:index', 'region:tree', 'area:tree'] as const;
 const REGION_TREE: TreeTable = { table: 'region' };
 
 function values(input: RegionAdd): repo.RegionValues {
@@ -35,6 +35,7 @@ export function createRegionService(deps: { db: Db; cache: SharedCache }) {
   const { db, cache } = deps;
 
   const allRegions = () => cache.getOrLoad('region:list', () => repo.listAllRegions(db));
+  const regionIndex = () => cache.getOrLoad('region:index', async () => new RegionIndex(await allRegions()));
 
   /** A region may not move under itself or anything below it, however deep: that would make a loop. */
   async function assertParentAllowed(trx: Parameters<typeof repo.findRegion>[0], parentId: number, selfId: number) {
@@ -93,9 +94,8 @@ export function createRegionService(deps: { db: Db; cache: SharedCache }) {
     },
 
     async page(query: RegionPageQuery): Promise<Page<Region>> {
-      const matched = (await allRegions()).filter(matchRegion(query));
       const { limit, offset } = pageWindow(query);
-      return { list: matched.slice(offset, offset + limit), total: matched.length };
+      return (await regionIndex()).page(query, offset, limit);
     },
 
     /** Serialised once per cache generation: the tree is large and read far more than written. */
