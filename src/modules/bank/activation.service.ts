@@ -1,6 +1,7 @@
 import type { Db } from '../../platform/db/database.js';
 import { isUniqueViolation } from '../../platform/db/pg-errors.js';
 import { advisoryLock, inTransaction, type Trx } from '../../platform/db/transaction.js';
+import { MOBILE_LOCK } from '../member/member-profile.service.js';
 import { badRequest } from '../../platform/errors.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import { IdType, isValidIdCardNumber } from '../../platform/id-number.js';
@@ -65,7 +66,8 @@ export function createActivationService(deps: { db: Db; sms: SmsServices; sessio
 
     const bankUserId = ctx.account.id;
     // One member per phone even when two channels activate it at once.
-    await advisoryLock(trx, 'bank-member-mobile', person.phone);
+    // the member module's lock: a phone bound by a member meanwhile must not get a second member
+    await advisoryLock(trx, MOBILE_LOCK, person.phone);
     const memberId = await repo.findOrCreateMember(trx, person, channel.channelType);
     const order = await repo.insertOrder(trx, { channel, bankUserId, memberId, person });
     const activationId = await repo.insertActivation(trx, { channel, orderId: order.id, bankUserId, memberId, person, at });
