@@ -136,6 +136,11 @@ describe('calcEstimationCard', () => {
     expect((await t.post(`${P}/queryEstimationCardPage`, {}, merchantA.token)).body.errcode).toBe(403);
   });
 
+  it('refuses a way-4 pool beyond exact cents with the settlement code', async () => {
+    const res = await t.post(`${P}/calcEstimationCard`, { ...calcBody(), issueNum: 100_000_000, profit: 100_000_000 }, platform.token);
+    expect(res.body.errcode).toBe(1_006_000_001);
+  });
+
   it('counts the cards of the model activated in the period', async () => {
     expect(await ok('getEstimationCardIssueNum', { cardModelId: w.model, estimationPeriod: ['2026-03-01', '2026-03-01'] })).toBe(1);
     expect(await ok('getEstimationCardIssueNum', { cardModelId: w.model, estimationPeriod: ['2026-03-02', '2026-12-31'] })).toBe(0);

@@ -3,6 +3,7 @@ import type { Executor } from '../../platform/db/executor.js';
 import { dayText } from '../../platform/date-range.js';
 import { largestRemainderSplit } from '../allocation/split.js';
 import * as repo from './settlement-calc.repository.js';
+import { amountTooLarge } from './settlement.errors.js';
 
 /**
  * The one calculation of what a card model's resources are owed for a period (DOMAIN.md §3), used by
@@ -60,8 +61,9 @@ function roundDiv(n: bigint, d: bigint): bigint {
   return q;
 }
 
-function safe(v: bigint, what: string): number {
-  if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < -BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`${what} is too large to hold exactly`);
+/** A sum in cents as a number, refused (1_006_000_001) when JSON could not carry it exactly. */
+function safe(v: bigint, _what: string): number {
+  if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < -BigInt(Number.MAX_SAFE_INTEGER)) throw amountTooLarge();
   return Number(v);
 }
 
