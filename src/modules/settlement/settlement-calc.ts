@@ -100,7 +100,7 @@ export async function computeSettlementDetails(db: Executor, req: CalcRequest): 
   const shares = largestRemainderSplit(pool, way4.map((r) => ({ id: r.resourceId, weight: counts.get(r.resourceId) ?? 0 })));
   const way4Share = new Map(way4.map((r, i) => [r.resourceId, safe(shares[i], 'the unified pool')]));
 
-  return rules.map((rule) => {
+  const details = rules.map((rule): ResourceDetail => {
     const checkNum = counts.get(rule.resourceId) ?? 0;
     let ticketPriceInfo: TicketPriceRow[] = [];
     let amount = 0;
@@ -145,4 +145,7 @@ export async function computeSettlementDetails(db: Executor, req: CalcRequest): 
       settlementAmountActual: amount,
     };
   });
+  // The totals of an estimation and of its orders must be exact too.
+  safe(details.reduce((sum, d) => sum + BigInt(d.settlementAmountActual), 0n), 'the total');
+  return details;
 }
