@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { itRefusesWhatStaffOperationsRefuse } from '../helpers/rejection-matrix.js';
 import { staffSession, type StaffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { openStore } from '../../src/platform/store/index.js';
 import { addCheck, buildWorld, EXPECTED, ISSUE, PERIOD, PROFIT, TOTAL_A, TOTAL_B, type World } from '../settlement/world.js';
 
 /** Estimation (spec A 4.4): the calculation by hand-computed figures, the cache, submit, the pages. */
@@ -127,6 +128,23 @@ describe('calcEstimationCard', () => {
     expect((await t.post(`${P}/submitEstimationCard`, { id: info.id }, platform.token)).body.errcode).toBe(1_005_000_001);
     const never = await t.post(`${P}/queryEstimationCardCalcDetailPage`, { cardModelId: w.model, estimationPeriod: ['2025-01-01', '2025-01-02'] }, platform.token);
     expect(never.body.errcode).toBe(1_005_000_001);
+  });
+
+  it('serves a calculation held by one instance from another (its own store connection under Redis)', async () => {
+    const store = t.config.redisUrl ? await openStore(t.config.redisUrl, t.config.storePrefix) : t.store;
+    const other = await createTestApp({}, { db: { database: t.database, db: t.db, close: async () => {} }, store });
+    try {
+      const period = ['2026-03-12', '2026-03-19'];
+      const info = await ok('calcEstimationCard', { ...calcBody(), estimationPeriod: period });
+      const there = await other.post(`${P}/queryEstimationCardCalcDetailPage`, { cardModelId: w.model, estimationPeriod: period }, platform.token);
+      expect(there.body.errcode, there.body.errmsg).toBe(0);
+      expect(there.body.data.total).toBe(6);
+      const sub = await other.post(`${P}/submitEstimationCard`, { id: info.id }, platform.token);
+      expect(sub.body.errcode, sub.body.errmsg).toBe(0);
+    } finally {
+      await other.close();
+      if (store !== t.store) await store.close();
+    }
   });
 
   it('refuses an unknown card model (404) and merchant users (403)', async () => {
