@@ -21,6 +21,7 @@ import type { DeferredRevenueLedgerTable, DistributeBatchTable, DistributeDetail
 import type { ActivationRecordTable, BankUserTable, ChannelBusinessTable, ChannelInfoTable, ChannelOrderLogTable, ChannelOrderTable, OpenapiChannelOperatorTable } from './tables/bank.js';
 import type { FileObjectTable, MultipartUploadPartTable, MultipartUploadTable } from './tables/storage.js';
 import type { CardBatchTable, CardModelPriceHistoryTable } from './tables/admin.js';
+import type { EstimationDetailTable, EstimationSheetTable, MerchantFinanceTable, SettlementCheckDetailTable, SettlementDetailTable, SettlementLogTable, SettlementPaymentTable, SettlementTable } from './tables/settlement.js';
 
 /** Every table Kysely may touch, by its SQL name. */
 export interface DB {
@@ -83,4 +84,12 @@ export interface DB {
   multipart_upload_part: MultipartUploadPartTable;
   card_model_price_history: CardModelPriceHistoryTable;
   card_batch: CardBatchTable;
+  estimation_sheet: EstimationSheetTable;
+  estimation_detail: EstimationDetailTable;
+  settlement: SettlementTable;
+  settlement_detail: SettlementDetailTable;
+  settlement_check_detail: SettlementCheckDetailTable;
+  settlement_payment: SettlementPaymentTable;
+  settlement_log: SettlementLogTable;
+  merchant_finance: MerchantFinanceTable;
 }

@@ -23,6 +23,8 @@ import { staffModule } from './staff/staff.module.js';
 import { verifierModule } from './verifier/verifier.module.js';
 import { memberAdminModule } from './member-admin/member-admin.module.js';
 import { cardModule } from './card/card.module.js';
+import { estimationModule } from './estimation/estimation.module.js';
+import { settlementModule } from './settlement/settlement.module.js';
 
 /** Every business module the service serves; each declares its routes and account loaders itself. */
 export const MODULES: readonly ModuleDefinition[] = [
@@ -48,6 +50,8 @@ export const MODULES: readonly ModuleDefinition[] = [
   verifierModule,
   memberAdminModule,
   cardModule,
+  estimationModule,
+  settlementModule,
 ];
 
 /** Registers the modules' account loaders with the token service and answers all their routes. */

@@ -1,0 +1,107 @@
+import { sql, type Selectable } from 'kysely';
+import type { EstimationSheetTable } from '../../db/tables/settlement.js';
+import type { DateRange } from '../../platform/date-range.js';
+import type { Executor } from '../../platform/db/executor.js';
+import { paginate } from '../../platform/db/paginate.js';
+import { containsPattern, keywordsCondition } from '../../platform/db/text-match.js';
+import type { Page, PageRequest } from '../../platform/http/paging.js';
+import { formatDateTime } from '../../platform/time.js';
+import type { ResourceDetail } from '../settlement/settlement-calc.js';
+import { detailColumns } from '../settlement/settlement.repository.js';
+import type { EstimationPageItem, EstimationPageQuery } from './estimation.schemas.js';
+
+/** Persisted estimation sheets and their details (DOMAIN.md §1, §3). */
+
+export type SheetRow = Selectable<EstimationSheetTable>;
+
+export const SHEET_PKEY = 'estimation_sheet_pkey';
+
+export async function nextEstimationId(db: Executor): Promise<number> {
+  const r = await sql<{ id: string | number }>`select nextval('estimation_sheet_id_seq') as id`.execute(db);
+  return Number(r.rows[0].id);
+}
+
+export async function findCardModel(db: Executor, id: number): Promise<{ id: number; name: string } | null> {
+  const r = await db.selectFrom('card_model').select(['id', 'name']).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst();
+  return r ?? null;
+}
+
+/** Cards of the model activated within the range (getEstimationCardIssueNum). */
+export async function countIssued(db: Executor, cardModelId: number, range: DateRange): Promise<number> {
+  const r = await db
+    .selectFrom('card')
+    .select(sql<string | number>`count(*)`.as('n'))
+    .where('card_model_id', '=', cardModelId)
+    .where('is_deleted', '=', false)
+    .where('active_time', '>=', range.start)
+    .where('active_time', '<=', range.end)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export async function findSheet(db: Executor, id: number): Promise<SheetRow | null> {
+  return (await db.selectFrom('estimation_sheet').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
+}
+
+export async function findDetail(db: Executor, id: number) {
+  return (await db.selectFrom('estimation_detail').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
+}
+
+export interface NewSheet {
+  id: number;
+  estimationNo: string;
+  cardModelId: number;
+  cardModelName: string;
+  start: Date;
+  end: Date;
+  issueNum: number;
+  profit: number;
+  totalAmount: number;
+  checkNum: number;
+  maxCheckId: number;
+  details: ResourceDetail[];
+}
+
+export async function insertSheet(db: Executor, s: NewSheet, by: number): Promise<void> {
+  await db
+    .insertInto('estimation_sheet')
+    .values({
+      id: s.id, estimation_no: s.estimationNo, card_model_id: s.cardModelId, card_model_name: s.cardModelName,
+      start_time: s.start, end_time: s.end, issue_num: s.issueNum, profit: s.profit, total_amount: s.totalAmount,
+      check_num: s.checkNum, scenery_num: s.details.length, check_watermark: s.maxCheckId, created_by: by, updated_by: by,
+    })
+    .execute();
+  if (s.details.length) {
+    await db
+      .insertInto('estimation_detail')
+      .values(s.details.map((d, i) => ({ ...detailColumns(d, by), sheet_id: s.id, virtual_id: i + 1 })))
+      .execute();
+  }
+}
+
+function toPageItem(r: SheetRow): EstimationPageItem {
+  return {
+    id: r.id,
+    estimationNo: r.estimation_no,
+    cardModelId: r.card_model_id,
+    cardModelName: r.card_model_name,
+    startTime: formatDateTime(r.start_time)!,
+    endTime: formatDateTime(r.end_time)!,
+    sceneryNum: r.scenery_num,
+    totalAmount: Number(r.total_amount),
+    issueNum: r.issue_num,
+    profit: Number(r.profit),
+    checkNum: Number(r.check_num),
+    createdTime: formatDateTime(r.created_at),
+  };
+}
+
+export function pageSheets(db: Executor, f: EstimationPageQuery, created: DateRange | null, page: PageRequest): Promise<Page<EstimationPageItem>> {
+  let q = db.selectFrom('estimation_sheet').selectAll();
+  if (f.estimationNo?.trim()) q = q.where('estimation_no', 'ilike', containsPattern(f.estimationNo.trim()));
+  if (f.cardModelName?.trim()) q = q.where('card_model_name', 'ilike', containsPattern(f.cardModelName.trim()));
+  if (created) q = q.where('created_at', '>=', created.start).where('created_at', '<=', created.end);
+  const kw = keywordsCondition(f.keywords, ['estimation_sheet.estimation_no', 'estimation_sheet.card_model_name']);
+  if (kw) q = q.where(kw);
+  return paginate(q.orderBy('created_at', 'desc').orderBy('id', 'desc'), page, toPageItem);
+}

@@ -1,0 +1,194 @@
+import { scopeOf } from '../../platform/auth/permissions.js';
+import type { Db } from '../../platform/db/database.js';
+import { parseDateRange, type DateRange } from '../../platform/date-range.js';
+import { isUniqueViolation } from '../../platform/db/pg-errors.js';
+import { advisoryLock, loggedTransaction } from '../../platform/db/transaction.js';
+import type { AuthedContext } from '../../platform/http/context.js';
+import { pageWindow, type Page } from '../../platform/http/paging.js';
+import type { Store } from '../../platform/store/store.js';
+import { dayText } from '../../platform/date-range.js';
+import { pageLiveChecks, type CheckDetail } from '../settlement/check-detail.repository.js';
+import { createOrdersFromEstimation } from '../settlement/orders.js';
+import { checkWatermark } from '../settlement/settlement-calc.repository.js';
+import { computeSettlementDetails, type ResourceDetail } from '../settlement/settlement-calc.js';
+import { periodText, toDetail } from '../settlement/settlement.repository.js';
+import type { DetailResponse } from '../settlement/settlement.schemas.js';
+import { alreadySubmitted, cardModelNotFound, estimationDetailNotFound, estimationExpired, platformOnly, virtualDetailNotFound } from './estimation.errors.js';
+import * as repo from './estimation.repository.js';
+import type {
+  CalcDetailQuery, CheckCalcDetailQuery, CheckDetailQuery, EstimationAdd, EstimationInfo, EstimationPageItem, EstimationPageQuery, SubmitEstimationResponse,
+} from './estimation.schemas.js';
+
+/** calcEstimationCard keeps its result this long (spec A 8). */
+export const ESTIMATION_TTL_S = 2 * 60 * 60;
+
+/** The cached result of one calculation: details carry virtual ids 1…n in resource order. */
+interface CachedEstimation {
+  id: number;
+  cardModelId: number;
+  cardModelName: string;
+  start: number;
+  end: number;
+  issueNum: number;
+  profit: number;
+  maxCheckId: number;
+  details: ResourceDetail[];
+}
+
+const entryKey = (id: number) => `estimation:calc:${id}`;
+const latestKey = (cardModelId: number, r: DateRange) => `estimation:latest:${cardModelId}:${r.start.getTime()}:${r.end.getTime()}`;
+const total = (details: ResourceDetail[]) => details.reduce((s, d) => s + d.settlementAmountActual, 0);
+const checks = (details: ResourceDetail[]) => details.reduce((s, d) => s + d.checkNum, 0);
+
+/**
+ * Estimation sheets (spec A 4.4, DOMAIN.md §3): a what-if of settlement computed by the shared
+ * calculator, held 2 hours in the store (Redis when configured, so every instance sees it), and
+ * submitted into a persisted sheet plus one settlement order per settlement merchant. Platform users.
+ */
+export function createEstimationService(deps: { db: Db; store: Store }) {
+  const { db, store } = deps;
+
+  function assertPlatform(ctx: AuthedContext): void {
+    if (scopeOf(ctx.account).kind !== 'platform') throw platformOnly();
+  }
+
+  async function cached(id: number): Promise<CachedEstimation | null> {
+    const text = await store.get(entryKey(id));
+    return text ? (JSON.parse(text) as CachedEstimation) : null;
+  }
+
+  /** The latest calculation of the model and period, or the expired error. */
+  async function latest(cardModelId: number, period: string[]): Promise<CachedEstimation> {
+    const range = parseDateRange('estimationPeriod', period, { required: true })!;
+    const id = await store.get(latestKey(cardModelId, range));
+    const entry = id ? await cached(Number(id)) : null;
+    if (!entry) throw estimationExpired();
+    return entry;
+  }
+
+  const infoOf = (e: CachedEstimation, estimationNo: string | null): EstimationInfo => ({
+    id: e.id,
+    estimationNo,
+    cardModelId: e.cardModelId,
+    cardModelName: e.cardModelName,
+    estimationPeriod: periodText(new Date(e.start), new Date(e.end)),
+    totalAmount: total(e.details),
+    profit: e.profit,
+    issueNum: e.issueNum,
+    checkNum: checks(e.details),
+    sceneryNum: e.details.length,
+    submitted: estimationNo !== null,
+  });
+
+  const detailOf = (e: CachedEstimation, d: ResourceDetail, i: number): DetailResponse =>
+    toDetail({
+      id: i + 1, resource_id: d.resourceId, scenery_name: d.sceneryName, merchant_id: d.merchantId, shop_id: d.shopId,
+      settlement_way: d.settlementWay, check_num: d.checkNum, ticket_price_info: d.ticketPriceInfo, estimation_factor: String(d.estimationFactor),
+      settlement_amount: d.settlementAmount, increase_amount: d.increaseAmount, decrease_amount: d.decreaseAmount,
+      settlement_amount_actual: d.settlementAmountActual, created_by: null, created_at: new Date(0), updated_by: null, updated_at: new Date(0),
+    }, e.cardModelName, periodText(new Date(e.start), new Date(e.end)));
+
+  return {
+    async calc(ctx: AuthedContext, req: EstimationAdd): Promise<EstimationInfo> {
+      assertPlatform(ctx);
+      const range = parseDateRange('estimationPeriod', req.estimationPeriod, { required: true, maxDays: 3660 })!;
+      const model = await repo.findCardModel(db, req.cardModelId);
+      if (!model) throw cardModelNotFound();
+      const maxCheckId = await checkWatermark(db);
+      const details = await computeSettlementDetails(db, {
+        cardModelId: model.id, start: range.start, end: range.end, issueNum: req.issueNum, profit: req.profit, maxCheckId,
+      });
+      return loggedTransaction(db, ctx, async (trx) => {
+        const entry: CachedEstimation = {
+          id: await repo.nextEstimationId(trx), cardModelId: model.id, cardModelName: model.name,
+          start: range.start.getTime(), end: range.end.getTime(), issueNum: req.issueNum, profit: req.profit, maxCheckId, details,
+        };
+        await store.set(entryKey(entry.id), JSON.stringify(entry), ESTIMATION_TTL_S);
+        await store.set(latestKey(model.id, range), String(entry.id), ESTIMATION_TTL_S);
+        return infoOf(entry, null);
+      }, (info) => info.id);
+    },
+
+    /** A submitted sheet, or a calculation still in the cache. */
+    async get(ctx: AuthedContext, id: number): Promise<EstimationInfo> {
+      assertPlatform(ctx);
+      const sheet = await repo.findSheet(db, id);
+      if (sheet) {
+        return {
+          id: sheet.id, estimationNo: sheet.estimation_no, cardModelId: sheet.card_model_id, cardModelName: sheet.card_model_name,
+          estimationPeriod: periodText(sheet.start_time, sheet.end_time), totalAmount: Number(sheet.total_amount), profit: Number(sheet.profit),
+          issueNum: sheet.issue_num, checkNum: Number(sheet.check_num), sceneryNum: sheet.scenery_num, submitted: true,
+        };
+      }
+      const entry = await cached(id);
+      if (!entry) throw estimationExpired();
+      return infoOf(entry, null);
+    },
+
+    async issueNum(ctx: AuthedContext, cardModelId: number, period: string[]): Promise<number> {
+      assertPlatform(ctx);
+      const range = parseDateRange('estimationPeriod', period, { required: true })!;
+      if (!(await repo.findCardModel(db, cardModelId))) throw cardModelNotFound();
+      return repo.countIssued(db, cardModelId, range);
+    },
+
+    async calcDetailPage(ctx: AuthedContext, q: CalcDetailQuery): Promise<Page<DetailResponse>> {
+      assertPlatform(ctx);
+      const e = await latest(q.cardModelId, q.estimationPeriod);
+      const { limit, offset } = pageWindow(q);
+      return { list: e.details.slice(offset, offset + limit).map((d, i) => detailOf(e, d, offset + i)), total: e.details.length };
+    },
+
+    async checkCalcDetailPage(ctx: AuthedContext, q: CheckCalcDetailQuery): Promise<Page<CheckDetail>> {
+      assertPlatform(ctx);
+      const e = await latest(q.cardModelId, q.estimationPeriod);
+      const d = e.details[q.id - 1];
+      if (!d) throw virtualDetailNotFound();
+      return pageLiveChecks(db, { cardModelId: e.cardModelId, resourceId: d.resourceId, start: new Date(e.start), end: new Date(e.end), maxCheckId: e.maxCheckId }, null, q);
+    },
+
+    async checkDetailPage(ctx: AuthedContext, q: CheckDetailQuery): Promise<Page<CheckDetail>> {
+      assertPlatform(ctx);
+      const detail = await repo.findDetail(db, q.estimationDetailId);
+      if (!detail) throw estimationDetailNotFound();
+      const sheet = (await repo.findSheet(db, detail.sheet_id))!;
+      return pageLiveChecks(db, {
+        cardModelId: sheet.card_model_id, resourceId: detail.resource_id, start: sheet.start_time, end: sheet.end_time, maxCheckId: Number(sheet.check_watermark),
+      }, q.keywords, q);
+    },
+
+    async submit(ctx: AuthedContext, id: number): Promise<SubmitEstimationResponse> {
+      assertPlatform(ctx);
+      const done = await repo.findSheet(db, id);
+      if (done) throw alreadySubmitted(id, done.estimation_no);
+      const e = await cached(id);
+      if (!e) throw estimationExpired();
+      const estimationNo = `EST${dayText(new Date()).replaceAll('-', '')}${id}`;
+      try {
+        return await loggedTransaction(db, ctx, async (trx) => {
+          await advisoryLock(trx, 'estimation-submit', id);
+          const again = await repo.findSheet(trx, id);
+          if (again) throw alreadySubmitted(id, again.estimation_no);
+          const start = new Date(e.start);
+          const end = new Date(e.end);
+          await repo.insertSheet(trx, {
+            id, estimationNo, cardModelId: e.cardModelId, cardModelName: e.cardModelName, start, end, issueNum: e.issueNum, profit: e.profit,
+            totalAmount: total(e.details), checkNum: checks(e.details), maxCheckId: e.maxCheckId, details: e.details,
+          }, ctx.account.id);
+          const settlementIds = await createOrdersFromEstimation(trx, { ...e, start, end }, ctx.account.id);
+          return { id, estimationNo, settlementIds };
+        }, (r) => r.id);
+      } catch (err) {
+        if (isUniqueViolation(err, repo.SHEET_PKEY)) throw alreadySubmitted(id, estimationNo);
+        throw err;
+      }
+    },
+
+    page(ctx: AuthedContext, q: EstimationPageQuery): Promise<Page<EstimationPageItem>> {
+      assertPlatform(ctx);
+      return repo.pageSheets(db, q, parseDateRange('createdTimeRange', q.createdTimeRange), q);
+    },
+  };
+}
+
+export type EstimationService = ReturnType<typeof createEstimationService>;

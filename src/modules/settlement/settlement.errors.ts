@@ -1,0 +1,32 @@
+import { AppError, badRequest, conflict, forbidden, notFound } from '../../platform/errors.js';
+
+/**
+ * The settlement module's refusals (docs/errors.md, range 1_006_000_000). A move from the wrong
+ * status answers the common 409 naming the current status (DOMAIN.md §3); the module's own code
+ * tells a client that an amount no longer fits in exact cents.
+ */
+export const SettlementError = {
+  AMOUNT_TOO_LARGE: 1_006_000_001,
+} as const;
+
+export const STATUS_NAMES: Record<number, string> = {
+  1: 'pending scenic-spot check',
+  2: 'pending platform calculation',
+  3: 'pending platform review',
+  4: 'pending invoice',
+  5: 'pending platform payment',
+  6: 'completed',
+  9: 'voided',
+};
+
+export const settlementNotFound = () => notFound('settlement order');
+export const detailNotFound = () => notFound('settlement detail');
+export const detailOfAnother = () => badRequest('settlementDetailId is invalid: the detail belongs to another settlement order');
+export const wrongStatus = (status: number, action: string) =>
+  conflict(`the settlement order is in status ${status} (${STATUS_NAMES[status] ?? 'unknown'}): it cannot be ${action}`);
+export const platformOnly = (what: string) => forbidden(`only platform users can ${what} a settlement order`);
+export const merchantOnly = (what: string) => forbidden(`only users of the settlement merchant can ${what} a settlement order`);
+export const payAmountMismatch = (expected: number) => badRequest(`amount is invalid: must equal the amount due, ${expected} cents`);
+export const negativeActual = (detailId: number) => badRequest(`details is invalid: detail ${detailId} would settle for less than 0`);
+export const tooManyDecimals = (field: string) => badRequest(`${field} is invalid: must have at most 4 decimals`);
+export const amountTooLarge = () => new AppError(SettlementError.AMOUNT_TOO_LARGE, 'the settlement amount is larger than the service can hold exactly');

@@ -1,0 +1,258 @@
+import { scopeOf, type Scope } from '../../platform/auth/permissions.js';
+import type { Db } from '../../platform/db/database.js';
+import { parseDateRange } from '../../platform/date-range.js';
+import { loggedTransaction, type Trx } from '../../platform/db/transaction.js';
+import { readAhead } from '../../platform/export/prefetch.js';
+import { XlsxExport } from '../../platform/export/xlsx-export.js';
+import type { AuthedContext } from '../../platform/http/context.js';
+import type { Page } from '../../platform/http/paging.js';
+import { forbidden } from '../../platform/errors.js';
+import { formatDateTime } from '../../platform/time.js';
+import * as checks from './check-detail.repository.js';
+import { checkWatermark } from './settlement-calc.repository.js';
+import { actualAmount, computeSettlementDetails, type ResourceDetail } from './settlement-calc.js';
+import {
+  detailNotFound, detailOfAnother, merchantOnly, negativeActual, payAmountMismatch, platformOnly, settlementNotFound, tooManyDecimals, wrongStatus,
+} from './settlement.errors.js';
+import * as repo from './settlement.repository.js';
+import type { CalcRequest, CheckDetailPageQuery, ReviewRequest, SettlementInfo, SettlementPageQuery, SettlementSummary } from './settlement.schemas.js';
+
+type Actor = 'merchant' | 'platform';
+
+interface Move {
+  action: string;
+  /** past participle for the 409 message: "cannot be confirmed" */
+  verb: string;
+  who: Actor;
+  from: readonly number[];
+  /** null keeps the status (afresh) */
+  to: number | null;
+  remark?: string | null;
+  set?: Parameters<typeof repo.moveStatus>[4];
+  /** runs inside the transaction once the order is in its new state */
+  then?: (trx: Trx, row: repo.SettlementRow) => Promise<void>;
+}
+
+const zeroDetail = (d: repo.DetailRow): ResourceDetail => ({
+  resourceId: d.resource_id, sceneryName: d.scenery_name, merchantId: d.merchant_id ?? 0, shopId: d.shop_id ?? 0,
+  settlementWay: d.settlement_way, checkNum: 0, ticketPriceInfo: [], estimationFactor: 1, settlementAmount: 0,
+  increaseAmount: 0, decreaseAmount: 0, settlementAmountActual: 0,
+});
+
+/**
+ * Settlement orders (spec B 4.3, DOMAIN.md §3): the status machine 1 → 2 → 3 → 4 → 5 → 6, review's
+ * reject 3 → 1, void 1–5 → 9, afresh in 1–3, delete. Every move is one conditional UPDATE … WHERE
+ * status IN (from) in a transaction with its settlement-log row and operation-log row: of two racing
+ * moves exactly one wins, the other answers 409 naming the status it found.
+ */
+export function createSettlementService(deps: { db: Db }) {
+  const { db } = deps;
+
+  /** The order, 404 when absent, 403 when outside the caller's merchant or shop. */
+  async function visible(ctx: AuthedContext, id: number, ex: Trx | Db = db): Promise<{ row: repo.SettlementRow; scope: Scope }> {
+    const scope = scopeOf(ctx.account);
+    const row = await repo.findSettlement(ex, id);
+    if (!row) throw settlementNotFound();
+    if (scope.kind !== 'platform' && !(await repo.visibleTo(ex, id, scope))) {
+      throw forbidden(scope.kind === 'shop' && row.settlement_merchant_id === scope.merchantId
+        ? 'the record belongs to another shop' : 'the record belongs to another merchant');
+    }
+    return { row, scope };
+  }
+
+  function authorize(scope: Scope, who: Actor, verb: string): void {
+    if (who === 'platform' && scope.kind !== 'platform') throw platformOnly(verb);
+    if (who === 'merchant' && scope.kind !== 'merchant') throw merchantOnly(verb);
+  }
+
+  async function move(ctx: AuthedContext, id: number, m: Move): Promise<void> {
+    const by = ctx.account.id;
+    await loggedTransaction(db, ctx, async (trx) => {
+      const { row, scope } = await visible(ctx, id, trx);
+      authorize(scope, m.who, m.action);
+      const moved = await repo.moveStatus(trx, id, m.from, m.to, m.set ?? {}, by);
+      if (!moved) {
+        const now = await repo.findSettlement(trx, id);
+        if (!now) throw settlementNotFound();
+        throw wrongStatus(now.settlement_status, m.verb);
+      }
+      if (m.then) await m.then(trx, moved);
+      const from = m.from.length === 1 ? m.from[0] : row.settlement_status;
+      await repo.insertLog(trx, { id, settlementNo: moved.settlement_no }, m.action, from, m.to ?? moved.settlement_status, m.remark ?? null, by);
+    }, () => id);
+  }
+
+  async function info(row: repo.SettlementRow, finance: SettlementInfo['merchantFinance']): Promise<SettlementInfo> {
+    const summary = repo.toSummary(row);
+    const rows = await repo.detailRows(db, row.id);
+    const details = rows.map((d) => repo.toDetail(d, row.card_model_name, summary.settlementPeriod));
+    const byWay: Record<string, number> = {};
+    for (const d of details) byWay[String(d.settlementWay)] = (byWay[String(d.settlementWay)] ?? 0) + d.settlementAmountActual;
+    return {
+      ...summary,
+      merchantFinance: finance,
+      statisticData: {
+        sceneryNum: details.length,
+        paidAmount: summary.paidAmount,
+        unpaidAmount: summary.totalAmount - summary.paidAmount,
+        amountBySettlementWay: byWay,
+      },
+      details,
+    };
+  }
+
+  /** Recomputes an order's details from the current checks and rules, keeping the platform's adjustments. */
+  async function recompute(trx: Trx, row: repo.SettlementRow, by: number): Promise<void> {
+    const maxCheckId = await checkWatermark(trx);
+    const computed = await computeSettlementDetails(trx, {
+      cardModelId: row.card_model_id, start: row.start_time, end: row.end_time, issueNum: row.issue_num, profit: Number(row.profit), maxCheckId,
+    });
+    const mine = new Map(computed.filter((d) => d.merchantId === row.settlement_merchant_id).map((d) => [d.resourceId, d]));
+    const existing = await repo.detailRows(trx, row.id);
+    await checks.deleteSnapshots(trx, existing.map((d) => d.id));
+    const detailIds = new Map<number, number>();
+    for (const d of existing) {
+      const fresh = mine.get(d.resource_id) ?? zeroDetail(d);
+      mine.delete(d.resource_id);
+      const actual = actualAmount(fresh.settlementAmount, d.estimation_factor, Number(d.increase_amount), Number(d.decrease_amount));
+      await repo.updateDetailFigures(trx, d.id, fresh, actual, by);
+      detailIds.set(d.resource_id, d.id);
+    }
+    // Resources the merchant gained since (a new rule) join the order.
+    if (mine.size) {
+      const added = await trx
+        .insertInto('settlement_detail')
+        .values([...mine.values()].map((d) => ({ ...repo.detailColumns(d, by), settlement_id: row.id })))
+        .returning(['id', 'resource_id'])
+        .execute();
+      for (const a of added) detailIds.set(a.resource_id, a.id);
+    }
+    for (const [resourceId, detailId] of detailIds) {
+      await checks.snapshotChecks(trx, row.id, detailId, { cardModelId: row.card_model_id, resourceId, start: row.start_time, end: row.end_time, maxCheckId });
+    }
+    await repo.refreshTotals(trx, row.id, by);
+  }
+
+  async function detailOf(ctx: AuthedContext, detailId: number) {
+    const detail = await repo.findDetail(db, detailId);
+    if (!detail) throw detailNotFound();
+    const { row } = await visible(ctx, detail.settlement_id);
+    return { detail, row };
+  }
+
+  return {
+    async get(ctx: AuthedContext, id: number): Promise<SettlementInfo> {
+      const { row } = await visible(ctx, id);
+      return info(row, null);
+    },
+
+    /** merchantFinance by status (spec B 4.3 rule 3): pending invoice → the session user's merchant; 5, 6 → the settlement merchant's; else none. */
+    async getInvoice(ctx: AuthedContext, id: number): Promise<SettlementInfo> {
+      const { row, scope } = await visible(ctx, id);
+      let financeMerchant: number | null = null;
+      if (row.settlement_status === 4) financeMerchant = scope.kind === 'platform' ? row.settlement_merchant_id : scope.merchantId;
+      else if (row.settlement_status === 5 || row.settlement_status === 6) financeMerchant = row.settlement_merchant_id;
+      return info(row, financeMerchant === null ? null : await repo.financeOf(db, financeMerchant));
+    },
+
+    page(ctx: AuthedContext, q: SettlementPageQuery): Promise<Page<SettlementSummary>> {
+      const period = parseDateRange('settlementPeriod', q.settlementPeriod);
+      return repo.pageSettlements(db, q, period, scopeOf(ctx.account), q);
+    },
+
+    confirm: (ctx: AuthedContext, id: number, remark: string | null | undefined) =>
+      move(ctx, id, { action: 'confirm', verb: 'confirmed', who: 'merchant', from: [1], to: 2, remark: remark ?? null, set: { remark: remark ?? null } }),
+
+    calc: (ctx: AuthedContext, req: CalcRequest) =>
+      move(ctx, req.id, {
+        action: 'calc', verb: 'calculated', who: 'platform', from: [2], to: 3,
+        then: async (trx, row) => {
+          if (!req.details?.length) return;
+          const rows = new Map((await repo.detailRows(trx, row.id)).map((d) => [d.id, d]));
+          for (const a of req.details) {
+            const d = rows.get(a.id);
+            if (!d) throw detailOfAnother();
+            const factor = a.estimationFactor ?? Number(d.estimation_factor);
+            if (Math.abs(factor * 10_000 - Math.round(factor * 10_000)) > 1e-6) throw tooManyDecimals('estimationFactor');
+            const increase = a.increaseAmount ?? Number(d.increase_amount);
+            const decrease = a.decreaseAmount ?? Number(d.decrease_amount);
+            const actual = actualAmount(Number(d.settlement_amount), factor.toFixed(4), increase, decrease);
+            if (actual < 0) throw negativeActual(a.id);
+            await repo.adjustDetail(trx, a.id, { factor, increase, decrease, actual }, ctx.account.id);
+          }
+          await repo.refreshTotals(trx, row.id, ctx.account.id);
+        },
+      }),
+
+    review: (ctx: AuthedContext, req: ReviewRequest) =>
+      move(ctx, req.id, { action: req.pass ? 'review-pass' : 'review-reject', verb: 'reviewed', who: 'platform', from: [3], to: req.pass ? 4 : 1, remark: req.remark ?? null, set: { remark: req.remark ?? null } }),
+
+    uploadInvoice: (ctx: AuthedContext, id: number, files: string) =>
+      move(ctx, id, { action: 'invoice', verb: 'given an invoice', who: 'merchant', from: [4], to: 5, remark: files, set: { settlement_files: files.trim() } }),
+
+    async pay(ctx: AuthedContext, id: number, amount: number, voucher: string | null | undefined): Promise<void> {
+      await move(ctx, id, {
+        action: 'pay', verb: 'paid', who: 'platform', from: [5], to: 6, remark: voucher ?? null,
+        then: async (trx, row) => {
+          const due = Number(row.total_amount) - Number(row.paid_amount);
+          if (amount !== due) throw payAmountMismatch(due);
+          await repo.insertPayment(trx, id, amount, voucher ?? null, ctx.account.id);
+          await repo.moveStatus(trx, id, [6], 6, { paid_amount: Number(row.paid_amount) + amount }, ctx.account.id);
+        },
+      });
+    },
+
+    voidOrder: (ctx: AuthedContext, id: number, reason: string) =>
+      move(ctx, id, { action: 'void', verb: 'voided', who: 'platform', from: [1, 2, 3, 4, 5], to: 9, remark: reason, set: { remark: reason } }),
+
+    async afresh(ctx: AuthedContext, settlementId: number, detailId: number): Promise<void> {
+      await move(ctx, settlementId, {
+        action: 'afresh', verb: 'recalculated', who: 'platform', from: [1, 2, 3], to: null,
+        set: { afresh_by: ctx.account.id, afresh_time: new Date() },
+        then: async (trx, row) => {
+          const detail = await repo.findDetail(trx, detailId);
+          if (!detail) throw detailNotFound();
+          if (detail.settlement_id !== settlementId) throw detailOfAnother();
+          await recompute(trx, row, ctx.account.id);
+        },
+      });
+    },
+
+    async remove(ctx: AuthedContext, id: number): Promise<void> {
+      await loggedTransaction(db, ctx, async (trx) => {
+        const { row, scope } = await visible(ctx, id, trx);
+        authorize(scope, 'platform', 'delete');
+        if (!(await repo.deleteSettlement(trx, id))) throw settlementNotFound();
+        await repo.insertLog(trx, { id, settlementNo: row.settlement_no }, 'delete', row.settlement_status, null, null, ctx.account.id);
+      }, () => id);
+    },
+
+    async checkDetailPage(ctx: AuthedContext, q: CheckDetailPageQuery): Promise<Page<checks.CheckDetail>> {
+      await detailOf(ctx, q.settlementDetailId);
+      return checks.pageSnapshots(db, q.settlementDetailId, q.keywords, q);
+    },
+
+    async exportCheckDetails(ctx: AuthedContext, detailId: number, keywords: string | null | undefined): Promise<XlsxExport<checks.SnapshotRow>> {
+      const { detail, row } = await detailOf(ctx, detailId);
+      return new XlsxExport<checks.SnapshotRow>({
+        fileName: `结算核销明细_${row.settlement_no}_${detail.resource_id}.xlsx`,
+        sheetName: detail.scenery_name.replace(/[:\\/?*[\]]/g, ' ').slice(0, 31),
+        columns: [
+          { header: '卡型', kind: 'text', width: 18, value: (r) => r.card_model_name },
+          { header: '景区', kind: 'text', width: 24, value: (r) => r.scenery_name },
+          { header: '游客姓名', kind: 'text', width: 12, value: (r) => r.tourist_name },
+          { header: '游客电话', kind: 'text', width: 14, value: (r) => r.tourist_phone },
+          { header: '卡号', kind: 'text', width: 20, value: (r) => r.card_number },
+          { header: '核销时间', kind: 'text', width: 20, value: (r) => formatDateTime(r.check_time) },
+          { header: '核销员ID', kind: 'integer', width: 10, value: (r) => r.checker_id },
+          { header: '核销员', kind: 'text', width: 12, value: (r) => r.checker_name },
+          { header: '核销次数', kind: 'integer', width: 10, value: (r) => r.consume_num, total: true },
+        ],
+        batches: readAhead((after, limit) => checks.snapshotsAfter(db, detailId, keywords, after?.id ?? null, limit)),
+        totalRow: '合计',
+      });
+    },
+  };
+}
+
+export type SettlementService = ReturnType<typeof createSettlementService>;

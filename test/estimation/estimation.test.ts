@@ -1,0 +1,205 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { itRefusesWhatStaffOperationsRefuse } from '../helpers/rejection-matrix.js';
+import { staffSession, type StaffSession } from '../helpers/staff.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { openStore } from '../../src/platform/store/index.js';
+import { addCheck, buildWorld, EXPECTED, ISSUE, PERIOD, PROFIT, TOTAL_A, TOTAL_B, type World } from '../settlement/world.js';
+
+/** Estimation (spec A 4.4): the calculation by hand-computed figures, the cache, submit, the pages. */
+const P = '/manage-api/estimation';
+const ALL = ['estimation:read', 'estimation:write'];
+
+let t: TestApp;
+let w: World;
+let platform: StaffSession;
+let merchantA: StaffSession;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  w = await buildWorld(t);
+  platform = await staffSession(t, { kind: 'platform', permissions: ALL });
+  merchantA = await staffSession(t, { kind: 'merchant', merchantId: w.merchantA, permissions: ALL });
+});
+afterAll(() => t?.close());
+
+async function ok(path: string, body: unknown, who = platform) {
+  const res = await t.post(`${P}/${path}`, body, who.token);
+  expect(res.body.errcode, res.body.errmsg).toBe(0);
+  return res.body.data;
+}
+const calcBody = () => ({ cardModelId: w.model, profit: PROFIT, issueNum: ISSUE, estimationPeriod: PERIOD });
+
+describe('rejection matrix', () => {
+  const period = { cardModelId: 1, estimationPeriod: PERIOD };
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/calcEstimationCard`, permission: 'estimation:write', validBody: calcBody,
+    badInputs: [
+      { body: () => ({ ...calcBody(), cardModelId: undefined }), field: 'cardModelId', rule: /required/ },
+      { body: () => ({ ...calcBody(), profit: -1 }), field: 'profit' },
+      { body: () => ({ ...calcBody(), issueNum: 'many' }), field: 'issueNum' },
+      { body: () => ({ ...calcBody(), estimationPeriod: ['2026-03-10'] }), field: 'estimationPeriod' },
+      { body: () => ({ ...calcBody(), estimationPeriod: ['2026-03-20', '2026-03-10'] }), field: 'estimationPeriod' },
+      { body: () => ({ ...calcBody(), estimationPeriod: ['2026-02-30', '2026-03-10'] }), field: 'estimationPeriod' },
+    ],
+  });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/getEstimationCard`, permission: 'estimation:read', validBody: () => ({ id: 1 }),
+    badInputs: [{ body: () => ({}), field: 'id' }],
+  });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/getEstimationCardIssueNum`, permission: 'estimation:read', validBody: () => period,
+    badInputs: [{ body: () => ({ cardModelId: 1 }), field: 'estimationPeriod' }],
+  });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/queryEstimationCardCalcDetailPage`, permission: 'estimation:read', validBody: () => period,
+    badInputs: [{ body: () => ({ ...period, pageSize: 201 }), field: 'pageSize' }, { body: () => ({ estimationPeriod: PERIOD }), field: 'cardModelId' }],
+  });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/queryEstimationCardCheckCalcDetailPage`, permission: 'estimation:read', validBody: () => ({ ...period, id: 1 }),
+    badInputs: [{ body: () => period, field: 'id' }],
+  });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/queryEstimationCardCheckDetailPage`, permission: 'estimation:read', validBody: () => ({ estimationDetailId: 1 }),
+    badInputs: [{ body: () => ({}), field: 'estimationDetailId' }, { body: () => ({ estimationDetailId: 1, keywords: 'x'.repeat(65) }), field: 'keywords' }],
+  });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/submitEstimationCard`, permission: 'estimation:write', validBody: () => ({ id: 1 }),
+    badInputs: [{ body: () => ({ id: 0 }), field: 'id' }],
+  });
+  itRefusesWhatStaffOperationsRefuse(() => t, {
+    path: `${P}/queryEstimationCardPage`, permission: 'estimation:read', validBody: () => ({}),
+    badInputs: [{ body: () => ({ createdTimeRange: ['yesterday', 'today'] }), field: 'createdTimeRange' }, { body: () => ({ estimationNo: 'x'.repeat(41) }), field: 'estimationNo' }],
+  });
+});
+
+describe('calcEstimationCard', () => {
+  it('computes each settlement way by hand-computed figures, keeps the result and logs the operation', async () => {
+    const info = await ok('calcEstimationCard', calcBody());
+    expect(info).toEqual({
+      id: expect.any(Number), estimationNo: null, cardModelId: w.model, cardModelName: w.modelName,
+      estimationPeriod: `${PERIOD[0]} ~ ${PERIOD[1]}`, totalAmount: TOTAL_A + TOTAL_B, profit: PROFIT, issueNum: ISSUE,
+      checkNum: 7 + 1 + 0 + 1 + 3 + 2, sceneryNum: 6, submitted: false,
+    });
+    const page = await ok('queryEstimationCardCalcDetailPage', { cardModelId: w.model, estimationPeriod: PERIOD, pageSize: 10 });
+    expect(page.total).toBe(6);
+    const byName = Object.fromEntries(page.list.map((d: { sceneryName: string }) => [d.sceneryName, d]));
+    for (const key of ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'] as const) {
+      const e = EXPECTED[key];
+      expect(byName[w.r[key].name], key).toEqual({
+        id: expect.any(Number), cardModelName: w.modelName, estimationPeriod: `${PERIOD[0]} ~ ${PERIOD[1]}`, resourceId: w.r[key].spu,
+        sceneryName: w.r[key].name, merchantId: ['r1', 'r2', 'r3'].includes(key) ? w.merchantA : w.merchantB,
+        settlementWay: e.settlementWay, checkNum: e.checkNum, ticketPriceInfo: e.ticketPriceInfo, estimationFactor: 1,
+        settlementAmount: e.settlementAmount, increaseAmount: 0, decreaseAmount: 0, settlementAmountActual: e.settlementAmount,
+      });
+    }
+    // Virtual ids 1…n in resource order; paging.
+    expect(page.list.map((d: { id: number }) => d.id)).toEqual([1, 2, 3, 4, 5, 6]);
+    const p2 = await ok('queryEstimationCardCalcDetailPage', { cardModelId: w.model, estimationPeriod: PERIOD, pageNum: 2, pageSize: 4 });
+    expect(p2).toEqual({ list: page.list.slice(4), total: 6 });
+
+    const log = await t.db.selectFrom('operate_log').select(['module', 'action', 'biz_id', 'success']).where('account_id', '=', platform.userId).where('action', '=', '计算结算预估').execute();
+    expect(log).toContainEqual({ module: '结算预估', action: '计算结算预估', biz_id: String(info.id), success: true });
+    expect(await ok('getEstimationCard', { id: info.id })).toEqual(info);
+  });
+
+  it('pages the check records behind a calculated detail, newest first', async () => {
+    await ok('calcEstimationCard', calcBody());
+    const r1 = 1; // the first virtual id: resources in id order, R1 first
+    const page = await ok('queryEstimationCardCheckCalcDetailPage', { cardModelId: w.model, estimationPeriod: PERIOD, id: r1, pageSize: 3 });
+    expect(page.total).toBe(4);
+    expect(page.list[0]).toEqual({
+      cardModelName: w.modelName, sceneryName: w.r.r1.name, touristName: '张三', touristPhone: '13800001111', cardNumber: w.cardNumber,
+      checkTime: '2026-03-17 10:00:00', checkerId: w.checker, checkerName: '检票员小王',
+    });
+    const unknown = await t.post(`${P}/queryEstimationCardCheckCalcDetailPage`, { cardModelId: w.model, estimationPeriod: PERIOD, id: 99 }, platform.token);
+    expect(unknown.body.errcode).toBe(404);
+  });
+
+  it('answers "run the calculation again" once the cached result is gone, or for a period never calculated', async () => {
+    const info = await ok('calcEstimationCard', { ...calcBody(), estimationPeriod: ['2026-03-01', '2026-03-31'] });
+    const q = { cardModelId: w.model, estimationPeriod: ['2026-03-01', '2026-03-31'] };
+    expect((await ok('queryEstimationCardCalcDetailPage', q)).total).toBe(6);
+    await t.store.del(`estimation:calc:${info.id}`);
+    const gone = await t.post(`${P}/queryEstimationCardCalcDetailPage`, q, platform.token);
+    expect(gone.body.errcode).toBe(1_005_000_001);
+    expect(gone.body.errmsg).toMatch(/run the calculation again/);
+    expect((await t.post(`${P}/queryEstimationCardCheckCalcDetailPage`, { ...q, id: 1 }, platform.token)).body.errcode).toBe(1_005_000_001);
+    expect((await t.post(`${P}/getEstimationCard`, { id: info.id }, platform.token)).body.errcode).toBe(1_005_000_001);
+    expect((await t.post(`${P}/submitEstimationCard`, { id: info.id }, platform.token)).body.errcode).toBe(1_005_000_001);
+    const never = await t.post(`${P}/queryEstimationCardCalcDetailPage`, { cardModelId: w.model, estimationPeriod: ['2025-01-01', '2025-01-02'] }, platform.token);
+    expect(never.body.errcode).toBe(1_005_000_001);
+  });
+
+  it('serves a calculation held by one instance from another (its own store connection under Redis)', async () => {
+    const store = t.config.redisUrl ? await openStore(t.config.redisUrl, t.config.storePrefix) : t.store;
+    const other = await createTestApp({}, { db: { database: t.database, db: t.db, close: async () => {} }, store });
+    try {
+      const period = ['2026-03-12', '2026-03-19'];
+      const info = await ok('calcEstimationCard', { ...calcBody(), estimationPeriod: period });
+      const there = await other.post(`${P}/queryEstimationCardCalcDetailPage`, { cardModelId: w.model, estimationPeriod: period }, platform.token);
+      expect(there.body.errcode, there.body.errmsg).toBe(0);
+      expect(there.body.data.total).toBe(6);
+      const sub = await other.post(`${P}/submitEstimationCard`, { id: info.id }, platform.token);
+      expect(sub.body.errcode, sub.body.errmsg).toBe(0);
+    } finally {
+      await other.close();
+      if (store !== t.store) await store.close();
+    }
+  });
+
+  it('refuses an unknown card model (404) and merchant users (403)', async () => {
+    expect((await t.post(`${P}/calcEstimationCard`, { ...calcBody(), cardModelId: 999_999_999 }, platform.token)).body).toEqual({ errcode: 404, errmsg: 'card model not found' });
+    const res = await t.post(`${P}/calcEstimationCard`, calcBody(), merchantA.token);
+    expect(res.body).toEqual({ errcode: 403, errmsg: 'only platform users can work with estimations' });
+    expect((await t.post(`${P}/queryEstimationCardPage`, {}, merchantA.token)).body.errcode).toBe(403);
+  });
+
+  it('refuses a way-4 pool beyond exact cents with the settlement code', async () => {
+    const res = await t.post(`${P}/calcEstimationCard`, { ...calcBody(), issueNum: 100_000_000, profit: 100_000_000 }, platform.token);
+    expect(res.body.errcode).toBe(1_006_000_001);
+  });
+
+  it('counts the cards of the model activated in the period', async () => {
+    expect(await ok('getEstimationCardIssueNum', { cardModelId: w.model, estimationPeriod: ['2026-03-01', '2026-03-01'] })).toBe(1);
+    expect(await ok('getEstimationCardIssueNum', { cardModelId: w.model, estimationPeriod: ['2026-03-02', '2026-12-31'] })).toBe(0);
+  });
+});
+
+describe('submitEstimationCard', () => {
+  it('persists the sheet and one order per settlement merchant with details and check snapshots; twice → 409', async () => {
+    const info = await ok('calcEstimationCard', calcBody());
+    const sub = await ok('submitEstimationCard', { id: info.id });
+    expect(sub).toEqual({ id: info.id, estimationNo: expect.stringMatching(new RegExp(`^EST\\d{8}${info.id}$`)), settlementIds: [expect.any(Number), expect.any(Number)] });
+    const orders = await t.db.selectFrom('settlement').selectAll().where('estimation_id', '=', info.id).orderBy('settlement_merchant_id').execute();
+    expect(orders.map((o) => [o.settlement_merchant_id, o.settlement_status, Number(o.total_amount), Number(o.check_num)])).toEqual([
+      [w.merchantA, 1, TOTAL_A, 8],
+      [w.merchantB, 1, TOTAL_B, 6],
+    ]);
+    const snaps = await t.db.selectFrom('settlement_check_detail').select(['settlement_id']).where('settlement_id', 'in', orders.map((o) => o.id)).execute();
+    // R1 4 records, R2 1; R4 1, R5 1, R6 1
+    expect(snaps.filter((s) => s.settlement_id === orders[0].id)).toHaveLength(5);
+    expect(snaps.filter((s) => s.settlement_id === orders[1].id)).toHaveLength(3);
+
+    const again = await t.post(`${P}/submitEstimationCard`, { id: info.id }, platform.token);
+    expect(again.body).toEqual({ errcode: 409, errmsg: `estimation ${info.id} was already submitted as ${sub.estimationNo}` });
+
+    expect(await ok('getEstimationCard', { id: info.id })).toEqual({ ...info, estimationNo: sub.estimationNo, submitted: true });
+    const page = await ok('queryEstimationCardPage', { estimationNo: sub.estimationNo });
+    expect(page).toEqual({ list: [expect.objectContaining({ id: info.id, estimationNo: sub.estimationNo, sceneryNum: 6, totalAmount: TOTAL_A + TOTAL_B, startTime: PERIOD[0], endTime: PERIOD[1] })], total: 1 });
+    const detail = await t.db.selectFrom('estimation_detail').select('id').where('sheet_id', '=', info.id).where('resource_id', '=', w.r.r1.spu).executeTakeFirstOrThrow();
+    const checks = await ok('queryEstimationCardCheckDetailPage', { estimationDetailId: detail.id, keywords: '李四' });
+    expect(checks).toEqual({ list: [expect.objectContaining({ touristName: '李四', touristPhone: '13900002222', checkTime: '2026-03-11 09:00:00' })], total: 1 });
+    expect((await t.post(`${P}/queryEstimationCardCheckDetailPage`, { estimationDetailId: 999_999_999 }, platform.token)).body.errcode).toBe(404);
+  });
+
+  it('snapshots only the checks the calculation saw, and lets one of two concurrent submits win', async () => {
+    const info = await ok('calcEstimationCard', { ...calcBody(), estimationPeriod: ['2026-03-10', '2026-03-20'] });
+    await addCheck(t, w, 'r2', '2026-03-16 08:00:00');
+    const answers = await Promise.all([1, 2].map(() => t.post(`${P}/submitEstimationCard`, { id: info.id }, platform.token)));
+    expect(answers.map((a) => a.body.errcode).sort()).toEqual([0, 409]);
+    const orders = await t.db.selectFrom('settlement').select(['id', 'check_num']).where('estimation_id', '=', info.id).execute();
+    expect(orders).toHaveLength(2);
+    const snaps = await t.db.selectFrom('settlement_check_detail').select('check_id').where('settlement_id', 'in', orders.map((o) => o.id)).execute();
+    expect(snaps).toHaveLength(8);
+  });
+});
