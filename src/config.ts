@@ -53,6 +53,11 @@ export interface Config {
   shutdownDelayMs: number;
   /** Take the client address from X-Forwarded-For (only behind a trusted load balancer). */
   trustProxy: boolean;
+  /**
+   * Slow clients: the headers must arrive within `headersTimeoutMs` and the whole request within
+   * `requestTimeoutMs` (uploads included); an idle keep-alive connection closes after `keepAliveTimeoutMs`.
+   */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
   /** Key prefix in the shared store, so several deployments (or test files) can share one Redis. */
   storePrefix: string;
 }
@@ -259,6 +264,12 @@ export function loadConfig(env: Env = process.env): Config {
     },
     mpLoginProvider,
     trustProxy: bool(env, 'TRUST_PROXY'),
+    http: {
+      headersTimeoutMs: int(env, 'HTTP_HEADERS_TIMEOUT_MS', 20_000, 1_000, 600_000),
+      requestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
+      // above the 60 s idle timeout of common load balancers, so they close first
+      keepAliveTimeoutMs: int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, 1_000, 600_000),
+    },
     shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0, 0, 120_000),
     storePrefix: str(env, 'STORE_PREFIX', 'tc:'),
   };
