@@ -23,6 +23,7 @@ import { staffModule } from './staff/staff.module.js';
 import { verifierModule } from './verifier/verifier.module.js';
 import { memberAdminModule } from './member-admin/member-admin.module.js';
 import { cardModule } from './card/card.module.js';
+import { statisticsModule } from './statistics/statistics.module.js';
 
 /** Every business module the service serves; each declares its routes and account loaders itself. */
 export const MODULES: readonly ModuleDefinition[] = [
@@ -48,6 +49,7 @@ export const MODULES: readonly ModuleDefinition[] = [
   verifierModule,
   memberAdminModule,
   cardModule,
+  statisticsModule,
 ];
 
 /** Registers the modules' account loaders with the token service and answers all their routes. */
