@@ -226,20 +226,21 @@ describe('statCardModel (open channel)', () => {
 describe('statCardArea', () => {
   const dist = (items: Array<{ code: string; count: number; rate: number }>) => Object.fromEntries(items.map((i) => [i.code, [i.count, i.rate]]));
 
-  it('counts each holder once by gender, age band and city, member record first', async () => {
+  it('counts the holder of each bound card by gender, age band and city, member record first', async () => {
+    // H2 holds c2 and c7: counted with each card.
     const p = await ok(`${M}/statCardArea`, {}, platform);
-    expect(dist(p.genderDistribution)).toEqual({ 1: [2, 40], 2: [2, 40], 0: [1, 20] });
+    expect(dist(p.genderDistribution)).toEqual({ 1: [2, 33.33], 2: [3, 50], 0: [1, 16.67] });
     expect(p.genderDistribution.map((g: any) => g.label)).toEqual(['男', '女', '未知']);
-    expect(dist(p.ageDistribution)).toEqual({ lt18: [1, 20], '18-30': [0, 0], '31-40': [1, 20], '41-50': [1, 20], '51-60': [0, 0], gt60: [1, 20], unknown: [1, 20] });
+    expect(dist(p.ageDistribution)).toEqual({ lt18: [2, 33.33], '18-30': [0, 0], '31-40': [1, 16.67], '41-50': [1, 16.67], '51-60': [0, 0], gt60: [1, 16.67], unknown: [1, 16.67] });
     expect(p.cityDistributions.map((c: any) => [c.label, c.code, c.count, c.type])).toEqual([
-      ['杭州市', '330100', 2, 3], ['未知', '0', 1, 3], ['北京市', '110100', 1, 3], ['上海市', '310100', 1, 3],
+      ['上海市', '310100', 2, 3], ['杭州市', '330100', 2, 3], ['未知', '0', 1, 3], ['北京市', '110100', 1, 3],
     ]);
   });
 
   it('keeps one province\'s cities and one model\'s holders', async () => {
     const zj = await ok(`${M}/statCardArea`, { provinceCode: '330000' }, platform);
     expect(zj.cityDistributions.map((c: any) => [c.label, c.count, c.rate])).toEqual([['杭州市', 2, 100]]);
-    expect(zj.genderDistribution.reduce((s: number, g: any) => s + g.count, 0)).toBe(5);
+    expect(zj.genderDistribution.reduce((s: number, g: any) => s + g.count, 0)).toBe(6);
     const m2 = await ok(`${M}/statCardArea`, { cardModelId: w.m2 }, platform);
     expect(dist(m2.genderDistribution)).toEqual({ 1: [1, 50], 2: [1, 50] });
   });

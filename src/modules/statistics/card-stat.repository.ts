@@ -2,9 +2,8 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Scope } from '../../platform/auth/permissions.js';
 import type { DateRange } from '../../platform/date-range.js';
 import type { Executor } from '../../platform/db/executor.js';
-import { paginate } from '../../platform/db/paginate.js';
 import { containsPattern } from '../../platform/db/text-match.js';
-import type { Page, PageRequest } from '../../platform/http/paging.js';
+import { pageWindow, type Page, type PageRequest } from '../../platform/http/paging.js';
 import type { CardActiveStat, HomeCheckNum, HomeSalesAmount } from './statistics.schemas.js';
 import { cardVisible, checkVisible } from './statistics-scope.js';
 
@@ -67,8 +66,12 @@ export interface ActiveStatFilter {
  * statCardModel: activations per model × seller (merchant and shop) × donation × sales account ×
  * day or month, with the cards' current state. The state counts partition activeCount: disabled
  * (status 3), else expired (status 4 or past expire_time), else unbound (1), else bound.
+ *
+ * One statement answers the page and the number of groups: the groups are computed once (grouped on
+ * the period's timestamp, not its text, so the aggregate hashes cheaply), named, filtered by name,
+ * counted, and the page is cut from them. A page past the end still carries the total.
  */
-export function pageActiveStat(db: Executor, scope: Scope, f: ActiveStatFilter, page: PageRequest): Promise<Page<CardActiveStat>> {
+export async function pageActiveStat(db: Executor, scope: Scope, f: ActiveStatFilter, page: PageRequest): Promise<Page<CardActiveStat>> {
   const conds: Expression<SqlBool>[] = [sql<SqlBool>`not c.is_deleted`, sql<SqlBool>`c.active_time is not null`, cardVisible(scope)];
   if (f.cardModelId != null) conds.push(sql<SqlBool>`c.card_model_id = ${f.cardModelId}`);
   if (f.donation != null) conds.push(sql<SqlBool>`c.is_donation = ${f.donation}`);
@@ -76,59 +79,54 @@ export function pageActiveStat(db: Executor, scope: Scope, f: ActiveStatFilter, 
   const unit = f.byMonth ? sql.lit('month') : sql.lit('day');
   const format = f.byMonth ? sql.lit('YYYY-MM') : sql.lit('YYYY-MM-DD');
   const expired = sql`(c.status = 4 or c.expire_time < ${f.now})`;
-  const grouped = sql`
-    select c.card_model_id, c.merchant_id, c.shop_id, c.is_donation, c.active_by,
-      to_char(date_trunc(${unit}, c.active_time), ${format}) as period,
-      count(*) as active_count,
-      count(*) filter (where c.status = 3) as disable_count,
-      count(*) filter (where c.status <> 3 and ${expired}) as expire_count,
-      count(*) filter (where c.status = 1 and not ${expired}) as no_bind_count,
-      count(*) filter (where c.status = 2 and not ${expired}) as bind_count,
-      count(*) filter (where c.medium = 1) as chip_count,
-      count(*) filter (where c.medium = 2) as electron_count
-    from card c join card_model cm on cm.id = c.card_model_id
-    where ${and(conds)}
-    group by 1, 2, 3, 4, 5, 6`;
-  const outer: Expression<SqlBool>[] = [sql<SqlBool>`true`];
+  const named: Expression<SqlBool>[] = [sql<SqlBool>`true`];
   const business = f.businessName?.trim();
-  if (business) outer.push(sql<SqlBool>`coalesce(sh.name, me.name) ilike ${containsPattern(business)}`);
+  if (business) named.push(sql<SqlBool>`coalesce(sh.name, me.name) ilike ${containsPattern(business)}`);
   const seller = f.activeByName?.trim();
-  if (seller) outer.push(sql<SqlBool>`coalesce(u.nickname, u.username) ilike ${containsPattern(seller)}`);
-  const query = db
-    .selectFrom(sql`(${grouped})`.as('g'))
-    .innerJoin('card_model as cm', 'cm.id', sql.ref('g.card_model_id') as never)
-    .leftJoin('merchant as me', 'me.id', sql.ref('g.merchant_id') as never)
-    .leftJoin('shop as sh', 'sh.id', sql.ref('g.shop_id') as never)
-    .leftJoin('admin_user as u', 'u.id', sql.ref('g.active_by') as never)
-    .select([
-      sql<number>`g.card_model_id`.as('card_model_id'), 'cm.name as card_model_name',
-      sql<number | null>`coalesce(g.shop_id, g.merchant_id)`.as('business_id'),
-      sql<string | null>`coalesce(sh.name, me.name)`.as('business_name'),
-      sql<boolean>`g.is_donation`.as('is_donation'),
-      sql<number | null>`g.active_by`.as('active_by'),
-      sql<string | null>`coalesce(u.nickname, u.username)`.as('active_by_name'),
-      sql<string>`g.period`.as('period'),
-      sql<string>`g.active_count`.as('active_count'), sql<string>`g.no_bind_count`.as('no_bind_count'),
-      sql<string>`g.bind_count`.as('bind_count'), sql<string>`g.disable_count`.as('disable_count'),
-      sql<string>`g.expire_count`.as('expire_count'), sql<string>`g.chip_count`.as('chip_count'),
-      sql<string>`g.electron_count`.as('electron_count'),
-    ])
-    .where(and(outer))
-    .orderBy(sql`g.period`, 'desc')
-    .orderBy(sql`g.card_model_id`)
-    .orderBy(sql`g.merchant_id nulls first`)
-    .orderBy(sql`g.shop_id nulls first`)
-    .orderBy(sql`g.is_donation`)
-    .orderBy(sql`g.active_by nulls first`);
-  return paginate(query, page, (r) => ({
+  if (seller) named.push(sql<SqlBool>`coalesce(u.nickname, u.username) ilike ${containsPattern(seller)}`);
+  const { limit, offset } = pageWindow(page);
+  const { rows } = await sql<ActiveRow>`
+    with g as materialized (
+      select c.card_model_id, c.merchant_id, c.shop_id, c.is_donation, c.active_by,
+        date_trunc(${unit}, c.active_time) as period,
+        count(*) as active_count,
+        count(*) filter (where c.status = 3) as disable_count,
+        count(*) filter (where c.status <> 3 and ${expired}) as expire_count,
+        count(*) filter (where c.status = 1 and not ${expired}) as no_bind_count,
+        count(*) filter (where c.status = 2 and not ${expired}) as bind_count,
+        count(*) filter (where c.medium = 1) as chip_count,
+        count(*) filter (where c.medium = 2) as electron_count
+      from card c join card_model cm on cm.id = c.card_model_id
+      where ${and(conds)}
+      group by c.card_model_id, c.merchant_id, c.shop_id, c.is_donation, c.active_by, date_trunc(${unit}, c.active_time)
+    ),
+    n as materialized (
+      select g.*, cm.name as card_model_name, coalesce(g.shop_id, g.merchant_id) as business_id,
+        coalesce(sh.name, me.name) as business_name, coalesce(u.nickname, u.username) as active_by_name
+      from g
+      join card_model cm on cm.id = g.card_model_id
+      left join merchant me on me.id = g.merchant_id
+      left join shop sh on sh.id = g.shop_id
+      left join admin_user u on u.id = g.active_by
+      where ${and(named)}
+    )
+    select t.total, p.*
+    from (select count(*) as total from n) t
+    left join lateral (
+      select n.*, to_char(n.period, ${format}) as period_text from n
+      order by n.period desc, n.card_model_id, n.merchant_id nulls first, n.shop_id nulls first, n.is_donation, n.active_by nulls first
+      limit ${limit} offset ${offset}
+    ) p on true`.execute(db);
+  const total = num(rows[0]?.total);
+  const list = rows.filter((r) => r.card_model_id != null).map((r) => ({
     cardModelId: Number(r.card_model_id),
-    cardModelName: r.card_model_name,
+    cardModelName: r.card_model_name!,
     businessId: r.business_id == null ? null : Number(r.business_id),
     businessName: r.business_name,
     isDonation: r.is_donation ? 1 : 0,
     activeById: r.active_by == null ? null : Number(r.active_by),
     activeByName: r.active_by_name,
-    dateRange: r.period,
+    dateRange: r.period_text!,
     activeCount: num(r.active_count),
     noBindCount: num(r.no_bind_count),
     bindCount: num(r.bind_count),
@@ -137,6 +135,20 @@ export function pageActiveStat(db: Executor, scope: Scope, f: ActiveStatFilter, 
     chipCount: num(r.chip_count),
     electronCount: num(r.electron_count),
   }));
+  return { list, total };
+}
+
+interface ActiveRow {
+  total: string;
+  card_model_id: number | null;
+  card_model_name: string | null;
+  business_id: number | null;
+  business_name: string | null;
+  is_donation: boolean | null;
+  active_by: number | null;
+  active_by_name: string | null;
+  period_text: string | null;
+  active_count: string; no_bind_count: string; bind_count: string; disable_count: string; expire_count: string; chip_count: string; electron_count: string;
 }
 
 /**

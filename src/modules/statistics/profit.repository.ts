@@ -79,7 +79,7 @@ export async function useFigures(db: Executor, scope: Scope, f: CohortFilter): P
       select cc.card_id, cc.resource_id, sum(cc.consume_num) as n
       from card c
       join card_model cm on cm.id = c.card_model_id
-      join card_check cc on cc.card_id = c.id and not cc.is_deleted
+      join card_check cc on cc.card_model_id = c.card_model_id and cc.card_id = c.id and not cc.is_deleted
       where ${cohort(scope, f)}
       group by cc.card_id, cc.resource_id
     )
