@@ -7,9 +7,9 @@ import { cardModelVisible, cardVisible, resourceVisible } from './statistics-sco
 
 /**
  * profitAccounting/cardModel. The cohort is the scope's activated cards of the card model (or of
- * every card model) activated within the range; its figures come from three statements: the cards
- * (activations per channel, donations), their checks (entries per resource and per card, bucketed by
- * number of uses) and their bindings.
+ * every card model) activated within the range; its figures come from three aggregates, run side by
+ * side on PostgreSQL: the cards (activations per channel, donations), their checks (entries per
+ * resource and per card, bucketed by number of uses) and their bindings.
  */
 
 const num = (v: string | number | null | undefined) => (v == null ? 0 : Number(v));
@@ -72,25 +72,27 @@ export interface UseFigures {
   entries: number;
 }
 
-/** The cohort's living checks: entries per resource, and its cards bucketed by their entries. */
+/**
+ * The cohort's living checks in one pass: grouping sets give the entries per card (the checks arrive
+ * in card order from card_check_stat_card_idx, merge-joined with the cohort) and per resource; the
+ * cards are then bucketed by their entries.
+ */
 export async function useFigures(db: Executor, scope: Scope, f: CohortFilter): Promise<UseFigures> {
-  const { rows } = await sql<{ kind: string; k: string; cards: string; n: string }>`
-    with per as materialized (
-      select cc.card_id, cc.resource_id, sum(cc.consume_num) as n
+  const { rows } = await sql<{ by_resource: number; k: string; cards: string; n: string }>`
+    with g as (
+      select cc.card_id, cc.resource_id, sum(cc.consume_num) as n, grouping(cc.card_id) as by_resource
       from card c
       join card_model cm on cm.id = c.card_model_id
       join card_check cc on cc.card_model_id = c.card_model_id and cc.card_id = c.id and not cc.is_deleted
       where ${cohort(scope, f)}
-      group by cc.card_id, cc.resource_id
+      group by grouping sets ((cc.card_id), (cc.resource_id))
     )
-    select 'r' as kind, resource_id as k, count(*) as cards, sum(n) as n from per group by resource_id
-    union all
-    select 'u', least(u.n, 7), count(*), sum(u.n)
-    from (select card_id, sum(n) as n from per group by card_id) u
-    group by least(u.n, 7)`.execute(db);
+    select by_resource, case when by_resource = 1 then resource_id else least(n, 7) end as k, count(*) as cards, sum(n) as n
+    from g
+    group by 1, 2`.execute(db);
   const out: UseFigures = { byResource: new Map(), buckets: [0, 0, 0, 0, 0, 0, 0, 0], usedCards: 0, entries: 0 };
   for (const r of rows) {
-    if (r.kind === 'r') out.byResource.set(Number(r.k), num(r.n));
+    if (Number(r.by_resource) === 1) out.byResource.set(Number(r.k), num(r.n));
     else {
       out.buckets[Number(r.k)] = num(r.cards);
       out.usedCards += num(r.cards);
