@@ -25,6 +25,7 @@ import { memberAdminModule } from './member-admin/member-admin.module.js';
 import { cardModule } from './card/card.module.js';
 import { estimationModule } from './estimation/estimation.module.js';
 import { settlementModule } from './settlement/settlement.module.js';
+import { statisticsModule } from './statistics/statistics.module.js';
 
 /** Every business module the service serves; each declares its routes and account loaders itself. */
 export const MODULES: readonly ModuleDefinition[] = [
@@ -52,6 +53,7 @@ export const MODULES: readonly ModuleDefinition[] = [
   cardModule,
   estimationModule,
   settlementModule,
+  statisticsModule,
 ];
 
 /** Registers the modules' account loaders with the token service and answers all their routes. */

@@ -11,6 +11,7 @@ import * as m0014 from './20261123_0014_catalog.js';
 import * as m0015 from './20261123_0015_storage.js';
 import * as m0016 from './20261123_0016_admin.js';
 import * as m0017 from './20261124_0017_retire_login_columns.js';
+import * as m0018 from './20261125_0018_statistics.js';
 import * as m0019 from './20261125_0019_settlement.js';
 
 /**
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '20261123_0015_storage': m0015,
   '20261123_0016_admin': m0016,
   '20261124_0017_retire_login_columns': m0017,
+  '20261125_0018_statistics': m0018,
   '20261125_0019_settlement': m0019,
 };
 

@@ -1,0 +1,156 @@
+import { sql, type Expression, type SqlBool } from 'kysely';
+import type { Scope } from '../../platform/auth/permissions.js';
+import type { DateRange } from '../../platform/date-range.js';
+import type { Executor } from '../../platform/db/executor.js';
+import { LIST_MAX_ROWS } from '../../platform/http/schemas.js';
+import { cardModelVisible, cardVisible, resourceVisible } from './statistics-scope.js';
+
+/**
+ * profitAccounting/cardModel. The cohort is the scope's activated cards of the card model (or of
+ * every card model) activated within the range; its figures come from three aggregates, run side by
+ * side on PostgreSQL: the cards (activations per channel, donations), their checks (entries per
+ * resource and per card, bucketed by number of uses) and their bindings.
+ */
+
+const num = (v: string | number | null | undefined) => (v == null ? 0 : Number(v));
+
+export interface CohortFilter {
+  cardModelId?: number | null;
+  activeTime?: DateRange | null;
+}
+
+function cohort(scope: Scope, f: CohortFilter): Expression<SqlBool> {
+  const conds: Expression<SqlBool>[] = [sql<SqlBool>`not c.is_deleted`, sql<SqlBool>`c.active_time is not null`, cardVisible(scope)];
+  if (f.cardModelId != null) conds.push(sql<SqlBool>`c.card_model_id = ${f.cardModelId}`);
+  if (f.activeTime) conds.push(sql<SqlBool>`c.active_time between ${f.activeTime.start} and ${f.activeTime.end}`);
+  return sql<SqlBool>`(${sql.join(conds, sql` and `)})`;
+}
+
+export async function findModel(db: Executor, id: number, scope: Scope): Promise<{ name: string; visible: boolean } | null> {
+  const r = await db
+    .selectFrom('card_model as cm')
+    .select(['cm.name', sql<boolean>`${cardModelVisible(scope)}`.as('visible')])
+    .where('cm.id', '=', id)
+    .where('cm.is_deleted', '=', false)
+    .executeTakeFirst();
+  return r ? { name: r.name, visible: Boolean(r.visible) } : null;
+}
+
+export interface CardFigures {
+  cardNoNum: number;
+  active: number;
+  donated: number;
+  channels: Array<{ channel: number | null; activeNum: number }>;
+}
+
+/** Issued card numbers of the model(s) in scope, and the cohort's activations by channel. */
+export async function cardFigures(db: Executor, scope: Scope, f: CohortFilter): Promise<CardFigures> {
+  const issued: Expression<SqlBool>[] = [sql<SqlBool>`not c.is_deleted`, cardVisible(scope)];
+  if (f.cardModelId != null) issued.push(sql<SqlBool>`c.card_model_id = ${f.cardModelId}`);
+  const { rows } = await sql<{ channel: number | null; issued: string; active: string; donated: string }>`
+    select c.channel, count(*) as issued,
+      count(*) filter (where ${cohort(scope, f)}) as active,
+      count(*) filter (where ${cohort(scope, f)} and c.is_donation) as donated
+    from card c join card_model cm on cm.id = c.card_model_id
+    where ${sql.join(issued, sql` and `)}
+    group by c.channel
+    order by c.channel nulls last`.execute(db);
+  return {
+    cardNoNum: rows.reduce((s, r) => s + num(r.issued), 0),
+    active: rows.reduce((s, r) => s + num(r.active), 0),
+    donated: rows.reduce((s, r) => s + num(r.donated), 0),
+    channels: rows.filter((r) => num(r.active) > 0).map((r) => ({ channel: r.channel == null ? null : Number(r.channel), activeNum: num(r.active) })),
+  };
+}
+
+export interface UseFigures {
+  /** entries per resource */
+  byResource: Map<number, number>;
+  /** cards by number of uses: index 1–6, 7 = more than six */
+  buckets: number[];
+  usedCards: number;
+  entries: number;
+}
+
+/**
+ * The cohort's living checks in one pass: grouping sets give the entries per card (the checks arrive
+ * in card order from card_check_stat_card_idx, merge-joined with the cohort) and per resource; the
+ * cards are then bucketed by their entries.
+ */
+export async function useFigures(db: Executor, scope: Scope, f: CohortFilter): Promise<UseFigures> {
+  const { rows } = await sql<{ by_resource: number; k: string; cards: string; n: string }>`
+    with g as (
+      select cc.card_id, cc.resource_id, sum(cc.consume_num) as n, grouping(cc.card_id) as by_resource
+      from card c
+      join card_model cm on cm.id = c.card_model_id
+      join card_check cc on cc.card_model_id = c.card_model_id and cc.card_id = c.id and not cc.is_deleted
+      where ${cohort(scope, f)}
+      group by grouping sets ((cc.card_id), (cc.resource_id))
+    )
+    select by_resource, case when by_resource = 1 then resource_id else least(n, 7) end as k, count(*) as cards, sum(n) as n
+    from g
+    group by 1, 2`.execute(db);
+  const out: UseFigures = { byResource: new Map(), buckets: [0, 0, 0, 0, 0, 0, 0, 0], usedCards: 0, entries: 0 };
+  for (const r of rows) {
+    if (Number(r.by_resource) === 1) out.byResource.set(Number(r.k), num(r.n));
+    else {
+      out.buckets[Number(r.k)] = num(r.cards);
+      out.usedCards += num(r.cards);
+      out.entries += num(r.n);
+    }
+  }
+  return out;
+}
+
+/** The cohort's living bindings: cards bound, and distinct ID documents among them. */
+export async function bindingFigures(db: Executor, scope: Scope, f: CohortFilter): Promise<{ cards: number; ids: number }> {
+  const { rows } = await sql<{ cards: string; ids: string }>`
+    select count(*) as cards, count(distinct (b.id_type, upper(b.id_no))) as ids
+    from card c
+    join card_model cm on cm.id = c.card_model_id
+    join card_binding b on b.card_id = c.id and not b.is_deleted
+    where ${cohort(scope, f)}`.execute(db);
+  return { cards: num(rows[0]?.cards), ids: num(rows[0]?.ids) };
+}
+
+export interface RuleResource {
+  resourceId: number;
+  resourceName: string;
+  buyPrice: number | null;
+  shopId: number | null;
+  shopName: string | null;
+  cityId: number | null;
+  cityName: string | null;
+}
+
+/**
+ * The resources of the living rules of the model (or of every model the scope sees), with their shop
+ * and its city; for a merchant or shop user only its own resources and those of its own models. With
+ * several models, buyPrice is given only when their rules agree on it.
+ */
+export async function ruleResources(db: Executor, scope: Scope, cardModelId: number | null): Promise<RuleResource[]> {
+  const conds: Expression<SqlBool>[] = [sql<SqlBool>`not r.is_deleted`, sql<SqlBool>`not cm.is_deleted`, cardModelVisible(scope), resourceVisible(scope)];
+  if (cardModelId != null) conds.push(sql<SqlBool>`r.card_model_id = ${cardModelId}`);
+  const { rows } = await sql<{ id: number; name: string; buy_price: number | null; shop_id: number | null; shop_name: string | null; city_id: string | null; city_name: string | null }>`
+    select sp.id, sp.name,
+      case when min(r.buy_price) = max(r.buy_price) and count(r.buy_price) = count(*) then min(r.buy_price) end as buy_price,
+      sh.id as shop_id, sh.name as shop_name, rg.id as city_id, rg.name as city_name
+    from card_model_resource_rule r
+    join card_model cm on cm.id = r.card_model_id
+    join spu sp on sp.id = r.resource_id
+    left join shop sh on sh.id = sp.shop_id
+    left join region rg on rg.id = case when sh.city_id ~ '^[0-9]{1,12}$' then sh.city_id::bigint end
+    where ${sql.join(conds, sql` and `)}
+    group by sp.id, sp.name, sh.id, sh.name, rg.id, rg.name
+    order by sp.id
+    limit ${LIST_MAX_ROWS}`.execute(db);
+  return rows.map((r) => ({
+    resourceId: Number(r.id),
+    resourceName: r.name,
+    buyPrice: r.buy_price == null ? null : Number(r.buy_price),
+    shopId: r.shop_id == null ? null : Number(r.shop_id),
+    shopName: r.shop_name,
+    cityId: r.city_id == null ? null : Number(r.city_id),
+    cityName: r.city_name,
+  }));
+}
