@@ -6,7 +6,7 @@ import { checkQuotaRun } from './quota-check.js';
 /**
  * The headline rule in process: 200 activations at once against a quota of 50, through two app
  * instances on one database and one store (Redis when REDIS_URL is set). The same run across two
- * server processes is quota.process.test.ts.
+ * server processes is in test/cluster/cluster.process.test.ts.
  */
 
 const ATTEMPTS = 200;

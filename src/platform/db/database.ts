@@ -60,7 +60,16 @@ function openPostgres(url: string, tz: string, max: number): Database {
       },
     } as PoolConfig['types'];
     // Queries marked with preparedAs(name) run as named statements: parsed once per connection.
-    class PreparingClient extends pg.Client {}
+    class PreparingClient extends pg.Client {
+      constructor(config?: ConstructorParameters<typeof pg.Client>[0]) {
+        super(config);
+        // A connection that breaks while checked out of the pool (a query or a transaction under way)
+        // emits 'error' on its client, where the pool's idle listener is not attached: unheard, that
+        // event ends the process. Its queries have already failed with the error (answered 503), and
+        // the pool discards the client when it is released.
+        this.on('error', () => {});
+      }
+    }
     const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
     (PreparingClient.prototype as unknown as { query: typeof query }).query = function (this: unknown, ...args: unknown[]) {
       const [text, values] = args;

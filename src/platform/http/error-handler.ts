@@ -27,7 +27,7 @@ function isUnavailable(err: { code?: unknown; message?: unknown }): boolean {
   const code = typeof err.code === 'string' ? err.code : '';
   if (UNAVAILABLE_CODES.has(code) || code.startsWith('08')) return true;
   const msg = typeof err.message === 'string' ? err.message : '';
-  return /Connection terminated|Connection is closed|connect ECONNREFUSED|MaxRetriesPerRequest|Stream isn't writeable/i.test(msg);
+  return /Connection terminated|Connection is closed|connect ECONNREFUSED|MaxRetriesPerRequest|Stream isn't writeable|Command timed out|is not queryable/i.test(msg);
 }
 
 /** Maps anything thrown to the envelope fields. Only AppError and validation messages reach clients verbatim. */

@@ -6,10 +6,22 @@ const INCR_WITH_TTL = `local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return n`;
 
+/** How long one command may wait for its reply, reconnections included, before it fails. */
+const COMMAND_TIMEOUT_MS = 5_000;
+
 /** The shared store on Redis. Keys and channels carry the deployment prefix. */
 export async function createRedisStore(url: string, prefix: string): Promise<Store> {
   const options = { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: true };
-  const client = new Redis(url, options);
+  // Requests must not wait for Redis to come back (measured with the connection cut: commands queued
+  // while it was away, or written just before it broke, waited for a reconnection that never came).
+  // While disconnected a command fails at once, one without a reply fails after the timeout, and
+  // either answers 503; what was answered 503 is not sent later behind the client's back.
+  const client = new Redis(url, {
+    ...options,
+    enableOfflineQueue: false,
+    commandTimeout: COMMAND_TIMEOUT_MS,
+    autoResendUnfulfilledCommands: false,
+  });
   const subscriber = new Redis(url, { ...options, maxRetriesPerRequest: null });
   // Errors surface on the commands that fail; the connection events would otherwise crash the process.
   client.on('error', () => {});

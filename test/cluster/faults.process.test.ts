@@ -1,0 +1,290 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../../src/platform/store/index.js';
+import {
+  adminToken, bypassLogin, call, createPgDatabase, hostPort, PG_URL, REDIS_URL, serverEnv, startServer, TcpProxy, viaPort,
+  type Answer, type PgDatabase, type Server,
+} from './cluster.js';
+
+/**
+ * Faults a real server process must survive (DESIGN.md §2, docs/operations.md):
+ * - PostgreSQL, then Redis, made unreachable under load by cutting a TCP proxy the server's URL points
+ *   at: every request answers within a bounded time, with the 503 envelope (never a 500, never a hang),
+ *   /readyz says 503 while /healthz stays 200, and service comes back without a restart;
+ * - kill -9 under write load, then a restart on the same database: every acknowledged write is there,
+ *   on PostgreSQL and on PGlite (a data directory, no DATABASE_URL).
+ */
+
+const M = '/manage-api';
+const BOUND_MS = 10_000;
+const CALL_TIMEOUT_MS = 30_000;
+/** how long each dependency stays cut */
+const OUTAGE_MS = 2_000;
+
+interface Shot {
+  phase: string;
+  op: string;
+  answer: Answer;
+  /** performance.now() when it was sent and answered */
+  sentAt: number;
+  answeredAt: number;
+}
+
+/** `workers` loops calling `op` until stopped; each answer is tagged with the phase it was sent in. */
+function runLoad(workers: number, op: (n: number) => Promise<{ op: string; answer: Answer }>, phase: () => string) {
+  let stopped = false;
+  let n = 0;
+  const shots: Shot[] = [];
+  const done = Promise.all(Array.from({ length: workers }, async () => {
+    while (!stopped) {
+      const sentIn = phase();
+      const sentAt = performance.now();
+      const { op: name, answer } = await op(n++);
+      shots.push({ phase: sentIn, op: name, answer, sentAt, answeredAt: performance.now() });
+    }
+  }));
+  return {
+    shots,
+    async stop() {
+      stopped = true;
+      await done;
+    },
+  };
+}
+
+async function until(what: string, cond: () => boolean | Promise<boolean>, timeoutMs: number): Promise<number> {
+  const t0 = performance.now();
+  while (!(await cond())) {
+    if (performance.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return performance.now() - t0;
+}
+
+/** Throws with the end of its output when the server process has died (a crash is the finding, not a timeout). */
+function alive(server: Server): true {
+  const { exitCode, signalCode } = server.proc.child;
+  if (exitCode !== null || signalCode !== null) {
+    throw new Error(`the server process ended (${exitCode ?? signalCode}):\n${server.output().split('\n').slice(-40).join('\n')}`);
+  }
+  return true;
+}
+
+const ok = (s: Shot) => s.answer.status === 200 && s.answer.body.errcode === 0;
+const unavailable = (s: Shot) => s.answer.status === 503 && s.answer.body.errcode === 503 && s.answer.body.errmsg === 'service temporarily unavailable';
+
+/** What every answer of a fault run must be: success or the 503 envelope, in bounded time. */
+function expectOnlySuccessOr503(shots: Shot[], server: Server) {
+  const odd = shots.filter((s) => !ok(s) && !unavailable(s));
+  const errors = server.output().split('\n').filter((l) => /"level":(50|60)/.test(l)).slice(0, 3).join('\n');
+  expect(odd.map((s) => ({ phase: s.phase, op: s.op, status: s.answer.status, body: s.answer.body })).slice(0, 5), errors).toEqual([]);
+  const slowest = Math.max(...shots.map((s) => s.answer.ms));
+  expect(slowest, 'slowest answer (ms)').toBeLessThan(BOUND_MS);
+  return slowest;
+}
+
+function summary(shots: Shot[]) {
+  const by = (phase: string) => shots.filter((s) => s.phase === phase);
+  return ['up', 'down', 'back'].map((p) => `${p}: ${by(p).filter(ok).length} ok / ${by(p).filter(unavailable).length} × 503`).join(', ');
+}
+
+/**
+ * Region adds from `workers` loops until told to stop; the acknowledged ones (errcode 0, with an id)
+ * are the writes the service promised to keep.
+ */
+function writeLoad(base: string, token: string, tag: string, workers: number) {
+  const acked: Array<{ id: number; name: string }> = [];
+  const load = runLoad(workers, async (n) => {
+    const name = `${tag}-${n}`;
+    const answer = await call(base, `${M}/region/addRegion`, { name, levelType: 1 }, { token, timeoutMs: CALL_TIMEOUT_MS });
+    if (answer.body.errcode === 0) acked.push({ id: answer.body.data.id, name });
+    return { op: 'add', answer };
+  }, () => 'up');
+  return { acked, load };
+}
+
+/** kill -9 once `count` writes were acknowledged; answers the acknowledged writes and what the others saw. */
+async function killUnderWrites(server: Server, token: string, tag: string, count: number) {
+  const { acked, load } = writeLoad(server.base, token, tag, 8);
+  await until(`${count} acknowledged writes`, () => acked.length >= count, 30_000);
+  await server.kill9();
+  await load.stop();
+  const snapshot = [...acked];
+  const lost = load.shots.filter((s) => s.answer.body.errcode !== 0);
+  return { acked: snapshot, sent: load.shots.length, unanswered: lost.length, refusedBeforeKill: lost.filter((s) => s.answer.status > 0) };
+}
+
+/** Every acknowledged region, read back through the restarted service (its cache loads from the database). */
+async function expectAllPresent(base: string, token: string, acked: Array<{ id: number; name: string }>) {
+  const res = await call(base, '/open-api/region/queryRegionList', { idList: acked.map((a) => a.id) }, { token });
+  expect(res.body.errcode, res.body.errmsg).toBe(0);
+  const found = new Map((res.body.data as Array<{ id: number; name: string }>).map((r) => [r.id, r.name]));
+  const missing = acked.filter((a) => found.get(a.id) !== a.name);
+  expect(missing).toEqual([]);
+  return found.size;
+}
+
+describe.skipIf(!PG_URL || !REDIS_URL)('PostgreSQL and Redis behind proxies the test cuts (skipped unless DATABASE_URL and REDIS_URL are set)', () => {
+  let database: PgDatabase;
+  let pgProxy: TcpProxy;
+  let redisProxy: TcpProxy;
+  let store: Store;
+  let env: Record<string, string>;
+  let server: Server;
+  let token: string;
+  let firstRegion: number;
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'tc-faults-'));
+
+  beforeAll(async () => {
+    database = await createPgDatabase('faults', 'template');
+    pgProxy = await TcpProxy.start(hostPort(PG_URL!, 5432));
+    redisProxy = await TcpProxy.start(hostPort(REDIS_URL!, 6379));
+    const prefix = `test:faults:${randomBytes(4).toString('hex')}:`;
+    store = await openStore(REDIS_URL, prefix);
+    env = serverEnv({
+      DATABASE_URL: viaPort(database.url, pgProxy.port),
+      REDIS_URL: viaPort(REDIS_URL!, redisProxy.port),
+      STORE_PREFIX: prefix,
+      DATA_DIR: scratch,
+      TRUST_PROXY: '1',
+    });
+    server = await startServer(env);
+    token = await adminToken(store, server.base);
+    const c = new pg.Client({ connectionString: database.url });
+    await c.connect();
+    firstRegion = Number((await c.query('select min(id) as id from region')).rows[0].id);
+    await c.end();
+  }, 180_000);
+
+  afterAll(async () => {
+    await server?.kill9();
+    await pgProxy?.close();
+    await redisProxy?.close();
+    await store?.close();
+    await database?.drop();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  /**
+   * Load on the server; the proxy cut for OUTAGE_MS (at least 30 answers); /readyz and /healthz
+   * checked while cut; the proxy restored; load until 20 successes again. Answers the shots, how
+   * long the service took to come back, and checks what holds for every outage.
+   */
+  async function outage(proxy: TcpProxy, ops: string[], op: (n: number) => Promise<{ op: string; answer: Answer }>) {
+    let phase = 'up';
+    const load = runLoad(6, op, () => phase);
+    try {
+      await until('successes before the cut', () => alive(server) && load.shots.filter(ok).length >= 20, 20_000);
+      proxy.cut();
+      const cutAt = performance.now();
+      phase = 'down';
+      await until('503 answers while cut', () => alive(server) && load.shots.filter((s) => s.phase === 'down' && unavailable(s)).length >= 30, 20_000);
+      await new Promise((r) => setTimeout(r, Math.max(0, OUTAGE_MS - (performance.now() - cutAt))));
+      const ready = await call(server.base, '/readyz', undefined, { timeoutMs: CALL_TIMEOUT_MS });
+      expect([ready.status, ready.body]).toEqual([503, { errcode: 503, errmsg: 'database or store unreachable' }]);
+      expect(ready.ms).toBeLessThan(BOUND_MS);
+      expect((await call(server.base, '/healthz')).body.errcode).toBe(0);
+
+      const restoredAt = performance.now();
+      proxy.restore();
+      phase = 'back';
+      await until('/readyz 200 after the restore', async () => alive(server) && (await call(server.base, '/readyz')).status === 200, 20_000);
+      await until('successes after the restore', () => alive(server) && load.shots.filter((s) => s.phase === 'back' && ok(s)).length >= 20, 20_000);
+      await load.stop();
+      const firstBack = Math.min(...load.shots.filter((s) => s.phase === 'back' && ok(s)).map((s) => s.answeredAt));
+
+      const slowest = expectOnlySuccessOr503(load.shots, server);
+      // sent and answered while cut: every operation answered 503, none succeeded
+      const whileCut = load.shots.filter((s) => s.sentAt > cutAt && s.answeredAt < restoredAt);
+      expect(whileCut.filter(ok).map((s) => [s.op, s.answer.body])).toEqual([]);
+      expect(new Set(whileCut.map((s) => s.op))).toEqual(new Set(ops));
+      return { shots: load.shots, slowest, recoveredMs: firstBack - restoredAt };
+    } finally {
+      proxy.restore();
+      await load.stop();
+    }
+  }
+
+  it('PostgreSQL cut under load: 503 envelopes in bounded time, /readyz 503, then service again without a restart', async () => {
+    const acked: Array<{ id: number; name: string }> = [];
+    const run = await outage(pgProxy, ['get', 'add'], async (n) => {
+      if (n % 2 === 0) return { op: 'get', answer: await call(server.base, `${M}/region/getRegion`, { id: firstRegion }, { token, timeoutMs: CALL_TIMEOUT_MS }) };
+      const name = `pgcut-${n}`;
+      const answer = await call(server.base, `${M}/region/addRegion`, { name, levelType: 1 }, { token, timeoutMs: CALL_TIMEOUT_MS });
+      if (answer.body.errcode === 0) acked.push({ id: answer.body.data.id, name });
+      return { op: 'add', answer };
+    });
+    console.info(`[faults] PostgreSQL cut: ${run.shots.length} requests (${summary(run.shots)}), slowest ${Math.round(run.slowest)} ms, ` +
+      `first success ${Math.round(run.recoveredMs)} ms after the restore; the proxy refused ${pgProxy.refused} connections while cut`);
+    // every write acknowledged before, during or after the outage is in the database
+    expect(await expectAllPresent(server.base, token, acked)).toBe(acked.length);
+  });
+
+  it('Redis cut under load: 503 envelopes in bounded time for what needs it, /readyz 503, then service and cache invalidation again', async () => {
+    const base = server.base;
+    const run = await outage(redisProxy, ['get', 'captcha'], async (n) => {
+      // an authenticated read (the session is in Redis) and a login-free captcha (its code is kept in Redis)
+      if (n % 2 === 0) return { op: 'get', answer: await call(base, `${M}/region/getRegion`, { id: firstRegion }, { token, timeoutMs: CALL_TIMEOUT_MS }) };
+      const answer = await call(base, `${M}/auth/getRandomCodeImg`, undefined, { ip: `10.9.${n % 250}.${(n >> 8) % 250}`, timeoutMs: CALL_TIMEOUT_MS });
+      // an image is a success here
+      const image = answer.status === 200 && answer.headers.get('content-type') === 'image/png';
+      return { op: 'captcha', answer: image ? { ...answer, body: { errcode: 0, errmsg: 'image' } } : answer };
+    });
+    console.info(`[faults] Redis cut: ${run.shots.length} requests (${summary(run.shots)}), slowest ${Math.round(run.slowest)} ms, ` +
+      `first success ${Math.round(run.recoveredMs)} ms after the restore`);
+
+    // The subscription came back too: an invalidation published by another instance reaches this one.
+    const tree = async () => (await call(base, `${M}/region/queryRegionTree`, {}, { token })).body.data as Array<{ id: number; name: string }>;
+    await tree();
+    const c = new pg.Client({ connectionString: database.url });
+    await c.connect();
+    const id = Number((await c.query(`insert into region (name, parent_id, level_type) values ('behind-the-cache', 0, 1) returning id`)).rows[0].id);
+    await c.end();
+    expect((await tree()).some((r) => r.id === id)).toBe(false);
+    // what a region write on another instance publishes (src/modules/region/region.service.ts)
+    for (const name of ['region:list', 'region:tree']) await store.publish('cache-invalidate', name);
+    await until('the invalidation to arrive', async () => (await tree()).some((r) => r.id === id), 5_000);
+  });
+
+  it('kill -9 under write load, restart on the same PostgreSQL database: every acknowledged write is there', async () => {
+    const run = await killUnderWrites(server, token, 'pgkill', 150);
+    expect(run.refusedBeforeKill.map((s) => s.answer.body)).toEqual([]);
+    server = await startServer(env);
+    // the session outlived the process: it is in the database and in Redis
+    const present = await expectAllPresent(server.base, token, run.acked);
+    const c = new pg.Client({ connectionString: database.url });
+    await c.connect();
+    const committed = Number((await c.query(`select count(*) as n from region where name like 'pgkill-%'`)).rows[0].n);
+    await c.end();
+    console.info(`[faults] kill -9 on PostgreSQL: ${run.sent} adds sent, ${run.acked.length} acknowledged, ${present} of them found after the restart, ` +
+      `${committed} committed in all (${committed - run.acked.length} committed but cut off before their answer)`);
+    expect(committed).toBeGreaterThanOrEqual(run.acked.length);
+  });
+});
+
+describe('PGlite (a data directory, no DATABASE_URL)', () => {
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'tc-faults-pglite-'));
+  const env = serverEnv({ DATA_DIR: scratch, DATABASE_URL: '', REDIS_URL: '', CAPTCHA_BYPASS_CODE: '0000' });
+  let server: Server | undefined;
+
+  afterAll(async () => {
+    await server?.kill9();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('kill -9 under write load, restart on the same data directory: every acknowledged write is there', async () => {
+    server = await startServer(env);
+    const token = await bypassLogin(server.base, '0000');
+    const run = await killUnderWrites(server, token, 'pglitekill', 60);
+    expect(run.refusedBeforeKill.map((s) => s.answer.body)).toEqual([]);
+    server = await startServer(env);
+    // the embedded store is gone with the process; the session is rebuilt from its token row
+    const present = await expectAllPresent(server.base, token, run.acked);
+    console.info(`[faults] kill -9 on PGlite: ${run.sent} adds sent, ${run.acked.length} acknowledged, ${present} of them found after the restart`);
+    expect((await server.stop())).toBe(0);
+  }, 180_000);
+});
