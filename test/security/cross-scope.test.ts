@@ -142,3 +142,56 @@ describe('cross-merchant and cross-shop access on every scoped operation of the 
     expect(covered.size).toBeGreaterThanOrEqual(8);
   }, 300_000);
 });
+
+describe('a failure at the last step of every logged update and delete of the route table', () => {
+  it('leaves the record as it was and a failure row in the operation log', async () => {
+    const fams = families(operations(openApiDocument(t.app))).filter((f) => f.update || f.remove);
+    const merchant = (await t.db.selectFrom('shop').select('merchant_id').where('is_deleted', '=', false).orderBy('id').limit(1).executeTakeFirstOrThrow()).merchant_id;
+    const owner = await staffSession(t, { kind: 'merchant', merchantId: merchant, permissions: ['*'] });
+    // The operation-log row is the last statement of a logged write's transaction: refusing it (for
+    // this account only) fails the transaction after all its other statements ran.
+    await sql.raw(`create or replace function test_refuse_oplog() returns trigger language plpgsql as $$
+      begin
+        if new.success and new.account_id = ${Number(owner.userId)} then raise exception 'injected failure'; end if;
+        return new;
+      end $$`).execute(t.db);
+    await sql.raw('create trigger test_refuse_oplog before insert on operate_log for each row execute function test_refuse_oplog()').execute(t.db);
+    try {
+      const failures: string[] = [];
+      const injected: string[] = [];
+      for (const f of fams) {
+        const ids = await listedIds(f.list, owner.token);
+        const id = ids ? [...ids][0] : undefined;
+        if (id === undefined) continue;
+        const before = await call(f.get, { id }, owner.token);
+        if (before.errcode !== 0) continue;
+        for (const op of [f.update, f.remove]) {
+          if (!op) continue;
+          let body: Record<string, unknown> = { id };
+          if (op === f.update) {
+            // change one text the record shows, so a partial write would show
+            body = updateBody(op, before.data);
+            const props = first(op.body ?? {}).properties ?? {};
+            const field = ['remark', 'name', 'nickname', 'title', 'contactName', 'description'].find((k) => typeof body[k] === 'string' && first(props[k] ?? {}).type === 'string');
+            if (!field) continue;
+            const max = first(props[field]).maxLength ?? 64;
+            body[field] = `${String(body[field]).slice(0, max - 2)}·x`;
+          }
+          const answer = await call(op, body, owner.token);
+          if (answer.errcode === 0) failures.push(`${op.path} {id: ${id}} succeeded although its operation-log row was refused`);
+          if (answer.errcode !== 500) continue; // refused before writing (its own rule), nothing to roll back
+          injected.push(op.path.split('/').pop()!);
+          const after = await call(f.get, { id }, owner.token);
+          if (JSON.stringify(after.data) !== JSON.stringify(before.data)) failures.push(`${op.path} {id: ${id}} left a partial change: ${JSON.stringify(after.data).slice(0, 200)}`);
+          const logged = await t.db.selectFrom('operate_log').select('id').where('path', '=', op.path).where('account_id', '=', owner.userId).where('success', '=', false).executeTakeFirst();
+          if (!logged) failures.push(`${op.path}: no failure row in the operation log`);
+        }
+      }
+      console.log(`injected failures: ${injected.length} logged writes rolled back whole (${injected.sort().join(', ')})`);
+      expect(failures).toEqual([]);
+      expect(injected.length).toBeGreaterThanOrEqual(5);
+    } finally {
+      await sql.raw('drop trigger test_refuse_oplog on operate_log').execute(t.db);
+    }
+  }, 300_000);
+});
