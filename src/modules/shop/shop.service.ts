@@ -7,7 +7,7 @@ import { findReferences, stillReferenced } from '../../platform/db/references.js
 import { loggedTransaction } from '../../platform/db/transaction.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
-import { generatePassword } from './initial-password.js';
+import { generatePassword } from '../../platform/auth/generated-password.js';
 import * as err from './shop.errors.js';
 import * as users from './shop-user.repository.js';
 import * as repo from './shop.repository.js';
@@ -61,7 +61,7 @@ export function createShopService(deps: { db: Db; tokens: Pick<TokenService, 're
       if (scope.kind === 'shop') throw err.shopUsersCannot('add');
       if (scope.kind === 'merchant' && input.merchantId !== scope.merchantId) throw err.otherMerchant();
       // Hashed before the transaction opens: argon2 takes ~15 ms that no lock needs to wait for.
-      const password = generatePassword();
+      const password = generatePassword(14);
       const passwordHash = await hashPassword(password);
       return loggedTransaction(db, ctx, async (trx) => {
         const merchant = await repo.findMerchant(trx, input.merchantId);
