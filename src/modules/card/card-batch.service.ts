@@ -9,7 +9,7 @@ import { formatDateTime } from '../../platform/time.js';
 import { batchNotFound, merchantDisabled, merchantNotFound, modelDisabled, numbersExhausted, shopNotFound } from './card.errors.js';
 import * as repo from './card-batch.repository.js';
 import { findMerchantState } from './card-model.repository.js';
-import { optional } from './card-model.service.js';
+import { optionalText as optional } from '../../platform/text-input.js';
 import type { CardModelService } from './card-model.service.js';
 import type { Batch, BatchGenerate, BatchPageQuery } from './card.schemas.js';
 import { defaultPrefix, randomCardNumbers } from './card-number.js';

@@ -1,7 +1,7 @@
 import { scopeOf, type Scope } from '../../platform/auth/permissions.js';
 import type { Db } from '../../platform/db/database.js';
 import { loggedTransaction, type Trx } from '../../platform/db/transaction.js';
-import { badRequest, forbidden } from '../../platform/errors.js';
+import { forbidden } from '../../platform/errors.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
 import { cardModelNotFound, merchantDisabled, merchantNotFound, notYourModel, skuNotFound } from './card.errors.js';
@@ -10,18 +10,7 @@ import type {
   CardModel, CardModelAdd, CardModelAllocationChange, CardModelFilter, CardModelPageQuery, CardModelStatusChange, CardModelUpdate, PriceHistory,
 } from './card-model.schemas.js';
 import { mayChangeModel } from './card-scope.js';
-
-export function nonBlank(field: string, text: string): string {
-  const trimmed = text.trim();
-  if (!trimmed) throw badRequest(`${field} is required`);
-  return trimmed;
-}
-
-export function optional(given: string | null | undefined, stored: string | null): string | null {
-  if (given === undefined || given === null) return stored;
-  const text = given.trim();
-  return text === '' ? null : text;
-}
+import { nonBlank, optionalText as optional } from '../../platform/text-input.js';
 
 /**
  * Card models. Platform users make them for the platform (no merchant) or for a merchant; merchant

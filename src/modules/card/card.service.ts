@@ -13,7 +13,7 @@ import {
   onlyPlatformMovesCards, shopNotFound, staffNotFound,
 } from './card.errors.js';
 import { findMerchantState } from './card-model.repository.js';
-import { nonBlank, optional } from './card-model.service.js';
+import { nonBlank, optionalText as optional } from '../../platform/text-input.js';
 import * as repo from './card.repository.js';
 import { CardStatus, type Card, type CardActivate, type CardBind, type CardPageQuery, type CardReason, type CardRef } from './card.schemas.js';
 

@@ -10,13 +10,7 @@ import * as repo from './checker-config.repository.js';
 import type {
   CheckerConfigAdd, CheckerConfigFilter, CheckerConfigPageQuery, CheckerConfigUpdate, CheckerConfigView,
 } from './checker-config.schemas.js';
-
-/** Absent or null keeps what is stored; "" clears an optional text. */
-function optional(given: string | null | undefined, stored: string | null): string | null {
-  if (given === undefined || given === null) return stored;
-  const text = given.trim();
-  return text === '' ? null : text;
-}
+import { optionalText as optional } from '../../platform/text-input.js';
 
 /**
  * Verifier configuration (spec B 4.2): settings the verifier's app receives at login (configList).

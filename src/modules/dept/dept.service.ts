@@ -9,15 +9,9 @@ import type { Page } from '../../platform/http/paging.js';
 import * as err from './dept.errors.js';
 import * as repo from './dept.repository.js';
 import type { Dept, DeptAdd, DeptFilter, DeptPageQuery, DeptUpdate } from './dept.schemas.js';
+import { optionalText as optional } from '../../platform/text-input.js';
 
 type Owner = { merchantId: number | null; shopId: number | null };
-
-/** Absent or null keeps what is stored; "" clears it. */
-function optional(given: string | null | undefined, stored: string | null): string | null {
-  if (given === undefined || given === null) return stored;
-  const text = given.trim();
-  return text === '' ? null : text;
-}
 
 /**
  * The owner of a new top-level department: what the request names, within the caller's scope. A

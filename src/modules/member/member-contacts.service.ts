@@ -1,6 +1,5 @@
 import type { Db } from '../../platform/db/database.js';
 import { advisoryLock, loggedTransaction, type Trx } from '../../platform/db/transaction.js';
-import { badRequest } from '../../platform/errors.js';
 import type { FaceService } from '../../platform/face/index.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import { enrolContactFace, facePersonId, type FaceEnrolment } from './contact-face.js';
@@ -8,15 +7,10 @@ import { DEFAULT_ID_TYPE, normaliseIdentityNo } from './identity-number.js';
 import { contactExists, contactNotFound, tooManyContacts } from './member.errors.js';
 import * as repo from './member-contacts.repository.js';
 import type { MemberContacts, MemberContactsAdd, MemberContactsListRequest, MemberContactsUpdate } from './member-contacts.schemas.js';
+import { nonBlank as requiredText } from '../../platform/text-input.js';
 
 /** Enough for a family and its travel companions; bounds the faces one account can enrol. */
 export const MAX_CONTACTS = 50;
-
-function requiredText(field: string, value: string): string {
-  const text = value.trim();
-  if (text === '') throw badRequest(`${field} is required`);
-  return text;
-}
 
 /**
  * A member's contacts (spec A 4.2): each member sees and changes only its own; a contact with a face

@@ -5,24 +5,10 @@ import { isUniqueViolation } from '../../platform/db/pg-errors.js';
 import { loggedTransaction, type Trx } from '../../platform/db/transaction.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
-import { badRequest } from '../../platform/errors.js';
 import { merchantNameTaken, merchantNotFound, onlyPlatformChangesStatus, onlyPlatformCreatesMerchants, onlyPlatformRenames } from './merchant.errors.js';
 import * as repo from './merchant.repository.js';
 import type { Merchant, MerchantAdd, MerchantFilter, MerchantPageQuery, MerchantStatusChange, MerchantUpdate } from './merchant.schemas.js';
-
-/** A required text without its surrounding blanks; blank alone is refused. */
-function nonBlank(field: string, text: string): string {
-  const trimmed = text.trim();
-  if (!trimmed) throw badRequest(`${field} is required`);
-  return trimmed;
-}
-
-/** Absent or null keeps what is stored; "" clears it. */
-function optional(given: string | null | undefined, stored: string | null): string | null {
-  if (given === undefined || given === null) return stored;
-  const text = given.trim();
-  return text === '' ? null : text;
-}
+import { nonBlank, optionalText as optional } from '../../platform/text-input.js';
 
 /**
  * Merchants: only platform users add them or change their status; a merchant user sees and edits the

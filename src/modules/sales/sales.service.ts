@@ -7,13 +7,7 @@ import type { Page } from '../../platform/http/paging.js';
 import { deptNotFound, inviteCodeTaken, salesNotFound } from './sales.errors.js';
 import * as repo from './sales.repository.js';
 import type { Sales, SalesAdd, SalesFilter, SalesPageQuery, SalesUpdate } from './sales.schemas.js';
-
-/** Absent or null keeps what is stored (as the Java service's updates skip nulls); "" clears it. */
-function optional(given: string | null | undefined, stored: string | null): string | null {
-  if (given === undefined || given === null) return stored;
-  const text = given.trim();
-  return text === '' ? null : text;
-}
+import { optionalText as optional } from '../../platform/text-input.js';
 
 /** Sales institutions (spec A 4.7): scoped to the staff user's merchant or shop through their department. */
 export function createSalesService(deps: { db: Db }) {

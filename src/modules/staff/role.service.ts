@@ -5,7 +5,7 @@ import type { TokenService } from '../../platform/auth/tokens.js';
 import type { Db } from '../../platform/db/database.js';
 import { isUniqueViolation } from '../../platform/db/pg-errors.js';
 import { loggedTransaction, type Trx } from '../../platform/db/transaction.js';
-import { badRequest, forbidden } from '../../platform/errors.js';
+import { forbidden } from '../../platform/errors.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
 import { firstUngrantable, mayChangeRole } from './grants.js';
@@ -16,18 +16,7 @@ import {
 } from './staff.errors.js';
 import { findMerchantState, findShopOwner } from './staff.repository.js';
 import { keepingASuperAdmin } from './super-admins.js';
-
-function nonBlank(field: string, text: string): string {
-  const trimmed = text.trim();
-  if (!trimmed) throw badRequest(`${field} is required`);
-  return trimmed;
-}
-
-function optional(given: string | null | undefined, stored: string | null): string | null {
-  if (given === undefined || given === null) return stored;
-  const text = given.trim();
-  return text === '' ? null : text;
-}
+import { nonBlank, optionalText as optional } from '../../platform/text-input.js';
 
 /** Whether the scope sees the role (role.repository's visibleRoles, for one record). */
 function sees(scope: Scope, role: Role): boolean {

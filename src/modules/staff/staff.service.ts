@@ -17,6 +17,7 @@ import {
 import * as repo from './staff.repository.js';
 import type { OwnPasswordChange, User, UserAdd, UserAdded, UserPageQuery, UserRoles, UserStatusChange, UserUpdate } from './staff.schemas.js';
 import { keepingASuperAdmin } from './super-admins.js';
+import { optionalText as optional } from '../../platform/text-input.js';
 
 /** Same code as the merchant module's: records cannot be added under a disabled merchant. */
 const merchantDisabled = (name: string) => new AppError(1_022_000_001, `merchant "${name}" is disabled: enable it first`);
@@ -25,12 +26,6 @@ interface Placement {
   userType: number;
   merchantId: number | null;
   shopId: number | null;
-}
-
-function optional(given: string | null | undefined, stored: string | null): string | null {
-  if (given === undefined || given === null) return stored;
-  const text = given.trim();
-  return text === '' ? null : text;
 }
 
 /**
