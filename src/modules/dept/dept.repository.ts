@@ -77,23 +77,6 @@ export async function staffOfMerchant(db: Executor, userId: number, merchantId: 
   return (await q.executeTakeFirst()) !== undefined;
 }
 
-/**
- * Whether `candidate` is `nodeId` itself or one of its ancestors, however deep the tree: one
- * recursive walk up from `nodeId`. UNION (not UNION ALL) drops rows already seen, so the walk ends
- * even if the rows already form a loop. (The hardening branch adds the same check to
- * src/platform/db/tree-ancestry.ts; this one can move there when it lands.)
- */
-export async function isSelfOrAncestor(db: Executor, candidate: number, nodeId: number): Promise<boolean> {
-  const r = await sql<{ hit: boolean }>`
-    with recursive up(node, up_to) as (
-      select id, parent_id from dept where id = ${nodeId}
-      union
-      select d.id, d.parent_id from dept d join up on d.id = up.up_to
-    )
-    select exists(select 1 from up where node = ${candidate}) as hit`.execute(db);
-  return r.rows[0]?.hit === true;
-}
-
 function columns(v: DeptValues) {
   return {
     merchant_id: v.merchantId,

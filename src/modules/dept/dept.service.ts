@@ -10,6 +10,9 @@ import * as err from './dept.errors.js';
 import * as repo from './dept.repository.js';
 import type { Dept, DeptAdd, DeptFilter, DeptPageQuery, DeptUpdate } from './dept.schemas.js';
 import { optionalText as optional } from '../../platform/text-input.js';
+import { isSelfOrAncestor, type TreeTable } from '../../platform/db/tree-ancestry.js';
+
+const DEPT_TREE: TreeTable = { table: 'dept' };
 
 type Owner = { merchantId: number | null; shopId: number | null };
 
@@ -122,7 +125,7 @@ export function createDeptService(deps: { db: Db }) {
           if (input.parentId > 0) {
             const parent = await parentFor(ctx, trx, input.parentId);
             if (!fitsUnder(current, parent)) throw err.parentOfAnotherOwner();
-            if (await repo.isSelfOrAncestor(trx, current.id, parent.id)) throw err.wouldLoop();
+            if (await isSelfOrAncestor(trx, DEPT_TREE, current.id, parent.id)) throw err.wouldLoop();
           }
         }
         const leaderUserId = input.leaderUserId === undefined || input.leaderUserId === null ? current.leaderUserId : input.leaderUserId || null;
