@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Scope } from '../../platform/auth/permissions.js';
 import type { Executor } from '../../platform/db/executor.js';
 import { paginate } from '../../platform/db/paginate.js';
