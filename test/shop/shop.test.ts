@@ -8,7 +8,8 @@ import { SHOP_ADMIN_ROLE } from '../../src/modules/shop/shop.service.js';
 
 /** Shops (spec B 2.6, 4.6 addShop; get, list, page, update, delete are ours). */
 const P = '/manage-api/shop';
-const ALL = ['shop:read', 'shop:write'];
+// adding a shop grants its default user the shop-admin role's permissions, so the caller holds them
+const ALL = ['shop:read', 'shop:write', ...SHOP_ADMIN_ROLE.permissions];
 
 let t: TestApp;
 let merchantAId: number;
@@ -74,6 +75,14 @@ describe('rejection matrix', () => {
 });
 
 describe('addShop', () => {
+  it('refuses a caller who does not hold what the default shop user is granted (1_022_000_002)', async () => {
+    const narrow = await staffSession(t, { kind: 'merchant', merchantId: merchantAId, permissions: ['shop:read', 'shop:write'] });
+    const res = await t.post(`${P}/addShop`, shop({ name: uniq('Too Wide '), merchantId: merchantAId }), narrow.token);
+    expect(res.body.errcode).toBe(1_022_000_002);
+    expect(res.body.errmsg).toMatch(/default shop user's \S+: you do not hold it/);
+    expect(await t.db.selectFrom('shop').select('id').where('name', 'like', 'Too Wide %').execute()).toEqual([]);
+  });
+
   it('creates the shop, its top-level department, a default shop user with the shop-admin role, and the relations', async () => {
     const name = uniq('Nine Creeks ');
     const added = await addOk(merchantA, shop({

@@ -12,6 +12,9 @@ import * as err from './shop.errors.js';
 import * as users from './shop-user.repository.js';
 import * as repo from './shop.repository.js';
 import { SHOP_TEXT_FIELDS, type Shop, type ShopAdd, type ShopAdded, type ShopFilter, type ShopPageQuery, type ShopUpdate } from './shop.schemas.js';
+import { optionalText } from '../../platform/text-input.js';
+import { firstUngrantable } from '../staff/grants.js';
+import { grantBeyondOwn } from '../staff/staff.errors.js';
 
 /** The role every default shop user gets (docs/decisions.md lists why these). */
 export const SHOP_ADMIN_ROLE = {
@@ -23,13 +26,8 @@ export const SHOP_ADMIN_ROLE = {
   ],
 } as const;
 
-function text(given: string | null | undefined, stored: string | null): string | null {
-  if (given === undefined || given === null) return stored;
-  return given.trim() === '' ? null : given.trim();
-}
-
 function values(input: ShopAdd | ShopUpdate, merchantId: number, current: repo.ShopFields | null): repo.ShopValues {
-  const texts = Object.fromEntries(SHOP_TEXT_FIELDS.map((f) => [f, text(input[f], current ? current[f] : null)])) as Pick<repo.ShopValues, (typeof SHOP_TEXT_FIELDS)[number]>;
+  const texts = Object.fromEntries(SHOP_TEXT_FIELDS.map((f) => [f, optionalText(input[f], current ? current[f] : null)])) as Pick<repo.ShopValues, (typeof SHOP_TEXT_FIELDS)[number]>;
   return {
     merchantId, name: input.name.trim(), typeId: input.typeId ?? current?.typeId ?? null, subTypeId: input.subTypeId ?? current?.subTypeId ?? null,
     status: input.status ?? current?.status ?? 1, ...texts,
@@ -37,7 +35,7 @@ function values(input: ShopAdd | ShopUpdate, merchantId: number, current: repo.S
 }
 
 function relations(list: NonNullable<ShopAdd['relationList']>): repo.RelationValues[] {
-  return list.map((r) => ({ thirdName: text(r.thirdName, null), thirdId: text(r.thirdId, null), channelType: r.channelType ?? null, remark: text(r.remark, null) }));
+  return list.map((r) => ({ thirdName: optionalText(r.thirdName, null), thirdId: optionalText(r.thirdId, null), channelType: r.channelType ?? null, remark: optionalText(r.remark, null) }));
 }
 
 /**
@@ -60,6 +58,9 @@ export function createShopService(deps: { db: Db; tokens: Pick<TokenService, 're
       const scope = scopeOf(ctx.account);
       if (scope.kind === 'shop') throw err.shopUsersCannot('add');
       if (scope.kind === 'merchant' && input.merchantId !== scope.merchantId) throw err.otherMerchant();
+      // The default user's role is granted on the caller's behalf: the staff module's rule holds here too.
+      const beyond = firstUngrantable(ctx.account, SHOP_ADMIN_ROLE.permissions);
+      if (beyond) throw grantBeyondOwn(`the default shop user's ${beyond}`);
       // Hashed before the transaction opens: argon2 takes ~15 ms that no lock needs to wait for.
       const password = generatePassword(14);
       const passwordHash = await hashPassword(password);

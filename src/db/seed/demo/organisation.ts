@@ -170,6 +170,8 @@ export const DEMO_ROLES: Record<Exclude<RoleCode, 'super_admin'>, { name: string
     permissions: [
       'region:read', 'area:read', 'allocation:*', 'estimation:*', 'settlement:*', 'statistics:*', 'checker:*', 'member:read', 'catalog:*', 'shop:*', 'dept:*',
       'contract:read', 'merchant:read', 'staff:*', 'role:*', 'cardModel:read', 'card:read',
+      // what a new shop's default user gets (addShop grants it on the merchant's behalf)
+      'sales:*', 'custom:*', 'hotel:read', 'coupon:read',
     ],
   },
   shop_admin: {
