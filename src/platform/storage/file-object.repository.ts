@@ -11,19 +11,6 @@ export interface FileOwner {
   shopId: number | null;
 }
 
-export interface FileRecord {
-  id: number;
-  fileKey: string;
-  fileName: string;
-  size: number;
-  contentType: string;
-  sha256: string;
-  storage: StorageKind;
-  source: string;
-  owner: FileOwner;
-  createdAt: Date;
-}
-
 export interface NewFileRecord {
   fileKey: string;
   fileName: string;
@@ -33,6 +20,11 @@ export interface NewFileRecord {
   storage: StorageKind;
   source: string;
   owner: FileOwner;
+}
+
+export interface FileRecord extends NewFileRecord {
+  id: number;
+  createdAt: Date;
 }
 
 function toRecord(r: Selectable<FileObjectTable>): FileRecord {
