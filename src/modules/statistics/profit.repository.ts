@@ -73,19 +73,36 @@ export interface UseFigures {
 }
 
 /**
- * The cohort's living checks in one pass: grouping sets give the entries per card (the checks arrive
- * in card order from card_check_stat_card_idx, merge-joined with the cohort) and per resource; the
- * cards are then bucketed by their entries.
+ * The cohort's living checks in one pass, from the check roll-up (check-rollup.ts) and the live checks
+ * beyond its mark, read in one statement (one snapshot), so the figures are exact whatever has been
+ * folded. The cohort is materialised once; the roll-up is read by its key (card, model, resource)
+ * within the cohort's card id span and merge-joined with it; the live tail is the few checks beyond
+ * the mark (card_check's primary key). Grouping sets then give the entries per card and per resource,
+ * and the cards are bucketed by their entries. Roll-up rows whose checks were all revoked are skipped,
+ * so such a card is no used card.
  */
 export async function useFigures(db: Executor, scope: Scope, f: CohortFilter): Promise<UseFigures> {
   const { rows } = await sql<{ by_resource: number; k: string; cards: string; n: string }>`
-    with g as (
-      select cc.card_id, cc.resource_id, sum(cc.consume_num) as n, grouping(cc.card_id) as by_resource
-      from card c
-      join card_model cm on cm.id = c.card_model_id
-      join card_check cc on cc.card_model_id = c.card_model_id and cc.card_id = c.id and not cc.is_deleted
+    with cohort as materialized (
+      select c.id, c.card_model_id
+      from card c join card_model cm on cm.id = c.card_model_id
       where ${cohort(scope, f)}
-      group by grouping sets ((cc.card_id), (cc.resource_id))
+    ),
+    uses as (
+      select u.card_id, u.resource_id, u.entries as n
+      from cohort c
+      join stat_check_rollup u on u.card_id = c.id and u.card_model_id = c.card_model_id
+      where u.card_id between (select min(id) from cohort) and (select max(id) from cohort) and u.entries > 0
+      union all
+      select cc.card_id, cc.resource_id, cc.consume_num
+      from card_check cc
+      join cohort c on c.id = cc.card_id and c.card_model_id = cc.card_model_id
+      where cc.id > coalesce((select folded_to from stat_check_fold where id = 1), 0) and not cc.is_deleted
+    ),
+    g as (
+      select card_id, resource_id, sum(n) as n, grouping(card_id) as by_resource
+      from uses
+      group by grouping sets ((card_id), (resource_id))
     )
     select by_resource, case when by_resource = 1 then resource_id else least(n, 7) end as k, count(*) as cards, sum(n) as n
     from g
