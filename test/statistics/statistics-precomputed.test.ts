@@ -2,17 +2,19 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { foldCheckRollup, foldNextChecks, settledCheckId } from '../../src/modules/statistics/check-rollup.js';
 import { inTransaction } from '../../src/platform/db/transaction.js';
-import { createCardModelRule } from '../helpers/factories.js';
+import { ageThresholds } from '../../src/modules/statistics/portrait.repository.js';
+import { formatDateTime } from '../../src/platform/time.js';
+import { createCard, createCardBinding, createCardModel, createCardModelRule, createMember } from '../helpers/factories.js';
 import { staffSession, type StaffSession } from '../helpers/staff.js';
 import { createTestApp, openTestDatabase, type TestApp, type TestDb } from '../helpers/test-app.js';
 import { checkIn, createSpot, heldCard, HOUR, type HeldCard, type Spot } from '../checker/checkin-fixtures.js';
-import { buildStatWorld, type StatWorld } from './stat-fixtures.js';
+import { buildStatWorld, residentId, type StatWorld } from './stat-fixtures.js';
 
 /**
- * The check roll-up of the statistics (check-rollup.ts): profitAccounting answers the same before and
- * after the job folds, after new checks arrive beyond the mark, and after a revocation on either side
- * of it, always equal to a reference computed straight from card_check; two instances folding at once
- * fold each check once.
+ * What the statistics precompute. The check roll-up (check-rollup.ts): profitAccounting answers the
+ * same before and after the job folds, after new checks arrive beyond the mark, and after a revocation
+ * on either side of it, always equal to a reference computed straight from card_check; two instances
+ * folding at once fold each check once. The holder attributes stored with a binding (statCardArea).
  */
 const PROFIT = '/manage-api/profitAccounting/cardModel';
 const DELETE = '/app-api/checker/deleteCheckerConsumeRecord';
@@ -244,6 +246,55 @@ describe('profitAccounting over the check roll-up', () => {
     const left = await sql<{ n: string }>`select count(*) as n from card_check where id > ${await mark()}`.execute(one.db);
     expect(Number(left.rows[0].n)).toBe(0);
     await answersMatchingReference();
+  });
+});
+
+describe('statCardArea from the attributes stored with the binding', () => {
+  it('thresholds: the first real date at or past each YYYYMMDD bound', () => {
+    expect(ageThresholds(20240229)).toEqual({
+      ymd: [19630230, 19730230, 19830230, 19930230, 20060230, 20240230],
+      dates: ['1963-03-01', '1973-03-01', '1983-03-01', '1993-03-01', '2006-03-01', '2024-03-01'],
+    });
+    expect(ageThresholds(20261231).dates).toEqual(['1966-01-01', '1976-01-01', '1986-01-01', '1996-01-01', '2009-01-01', '2027-01-01']);
+  });
+
+  it('a holder born on this day 18 years ago is 18–30, a day later under 18, from the member record or the ID number', async () => {
+    const today = formatDateTime(new Date())!.slice(0, 10);
+    const [y, m, d] = today.split('-').map(Number);
+    const day = (offset: number) => {
+      const t = new Date(Date.UTC(y - 18, m - 1, d + offset));
+      return t.toISOString().slice(0, 10);
+    };
+    // On 29 February the day 18 years before is not a real date: the 18th birthday is then 1 March.
+    const born18 = m === 2 && d === 29 ? `${y - 18}-02-28` : day(0);
+    const born17 = m === 2 && d === 29 ? `${y - 18}-03-01` : day(1);
+    const digits = (iso: string) => iso.replace(/-/g, '');
+    const model = await createCardModel(one.db);
+    const bind = async (o: { member?: { sex: number | null; birthday: string | null; area_id: number | null }; idType: number; idNo: string }) => {
+      const cardId = await createCard(one.db, { card_model_id: model });
+      const memberId = o.member ? await createMember(one.db, o.member) : null;
+      await createCardBinding(one.db, { card_id: cardId, member_id: memberId, id_type: o.idType, id_no: o.idNo });
+      return cardId;
+    };
+    await bind({ member: { sex: 1, birthday: born18, area_id: 330106 }, idType: 3, idNo: 'E7654321' });
+    await bind({ member: { sex: null, birthday: born17, area_id: null }, idType: 1, idNo: residentId('310104', '19500101', false) });
+    const byId = await bind({ idType: 1, idNo: residentId('330106', digits(born18), true) });
+    await bind({ idType: 1, idNo: residentId('310104', digits(born17), false) });
+    const passport = await bind({ idType: 3, idNo: 'E1234567' });
+
+    const stored = await one.db.selectFrom('card_binding').select(['card_id', 'id_sex', 'id_birth', 'id_district']).where('card_id', 'in', [byId, passport]).orderBy('card_id').execute();
+    expect(stored).toEqual([
+      { card_id: byId, id_sex: 1, id_birth: Number(digits(born18)), id_district: 330106 },
+      { card_id: passport, id_sex: null, id_birth: null, id_district: null },
+    ]);
+
+    const res = await one.post('/manage-api/statistics/statCardArea', { cardModelId: model }, platform.token);
+    expect(res.body.errcode, res.body.errmsg).toBe(0);
+    const p = res.body.data;
+    const counts = (items: Array<{ code: string; count: number }>) => Object.fromEntries(items.filter((i) => i.count > 0).map((i) => [i.code, i.count]));
+    expect(counts(p.ageDistribution)).toEqual({ lt18: 2, '18-30': 2, unknown: 1 });
+    expect(counts(p.genderDistribution)).toEqual({ 1: 2, 2: 2, 0: 1 });
+    expect(counts(p.cityDistributions)).toEqual({ 330100: 2, 310100: 2, 0: 1 });
   });
 });
 
