@@ -119,14 +119,22 @@ export async function useFigures(db: Executor, scope: Scope, f: CohortFilter): P
   return out;
 }
 
-/** The cohort's living bindings: cards bound, and distinct ID documents among them. */
+/**
+ * The cohort's living bindings: cards bound, and distinct ID documents among them. The documents are
+ * grouped (hashed in memory, withAggregateMemory) rather than counted with count(distinct …), which
+ * sorts every binding; a (type, number) pair with a null part is one group, as it was one value.
+ */
 export async function bindingFigures(db: Executor, scope: Scope, f: CohortFilter): Promise<{ cards: number; ids: number }> {
-  const { rows } = await sql<{ cards: string; ids: string }>`
-    select count(*) as cards, count(distinct (b.id_type, upper(b.id_no))) as ids
-    from card c
-    join card_model cm on cm.id = c.card_model_id
-    join card_binding b on b.card_id = c.id and not b.is_deleted
-    where ${cohort(scope, f)}`.execute(db);
+  const { rows } = await sql<{ cards: string | null; ids: string }>`
+    select sum(n) as cards, count(*) as ids
+    from (
+      select b.id_type, upper(b.id_no), count(*) as n
+      from card c
+      join card_model cm on cm.id = c.card_model_id
+      join card_binding b on b.card_id = c.id and not b.is_deleted
+      where ${cohort(scope, f)}
+      group by 1, 2
+    ) d`.execute(db);
   return { cards: num(rows[0]?.cards), ids: num(rows[0]?.ids) };
 }
 
