@@ -22,13 +22,14 @@ const ID_OK = `case when id_type = 1 and length(id_no) = 18 and left(id_no, 17) 
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await runDdl(db, [
+    // Keyed model first: profitAccounting reads one model's cards within its cohort's card id span.
     `create table stat_check_rollup (
-      card_id bigint not null,
       card_model_id bigint not null,
+      card_id bigint not null,
       resource_id bigint not null,
       entries bigint not null check (entries >= 0),
       checks integer not null check (checks >= 0),
-      primary key (card_id, card_model_id, resource_id) include (entries)
+      primary key (card_model_id, card_id, resource_id) include (entries)
     )`,
     `create table stat_check_fold (
       id smallint primary key check (id = 1),
@@ -41,11 +42,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       add column id_district integer generated always as (${ID_OK} then substr(id_no, 1, 6)::int end) stored`,
     `lock table card_check in share mode`,
     `insert into stat_check_fold (id, folded_to) select 1, coalesce(max(id), 0) from card_check`,
-    `insert into stat_check_rollup (card_id, card_model_id, resource_id, entries, checks)
-      select card_id, card_model_id, resource_id, sum(consume_num), count(*)
+    `insert into stat_check_rollup (card_model_id, card_id, resource_id, entries, checks)
+      select card_model_id, card_id, resource_id, sum(consume_num), count(*)
       from card_check
       where not is_deleted
-      group by card_id, card_model_id, resource_id`,
+      group by card_model_id, card_id, resource_id`,
   ]);
 }
 

@@ -1,9 +1,9 @@
 import type { ColumnType, Generated } from 'kysely';
 
-/** Entries and checks of the living checks at or below stat_check_fold.folded_to, per card × model × resource. */
+/** Entries and checks of the living checks at or below stat_check_fold.folded_to, per card model × card × resource. */
 export interface StatCheckRollupTable {
-  card_id: number;
   card_model_id: number;
+  card_id: number;
   resource_id: number;
   entries: ColumnType<number, number, number>;
   checks: number;

@@ -63,12 +63,12 @@ export async function foldNextChecks(trx: Executor, upTo: number, chunk: number 
     if (end?.id != null) to = Number(end.id);
   }
   const folded = await sql`
-    insert into stat_check_rollup as r (card_id, card_model_id, resource_id, entries, checks)
-    select card_id, card_model_id, resource_id, sum(consume_num), count(*)
+    insert into stat_check_rollup as r (card_model_id, card_id, resource_id, entries, checks)
+    select card_model_id, card_id, resource_id, sum(consume_num), count(*)
     from card_check
     where id > ${from} and id <= ${to} and not is_deleted
-    group by card_id, card_model_id, resource_id
-    on conflict (card_id, card_model_id, resource_id)
+    group by card_model_id, card_id, resource_id
+    on conflict (card_model_id, card_id, resource_id)
     do update set entries = r.entries + excluded.entries, checks = r.checks + excluded.checks`.execute(trx);
   await sql`update stat_check_fold set folded_to = ${to}, folded_at = now() where id = 1`.execute(trx);
   return { folded: Number(folded.numAffectedRows ?? 0), done: to >= upTo };
@@ -110,5 +110,5 @@ export async function unfoldRevokedCheck(trx: Executor, c: RevokedCheckKey): Pro
     set entries = r.entries - ${c.consumeNum}, checks = r.checks - 1
     from mark
     where ${c.id} <= mark.folded_to
-      and r.card_id = ${c.cardId} and r.card_model_id = ${c.cardModelId} and r.resource_id = ${c.resourceId}`.execute(trx);
+      and r.card_model_id = ${c.cardModelId} and r.card_id = ${c.cardId} and r.resource_id = ${c.resourceId}`.execute(trx);
 }

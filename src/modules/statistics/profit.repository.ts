@@ -75,8 +75,9 @@ export interface UseFigures {
 /**
  * The cohort's living checks in one pass, from the check roll-up (check-rollup.ts) and the live checks
  * beyond its mark, read in one statement (one snapshot), so the figures are exact whatever has been
- * folded. The cohort is materialised once; the roll-up is read by its key (card, model, resource)
- * within the cohort's card id span and merge-joined with it; the live tail is the few checks beyond
+ * folded. The cohort is materialised once; the roll-up is read by its key (model, card, resource),
+ * for the cohort's models within its card id span (cards are numbered about in activation order, so
+ * a year's cohort is a narrow span), and joined with it; the live tail is the few checks beyond
  * the mark (card_check's primary key). Grouping sets then give the entries per card and per resource,
  * and the cards are bucketed by their entries. Roll-up rows whose checks were all revoked are skipped,
  * so such a card is no used card.
@@ -92,7 +93,8 @@ export async function useFigures(db: Executor, scope: Scope, f: CohortFilter): P
       select u.card_id, u.resource_id, u.entries as n
       from cohort c
       join stat_check_rollup u on u.card_id = c.id and u.card_model_id = c.card_model_id
-      where u.card_id between (select min(id) from cohort) and (select max(id) from cohort) and u.entries > 0
+      where u.card_model_id = any(array(select distinct card_model_id from cohort))
+        and u.card_id between (select min(id) from cohort) and (select max(id) from cohort) and u.entries > 0
       union all
       select cc.card_id, cc.resource_id, cc.consume_num
       from card_check cc
