@@ -124,17 +124,20 @@ export async function useFigures(db: Executor, scope: Scope, f: CohortFilter): P
 /**
  * The cohort's living bindings: cards bound, and distinct ID documents among them. The documents are
  * grouped (hashed in memory, withAggregateMemory) rather than counted with count(distinct …), which
- * sorts every binding; a (type, number) pair with a null part is one group, as it was one value.
+ * sorts every binding; a (type, number) pair with a null part is one group, as it was one value. The
+ * bindings are read within the cohort's card id span (card_binding_card_uq), not all of them.
  */
 export async function bindingFigures(db: Executor, scope: Scope, f: CohortFilter): Promise<{ cards: number; ids: number }> {
   const { rows } = await sql<{ cards: string | null; ids: string }>`
+    with cohort as materialized (
+      select c.id from card c join card_model cm on cm.id = c.card_model_id where ${cohort(scope, f)}
+    )
     select sum(n) as cards, count(*) as ids
     from (
       select b.id_type, upper(b.id_no), count(*) as n
-      from card c
-      join card_model cm on cm.id = c.card_model_id
+      from cohort c
       join card_binding b on b.card_id = c.id and not b.is_deleted
-      where ${cohort(scope, f)}
+      where b.card_id between (select min(id) from cohort) and (select max(id) from cohort)
       group by 1, 2
     ) d`.execute(db);
   return { cards: num(rows[0]?.cards), ids: num(rows[0]?.ids) };
