@@ -22,6 +22,7 @@ import type { ActivationRecordTable, BankUserTable, ChannelBusinessTable, Channe
 import type { FileObjectTable, MultipartUploadPartTable, MultipartUploadTable } from './tables/storage.js';
 import type { CardBatchTable, CardModelPriceHistoryTable } from './tables/admin.js';
 import type { EstimationDetailTable, EstimationSheetTable, MerchantFinanceTable, SettlementCheckDetailTable, SettlementDetailTable, SettlementLogTable, SettlementPaymentTable, SettlementTable } from './tables/settlement.js';
+import type { StatCheckFoldTable, StatCheckRollupTable } from './tables/statistics.js';
 
 /** Every table Kysely may touch, by its SQL name. */
 export interface DB {
@@ -92,4 +93,6 @@ export interface DB {
   settlement_payment: SettlementPaymentTable;
   settlement_log: SettlementLogTable;
   merchant_finance: MerchantFinanceTable;
+  stat_check_rollup: StatCheckRollupTable;
+  stat_check_fold: StatCheckFoldTable;
 }

@@ -79,6 +79,19 @@ describe('demo data generator', () => {
     expect(ds[0]).toMatchObject({ seed: BASE.seed, scale: SCALE, check_rows: first.stats.checkRows });
   });
 
+  it('folds its check-ins into the statistics\' check roll-up (every one, once)', async () => {
+    for (const db of [a.db, b.db]) {
+      expect(await count(db, 'select folded_to as n from stat_check_fold')).toBe(await count(db, 'select max(id) as n from card_check'));
+      const differing = await count(db, `select count(*) as n from (
+        select card_id, card_model_id, resource_id, entries, checks from stat_check_rollup
+        except
+        select card_id, card_model_id, resource_id, sum(consume_num), count(*) from card_check where not is_deleted group by 1, 2, 3) d`);
+      expect(differing).toBe(0);
+      expect(await count(db, 'select count(*) as n from stat_check_rollup')).toBe(
+        await count(db, 'select count(*) as n from (select distinct card_id, card_model_id, resource_id from card_check where not is_deleted) d'));
+    }
+  });
+
   it('is deterministic: the same seed and date give the same rows, whatever the load path', async () => {
     expect(await digest(b.db)).toEqual(await digest(a.db));
   });

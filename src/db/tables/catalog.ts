@@ -160,6 +160,12 @@ export interface CardBindingTable extends Audit {
   face_photo: string | null;
   bound_at: ColumnType<Date, Date | string | undefined, Date | string>;
   is_deleted: Generated<boolean>;
+  /** from a resident ID number (type 1, 17 leading digits), stored when written (migration 0020): 1 man, 2 woman */
+  id_sex: ColumnType<number | null, never, never>;
+  /** the ID number's birth digits as YYYYMMDD, taken as they are */
+  id_birth: ColumnType<number | null, never, never>;
+  /** the ID number's district code (its first six digits) */
+  id_district: ColumnType<number | null, never, never>;
 }
 
 export interface CardCheckTable extends Audit {

@@ -75,7 +75,9 @@ export async function isRelatedToSku(db: Executor, checkerId: number, skuId: num
 }
 
 export interface RevokedCheck {
+  id: number;
   cardId: number;
+  cardModelId: number;
   resourceId: number;
   checkDate: string;
   consumeNum: number;
@@ -93,9 +95,9 @@ export async function revokeCheck(trx: Executor, id: number, checkerId: number, 
     .where('checker_id', '=', checkerId)
     .where('check_date', '=', day)
     .where('is_deleted', '=', false)
-    .returning(['card_id', 'resource_id', 'check_date', 'consume_num'])
+    .returning(['id', 'card_id', 'card_model_id', 'resource_id', 'check_date', 'consume_num'])
     .executeTakeFirst();
-  return r ? { cardId: r.card_id, resourceId: r.resource_id, checkDate: r.check_date, consumeNum: r.consume_num } : null;
+  return r ? { id: r.id, cardId: r.card_id, cardModelId: r.card_model_id, resourceId: r.resource_id, checkDate: r.check_date, consumeNum: r.consume_num } : null;
 }
 
 /** Gives a revoked check's entries back to its card's day. */

@@ -6,6 +6,7 @@ import type { AuthedContext } from '../../platform/http/context.js';
 import { parseDateTime } from '../../platform/time.js';
 import { notAllowedHere, recordNotFound, recordNotToday, recordNotYours } from './checkin.errors.js';
 import type { CheckerCardCheckStat, CheckerConsumeRecord } from './checkin.schemas.js';
+import { unfoldRevokedCheck } from '../statistics/check-rollup.js';
 import * as repo from './consume-record.repository.js';
 
 /**
@@ -37,6 +38,8 @@ export function createConsumeRecordService(deps: { db: Db; now?: () => Date }) {
         const revoked = await repo.revokeCheck(trx, id, ctx.account.id, today);
         if (revoked) {
           await repo.releaseEntries(trx, revoked);
+          // the statistics' check roll-up, when the check is already folded into it
+          await unfoldRevokedCheck(trx, revoked);
           return;
         }
         const record = await repo.findRecord(trx, id);

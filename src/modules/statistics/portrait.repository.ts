@@ -22,25 +22,47 @@ export interface PortraitCounts {
 }
 
 
+/** The first real date whose YYYYMMDD is at least `ymd` (a day past the month's end is the next month's first). */
+function firstDateAtLeast(ymd: number): string {
+  let y = Math.floor(ymd / 10000);
+  let m = Math.floor(ymd / 100) % 100;
+  let d = ymd % 100;
+  if (d > new Date(Date.UTC(y, m, 0)).getUTCDate()) {
+    d = 1;
+    m += 1;
+    if (m > 12) { m = 1; y += 1; }
+  }
+  return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+}
+
+/**
+ * Age bands by comparing birth dates with thresholds computed once: a holder is k or older exactly when
+ * its YYYYMMDD birth ≤ today − k·10000. Thresholds ascending (61, 51, 41, 31, 18 years, then tomorrow):
+ * width_bucket gives 0 over 60 … 5 under 18 and 6 for a birth after today, so 5 − bucket is the band
+ * index (−1 unknown). Member birthdays are compared as dates with the first real date at or past each
+ * YYYYMMDD threshold, so no date is taken apart per row.
+ */
+export function ageThresholds(today: number): { ymd: number[]; dates: string[] } {
+  const ymd = [610000, 510000, 410000, 310000, 180000, 0].map((k) => today - k + 1);
+  return { ymd, dates: ymd.map(firstDateAtLeast) };
+}
+
 export async function portrait(db: Executor, scope: Scope, f: { cardModelId?: number | null; provinceId?: number | null; today: number }): Promise<PortraitCounts> {
   const conds: Expression<SqlBool>[] = [sql<SqlBool>`not b.is_deleted`, sql<SqlBool>`not c.is_deleted`, cardVisible(scope)];
   if (f.cardModelId != null) conds.push(sql<SqlBool>`c.card_model_id = ${f.cardModelId}`);
-  // A resident ID number whose first 17 characters are digits (the check character is not read). A
-  // negated character class is several times cheaper per row than an anchored counted pattern.
-  const idOk = sql`(b.id_type = 1 and length(b.id_no) = 18 and left(b.id_no, 17) !~ '[^0-9]')`;
-  // YYYYMMDD as a number; an ID number's birth digits are taken as they are (a GB 11643 number carries
-  // a real date; string checks per row were most of this statement's cost).
-  const birth = sql`case when m.birthday is not null then (date_part('year', m.birthday) * 10000 + date_part('month', m.birthday) * 100 + date_part('day', m.birthday))::int
-    when ${idOk} then substr(b.id_no, 7, 8)::int end`;
-  // Age bands from YYYYMMDD numbers: today − birth ≥ 180000 exactly when the holder is 18 or older.
-  // width_bucket gives 0 for a birth date after today, 1 under 18, 2 for 18–30 … 6 over 60.
-  const band = sql`coalesce(width_bucket(${f.today} - ${birth}, array[0, 180000, 310000, 410000, 510000, 610000]) - 1, -1)`;
+  // The ID number's gender, birth (YYYYMMDD, its digits taken as they are) and district are stored on
+  // the binding when it is written (card_binding.id_sex, id_birth, id_district; migration 0020).
+  const t = ageThresholds(f.today);
+  const dates = sql`array[${sql.join(t.dates.map((d) => sql`${d}::date`))}]`;
+  const ymds = sql`array[${sql.join(t.ymd.map((n) => sql`${n}::int`))}]`;
+  const band = sql`case when m.birthday is not null then 5 - width_bucket(m.birthday, ${dates})
+    when b.id_birth is not null then 5 - width_bucket(b.id_birth, ${ymds}) else -1 end`;
   const { rows } = await sql<{ kind: string; key: string | null; name: string | null; n: string }>`
     with grouped as (
       select
-        case when m.sex in (1, 2) then m.sex when ${idOk} then 2 - substr(b.id_no, 17, 1)::int % 2 else 0 end as sex,
+        case when m.sex in (1, 2) then m.sex else coalesce(b.id_sex, 0) end as sex,
         ${band} as band,
-        case when m.area_id is not null then m.area_id when ${idOk} then substr(b.id_no, 1, 6)::int end as district,
+        coalesce(m.area_id, b.id_district) as district,
         count(*) as n
       from card_binding b
       join card c on c.id = b.card_id

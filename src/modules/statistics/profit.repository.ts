@@ -73,19 +73,38 @@ export interface UseFigures {
 }
 
 /**
- * The cohort's living checks in one pass: grouping sets give the entries per card (the checks arrive
- * in card order from card_check_stat_card_idx, merge-joined with the cohort) and per resource; the
- * cards are then bucketed by their entries.
+ * The cohort's living checks in one pass, from the check roll-up (check-rollup.ts) and the live checks
+ * beyond its mark, read in one statement (one snapshot), so the figures are exact whatever has been
+ * folded. The cohort is materialised once; the roll-up is read by its key (model, card, resource),
+ * for the cohort's models within its card id span (cards are numbered about in activation order, so
+ * a year's cohort is a narrow span), and joined with it; the live tail is the few checks beyond
+ * the mark (card_check's primary key). Grouping sets then give the entries per card and per resource,
+ * and the cards are bucketed by their entries. Roll-up rows whose checks were all revoked are skipped,
+ * so such a card is no used card.
  */
 export async function useFigures(db: Executor, scope: Scope, f: CohortFilter): Promise<UseFigures> {
   const { rows } = await sql<{ by_resource: number; k: string; cards: string; n: string }>`
-    with g as (
-      select cc.card_id, cc.resource_id, sum(cc.consume_num) as n, grouping(cc.card_id) as by_resource
-      from card c
-      join card_model cm on cm.id = c.card_model_id
-      join card_check cc on cc.card_model_id = c.card_model_id and cc.card_id = c.id and not cc.is_deleted
+    with cohort as materialized (
+      select c.id, c.card_model_id
+      from card c join card_model cm on cm.id = c.card_model_id
       where ${cohort(scope, f)}
-      group by grouping sets ((cc.card_id), (cc.resource_id))
+    ),
+    uses as (
+      select u.card_id, u.resource_id, u.entries as n
+      from cohort c
+      join stat_check_rollup u on u.card_id = c.id and u.card_model_id = c.card_model_id
+      where u.card_model_id = any(array(select distinct card_model_id from cohort))
+        and u.card_id between (select min(id) from cohort) and (select max(id) from cohort) and u.entries > 0
+      union all
+      select cc.card_id, cc.resource_id, cc.consume_num
+      from card_check cc
+      join cohort c on c.id = cc.card_id and c.card_model_id = cc.card_model_id
+      where cc.id > coalesce((select folded_to from stat_check_fold where id = 1), 0) and not cc.is_deleted
+    ),
+    g as (
+      select card_id, resource_id, sum(n) as n, grouping(card_id) as by_resource
+      from uses
+      group by grouping sets ((card_id), (resource_id))
     )
     select by_resource, case when by_resource = 1 then resource_id else least(n, 7) end as k, count(*) as cards, sum(n) as n
     from g
@@ -102,14 +121,25 @@ export async function useFigures(db: Executor, scope: Scope, f: CohortFilter): P
   return out;
 }
 
-/** The cohort's living bindings: cards bound, and distinct ID documents among them. */
+/**
+ * The cohort's living bindings: cards bound, and distinct ID documents among them. The documents are
+ * grouped (hashed in memory, withAggregateMemory) rather than counted with count(distinct …), which
+ * sorts every binding; a (type, number) pair with a null part is one group, as it was one value. The
+ * bindings are read within the cohort's card id span (card_binding_card_uq), not all of them.
+ */
 export async function bindingFigures(db: Executor, scope: Scope, f: CohortFilter): Promise<{ cards: number; ids: number }> {
-  const { rows } = await sql<{ cards: string; ids: string }>`
-    select count(*) as cards, count(distinct (b.id_type, upper(b.id_no))) as ids
-    from card c
-    join card_model cm on cm.id = c.card_model_id
-    join card_binding b on b.card_id = c.id and not b.is_deleted
-    where ${cohort(scope, f)}`.execute(db);
+  const { rows } = await sql<{ cards: string | null; ids: string }>`
+    with cohort as materialized (
+      select c.id from card c join card_model cm on cm.id = c.card_model_id where ${cohort(scope, f)}
+    )
+    select sum(n) as cards, count(*) as ids
+    from (
+      select b.id_type, upper(b.id_no), count(*) as n
+      from cohort c
+      join card_binding b on b.card_id = c.id and not b.is_deleted
+      where b.card_id between (select min(id) from cohort) and (select max(id) from cohort)
+      group by 1, 2
+    ) d`.execute(db);
   return { cards: num(rows[0]?.cards), ids: num(rows[0]?.ids) };
 }
 

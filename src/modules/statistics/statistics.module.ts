@@ -1,4 +1,5 @@
 import { defineModule } from '../../platform/module.js';
+import { checkRollupJob } from './check-rollup.js';
 import { statisticsRoutes } from './statistics.routes.js';
 import { createStatisticsService } from './statistics.service.js';
 
@@ -6,4 +7,5 @@ import { createStatisticsService } from './statistics.service.js';
 export const statisticsModule = defineModule({
   name: 'statistics',
   routes: ({ db }) => statisticsRoutes(createStatisticsService({ db })),
+  jobs: ({ db }) => [checkRollupJob(db)],
 });

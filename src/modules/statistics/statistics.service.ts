@@ -5,6 +5,7 @@ import { XlsxExport } from '../../platform/export/xlsx-export.js';
 import type { Account, RequestContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
 import { formatDateTime } from '../../platform/time.js';
+import { withAggregateMemory } from './aggregate-memory.js';
 import * as cards from './card-stat.repository.js';
 import * as portraits from './portrait.repository.js';
 import * as profits from './profit.repository.js';
@@ -112,9 +113,9 @@ export function createStatisticsService(deps: { db: Db; now?: () => Date }) {
       const scope = scopeFor(ctx.account!);
       const byMonth = q.activeTimeType === 2;
       const activeTime = parseDateRange('activeTimeRange', q.activeTimeRange, { maxDays: byMonth ? MAX_MONTHLY_DAYS : MAX_DAILY_DAYS });
-      return cards.pageActiveStat(db, scope, {
+      return withAggregateMemory(db, (trx) => cards.pageActiveStat(trx, scope, {
         cardModelId: q.cardModelId, donation: q.donationFlag, byMonth, activeTime, businessName: q.businessName, activeByName: q.activeByName, now: now(),
-      }, q);
+      }, q));
     },
 
     /** statCardArea: gender, age band and city of the scope's bound holders. */
@@ -165,8 +166,8 @@ export function createStatisticsService(deps: { db: Db; now?: () => Date }) {
       const f: profits.CohortFilter = { cardModelId: q.cardModelId, activeTime };
       const [cardFig, uses, bindings, resources] = await Promise.all([
         profits.cardFigures(db, scope, f),
-        profits.useFigures(db, scope, f),
-        profits.bindingFigures(db, scope, f),
+        withAggregateMemory(db, (trx) => profits.useFigures(trx, scope, f)),
+        withAggregateMemory(db, (trx) => profits.bindingFigures(trx, scope, f)),
         profits.ruleResources(db, scope, q.cardModelId ?? null),
       ]);
       const b = uses.buckets;

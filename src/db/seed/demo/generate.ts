@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Database } from '../../../platform/db/database.js';
 import { hashPassword } from '../../../platform/auth/password.js';
 import { addMonths, daysBetween, formatDay, startOfLocalDay } from './calendar.js';
@@ -22,6 +23,7 @@ import { REPOSITORY_TABLES, writeThroughRepositories } from './owned-records.js'
 import { withDemoSession, type DemoSession } from './writer.js';
 import { seedDemoHotels } from './hotel.js';
 import { seedDemoCoupons } from './coupons.js';
+import { foldNextChecks } from '../../../modules/statistics/check-rollup.js';
 
 /**
  * The demo data set: organisation and catalog (organisation.ts, scenic.ts, card-models.ts), cards and
@@ -169,6 +171,12 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
       await setReplicationRole(exec, false);
       await assertForeignKeys(session, ['card_check']);
     }
+    // The statistics' check roll-up (check-rollup.ts) takes the loaded checks now, in this transaction,
+    // rather than leaving them to its job; card_check is held in SHARE mode so no check-in of another
+    // session can hold an id below the mark.
+    await sql`lock table card_check in share mode`.execute(exec);
+    const { rows: [lastCheck] } = await sql<{ id: string | number | null }>`select max(id) as id from card_check`.execute(exec);
+    await foldNextChecks(exec, Number(lastCheck?.id ?? 0), null);
     const checkSeconds = (performance.now() - checkStart) / 1000;
     if (fast) await assertForeignKeys(session, WRITTEN_TABLES.filter((t) => t !== 'card_check'));
 

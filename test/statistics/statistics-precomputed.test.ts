@@ -1,0 +1,305 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { foldCheckRollup, foldNextChecks, settledCheckId } from '../../src/modules/statistics/check-rollup.js';
+import { inTransaction } from '../../src/platform/db/transaction.js';
+import { ageThresholds } from '../../src/modules/statistics/portrait.repository.js';
+import { formatDateTime } from '../../src/platform/time.js';
+import { createCard, createCardBinding, createCardModel, createCardModelRule, createMember } from '../helpers/factories.js';
+import { staffSession, type StaffSession } from '../helpers/staff.js';
+import { createTestApp, openTestDatabase, type TestApp, type TestDb } from '../helpers/test-app.js';
+import { checkIn, createSpot, heldCard, HOUR, type HeldCard, type Spot } from '../checker/checkin-fixtures.js';
+import { buildStatWorld, residentId, type StatWorld } from './stat-fixtures.js';
+
+/**
+ * What the statistics precompute. The check roll-up (check-rollup.ts): profitAccounting answers the
+ * same before and after the job folds, after new checks arrive beyond the mark, and after a revocation
+ * on either side of it, always equal to a reference computed straight from card_check; two instances
+ * folding at once fold each check once. The holder attributes stored with a binding (statCardArea).
+ */
+const PROFIT = '/manage-api/profitAccounting/cardModel';
+const DELETE = '/app-api/checker/deleteCheckerConsumeRecord';
+
+let db: TestDb;
+let one: TestApp;
+let two: TestApp;
+let spot: Spot;
+let spot2: Spot;
+let platform: StaffSession;
+let w: StatWorld;
+const cards: HeldCard[] = [];
+
+beforeAll(async () => {
+  db = await openTestDatabase();
+  one = await createTestApp({}, { db });
+  two = await createTestApp({}, { db, store: one.store });
+  w = await buildStatWorld(one.db);
+  spot = await createSpot(one, { dailyLimit: 9 });
+  // A second park admitting the first spot's card model: its cards have entries at two resources.
+  spot2 = await createSpot(one, { dailyLimit: 9 });
+  await createCardModelRule(one.db, { card_model_id: spot.modelId, resource_id: spot2.spuId, daily_check_limit: 9 });
+  platform = await staffSession(one, { kind: 'platform', permissions: ['statistics:read'] });
+  for (let i = 0; i < 8; i++) cards.push(await heldCard(one.db, spot.modelId, { active_time: new Date(Date.now() - 30 * 24 * HOUR) }));
+});
+afterAll(async () => {
+  await two?.close();
+  await one?.close();
+  await db?.close();
+});
+
+/** A check-in through HTTP on either instance; its record id. */
+async function scan(at: Spot, card: HeldCard, app: TestApp = one): Promise<number> {
+  const res = await checkIn(app, at.checker.token, { skuId: at.skuId, cardNumber: card.cardNumber });
+  expect(res.body.errcode, res.body.errmsg).toBe(0);
+  return res.body.data.id;
+}
+
+async function profit(body: Record<string, unknown>, app: TestApp = one) {
+  const res = await app.post(PROFIT, body, platform.token);
+  expect(res.body.errcode, res.body.errmsg).toBe(0);
+  return res.body.data;
+}
+
+/** The use figures of the platform's cohort, counted straight from card_check (what the roll-up must give). */
+async function reference(modelId: number | null, range?: [string, string]) {
+  const { rows } = await sql<{ card_id: number; resource_id: number; n: string }>`
+    select cc.card_id, cc.resource_id, sum(cc.consume_num) as n
+    from card_check cc join card c on c.id = cc.card_id and c.card_model_id = cc.card_model_id
+    where not cc.is_deleted and not c.is_deleted and c.active_time is not null
+      ${modelId == null ? sql`` : sql`and c.card_model_id = ${modelId}`}
+      ${range ? sql`and c.active_time between ${range[0] + ' 00:00:00'}::timestamp and ${range[1] + ' 23:59:59.999'}::timestamp` : sql``}
+    group by 1, 2`.execute(one.db);
+  const perCard = new Map<number, number>();
+  const perResource = new Map<number, number>();
+  for (const r of rows) {
+    perCard.set(Number(r.card_id), (perCard.get(Number(r.card_id)) ?? 0) + Number(r.n));
+    perResource.set(Number(r.resource_id), (perResource.get(Number(r.resource_id)) ?? 0) + Number(r.n));
+  }
+  const buckets = [0, 0, 0, 0, 0, 0, 0, 0];
+  for (const n of perCard.values()) buckets[Math.min(n, 7)]++;
+  return {
+    totalCheckNum: [...perCard.values()].reduce((a, b) => a + b, 0),
+    buckets: buckets.slice(1),
+    perResource,
+  };
+}
+
+const figures = (d: any) => ({
+  totalCheckNum: d.totalCheckNum,
+  buckets: [d.oneTimes, d.twoTimes, d.threeTimes, d.fourTimes, d.fiveTimes, d.sixTimes, d.sixPlusTimes],
+  perResource: new Map((d.resourceList as Array<{ resourceId: number; checkNum: number }>).filter((r) => r.checkNum > 0).map((r) => [r.resourceId, r.checkNum])),
+});
+
+const YEAR = ['2026-01-01', '2026-12-31'] as [string, string];
+/** Every request compared: each model, every model, and a range. */
+const requests = () => [
+  { body: { cardModelId: spot.modelId }, model: spot.modelId },
+  { body: { cardModelId: w.m1 }, model: w.m1 },
+  { body: { cardModelId: w.m2 }, model: w.m2 },
+  { body: {}, model: null },
+  { body: { cardModelId: w.m1, activeTimeRange: ['2026-03-01', '2026-03-31'] }, model: w.m1, range: ['2026-03-01', '2026-03-31'] as [string, string] },
+  { body: { activeTimeRange: YEAR }, model: null, range: YEAR },
+];
+
+/** Every answer, after checking each against the reference. */
+async function answersMatchingReference() {
+  const out = [];
+  for (const r of requests()) {
+    const d = await profit(r.body);
+    const ref = await reference(r.model, r.range);
+    const got = figures(d);
+    // The resource list names the resources of the model's rules; compare those.
+    const listed = new Set((d.resourceList as Array<{ resourceId: number }>).map((x) => x.resourceId));
+    for (const k of [...ref.perResource.keys()]) if (!listed.has(k)) ref.perResource.delete(k);
+    expect(got, JSON.stringify(r.body)).toEqual(ref);
+    out.push(d);
+  }
+  return out;
+}
+
+const mark = async () => Number((await one.db.selectFrom('stat_check_fold').select('folded_to').where('id', '=', 1).executeTakeFirstOrThrow()).folded_to);
+
+/** The roll-up equals an aggregate of the living checks at or below the mark, key by key. */
+async function expectRollupExact() {
+  const m = await mark();
+  const rolled = await sql<{ k: string; entries: string; checks: string }>`
+    select card_id || '/' || card_model_id || '/' || resource_id as k, entries, checks from stat_check_rollup where checks > 0 order by 1`.execute(one.db);
+  const raw = await sql<{ k: string; entries: string; checks: string }>`
+    select card_id || '/' || card_model_id || '/' || resource_id as k, sum(consume_num) as entries, count(*) as checks
+    from card_check where not is_deleted and id <= ${m} group by card_id, card_model_id, resource_id order by 1`.execute(one.db);
+  const norm = (rows: Array<{ k: string; entries: string; checks: string }>) => rows.map((r) => [r.k, Number(r.entries), Number(r.checks)]);
+  expect(norm(rolled.rows)).toEqual(norm(raw.rows));
+  const zero = await sql<{ n: string }>`select count(*) as n from stat_check_rollup where checks = 0 and entries <> 0`.execute(one.db);
+  expect(Number(zero.rows[0].n)).toBe(0);
+}
+
+describe('profitAccounting over the check roll-up', () => {
+  const firstChecks: number[] = [];
+
+  it('answers the same before and after the job folds (two instances folding at once fold each check once)', async () => {
+    // Card i: i checks at the first park, and one at the second for every other card.
+    for (let i = 0; i < cards.length; i++) {
+      for (let k = 0; k < i; k++) firstChecks.push(await scan(spot, cards[i]));
+      if (i % 2) firstChecks.push(await scan(spot2, cards[i]));
+    }
+    expect(await mark()).toBe(0); // nothing folded yet: every check is read live
+    const before = await answersMatchingReference();
+    expect(before[0].totalCheckNum).toBe(28 + 4);
+
+    const [a, b] = await Promise.all([foldCheckRollup(one.db), foldCheckRollup(two.db)]);
+    expect(a + b).toBeGreaterThan(0);
+    const max = await sql<{ id: string }>`select max(id) as id from card_check`.execute(one.db);
+    expect(await mark()).toBe(Number(max.rows[0].id));
+    await expectRollupExact();
+    // Every check, the stat world's included, is now in the roll-up: each counted once.
+    const sums = await sql<{ rolled: string; raw: string }>`
+      select (select sum(entries) from stat_check_rollup) as rolled, (select sum(consume_num) from card_check where not is_deleted) as raw`.execute(one.db);
+    expect(Number(sums.rows[0].rolled)).toBe(Number(sums.rows[0].raw));
+
+    expect(await answersMatchingReference()).toEqual(before);
+    // A second round with nothing new changes nothing.
+    expect(await foldCheckRollup(two.db)).toBe(0);
+    expect(await answersMatchingReference()).toEqual(before);
+  });
+
+  it('counts new checks beyond the mark live, and the same once folded', async () => {
+    const before = await profit({ cardModelId: spot.modelId });
+    const m = await mark();
+    await scan(spot, cards[0], two);
+    await scan(spot2, cards[0]);
+    await scan(spot, cards[7]);
+    expect(await mark()).toBe(m);
+    const live = await answersMatchingReference();
+    expect(live[0].totalCheckNum).toBe(before.totalCheckNum + 3);
+    expect(live[0].oneTimes).toBe(before.oneTimes); // card 1 (one check) stays; card 0 goes from none to two
+    expect(live[0].twoTimes).toBe(before.twoTimes + 1);
+    await foldCheckRollup(one.db);
+    expect(await mark()).toBeGreaterThan(m);
+    await expectRollupExact();
+    expect(await answersMatchingReference()).toEqual(live);
+  });
+
+  it('a revoked check at or below the mark leaves the roll-up in the revoking transaction', async () => {
+    const id = firstChecks[firstChecks.length - 1];
+    expect(id).toBeLessThanOrEqual(await mark());
+    const before = await profit({ cardModelId: spot.modelId });
+    const res = await one.post(DELETE, { id }, (await checkerOf(id)).token);
+    expect(res.body.errcode, res.body.errmsg).toBe(0);
+    await expectRollupExact();
+    const after = (await answersMatchingReference())[0];
+    expect(after.totalCheckNum).toBe(before.totalCheckNum - 1);
+    // Folding again does not bring it back.
+    await foldCheckRollup(one.db);
+    await expectRollupExact();
+    expect((await answersMatchingReference())[0]).toEqual(after);
+
+    // A card whose only check is folded and then revoked is no used card.
+    const lone = await heldCard(one.db, spot.modelId, { active_time: new Date(Date.now() - 30 * 24 * HOUR) });
+    const loneCheck = await scan(spot, lone);
+    await foldCheckRollup(two.db);
+    expect((await answersMatchingReference())[0].oneTimes).toBe(after.oneTimes + 1);
+    expect((await one.post(DELETE, { id: loneCheck }, spot.checker.token)).body.errcode).toBe(0);
+    const gone = (await answersMatchingReference())[0];
+    expect(gone.oneTimes).toBe(after.oneTimes);
+    expect(gone.usedPercent).toBeLessThan(after.usedPercent);
+  });
+
+  it('a revoked check beyond the mark is never folded', async () => {
+    const id = await scan(spot, cards[2]);
+    expect(id).toBeGreaterThan(await mark());
+    const withIt = (await answersMatchingReference())[0];
+    const res = await one.post(DELETE, { id }, spot.checker.token);
+    expect(res.body.errcode, res.body.errmsg).toBe(0);
+    const without = (await answersMatchingReference())[0];
+    expect(without.totalCheckNum).toBe(withIt.totalCheckNum - 1);
+    await foldCheckRollup(two.db);
+    expect(await mark()).toBeGreaterThanOrEqual(id);
+    await expectRollupExact();
+    expect((await answersMatchingReference())[0]).toEqual(without);
+  });
+
+  it('folds in chunks, and check-ins, revocations and folds on two instances at once leave it exact', async () => {
+    // Chunks: one check at a time, the mark moving check by check.
+    for (let i = 0; i < 3; i++) await scan(spot2, cards[i]);
+    const upTo = (await settledCheckId(one.db))!;
+    let rounds = 0;
+    for (;;) {
+      const r = await inTransaction(one.db, (trx) => foldNextChecks(trx, upTo, 1));
+      rounds++;
+      await expectRollupExact();
+      if (r.done) break;
+    }
+    expect(rounds).toBe(3);
+
+    const revocable = await scan(spot2, cards[4]);
+    await foldCheckRollup(one.db);
+    const work: Array<Promise<unknown>> = [];
+    for (let i = 0; i < 6; i++) {
+      work.push(scan(spot2, cards[(i % 3) + 5], i % 2 ? two : one));
+      work.push(foldCheckRollup(i % 2 ? one.db : two.db));
+    }
+    work.push(one.post(DELETE, { id: revocable }, spot2.checker.token).then((r) => expect(r.body.errcode).toBe(0)));
+    await Promise.all(work);
+    await expectRollupExact();
+    await answersMatchingReference();
+    await Promise.all([foldCheckRollup(one.db), foldCheckRollup(two.db)]);
+    await expectRollupExact();
+    const left = await sql<{ n: string }>`select count(*) as n from card_check where id > ${await mark()}`.execute(one.db);
+    expect(Number(left.rows[0].n)).toBe(0);
+    await answersMatchingReference();
+  });
+});
+
+describe('statCardArea from the attributes stored with the binding', () => {
+  it('thresholds: the first real date at or past each YYYYMMDD bound', () => {
+    expect(ageThresholds(20240229)).toEqual({
+      ymd: [19630230, 19730230, 19830230, 19930230, 20060230, 20240230],
+      dates: ['1963-03-01', '1973-03-01', '1983-03-01', '1993-03-01', '2006-03-01', '2024-03-01'],
+    });
+    expect(ageThresholds(20261231).dates).toEqual(['1966-01-01', '1976-01-01', '1986-01-01', '1996-01-01', '2009-01-01', '2027-01-01']);
+  });
+
+  it('a holder born on this day 18 years ago is 18–30, a day later under 18, from the member record or the ID number', async () => {
+    const today = formatDateTime(new Date())!.slice(0, 10);
+    const [y, m, d] = today.split('-').map(Number);
+    const day = (offset: number) => {
+      const t = new Date(Date.UTC(y - 18, m - 1, d + offset));
+      return t.toISOString().slice(0, 10);
+    };
+    // On 29 February the day 18 years before is not a real date: the 18th birthday is then 1 March.
+    const born18 = m === 2 && d === 29 ? `${y - 18}-02-28` : day(0);
+    const born17 = m === 2 && d === 29 ? `${y - 18}-03-01` : day(1);
+    const digits = (iso: string) => iso.replace(/-/g, '');
+    const model = await createCardModel(one.db);
+    const bind = async (o: { member?: { sex: number | null; birthday: string | null; area_id: number | null }; idType: number; idNo: string }) => {
+      const cardId = await createCard(one.db, { card_model_id: model });
+      const memberId = o.member ? await createMember(one.db, o.member) : null;
+      await createCardBinding(one.db, { card_id: cardId, member_id: memberId, id_type: o.idType, id_no: o.idNo });
+      return cardId;
+    };
+    await bind({ member: { sex: 1, birthday: born18, area_id: 330106 }, idType: 3, idNo: 'E7654321' });
+    await bind({ member: { sex: null, birthday: born17, area_id: null }, idType: 1, idNo: residentId('310104', '19500101', false) });
+    const byId = await bind({ idType: 1, idNo: residentId('330106', digits(born18), true) });
+    await bind({ idType: 1, idNo: residentId('310104', digits(born17), false) });
+    const passport = await bind({ idType: 3, idNo: 'E1234567' });
+
+    const stored = await one.db.selectFrom('card_binding').select(['card_id', 'id_sex', 'id_birth', 'id_district']).where('card_id', 'in', [byId, passport]).orderBy('card_id').execute();
+    expect(stored).toEqual([
+      { card_id: byId, id_sex: 1, id_birth: Number(digits(born18)), id_district: 330106 },
+      { card_id: passport, id_sex: null, id_birth: null, id_district: null },
+    ]);
+
+    const res = await one.post('/manage-api/statistics/statCardArea', { cardModelId: model }, platform.token);
+    expect(res.body.errcode, res.body.errmsg).toBe(0);
+    const p = res.body.data;
+    const counts = (items: Array<{ code: string; count: number }>) => Object.fromEntries(items.filter((i) => i.count > 0).map((i) => [i.code, i.count]));
+    expect(counts(p.ageDistribution)).toEqual({ lt18: 2, '18-30': 2, unknown: 1 });
+    expect(counts(p.genderDistribution)).toEqual({ 1: 2, 2: 2, 0: 1 });
+    expect(counts(p.cityDistributions)).toEqual({ 330100: 2, 310100: 2, 0: 1 });
+  });
+});
+
+/** The verifier who made a check (the first park's or the second's). */
+async function checkerOf(id: number) {
+  const r = await one.db.selectFrom('card_check').select('checker_id').where('id', '=', id).executeTakeFirstOrThrow();
+  return r.checker_id === spot.checker.id ? spot.checker : spot2.checker;
+}
