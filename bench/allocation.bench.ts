@@ -10,16 +10,11 @@
  * postgres://postgres@127.0.0.1:5432/postgres), seeded with --scale check rows (default 10M) and dropped.
  * Tables are vacuumed and analysed first, as autovacuum does after a bulk load.
  */
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openBenchApp } from './bench-app.js';
+import { demoDatabase, openBenchApp } from './bench-app.js';
 import { report } from './report.js';
 
-const { openDatabase } = await import('../src/platform/db/database.js');
 const { migrateToLatest } = await import('../src/platform/db/migrate.js');
-const { seedReferenceData } = await import('../src/db/seed/reference.js');
-const { generateDemoData } = await import('../src/db/seed/demo/index.js');
-const { parseDay } = await import('../src/db/seed/demo/calendar.js');
 
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
@@ -31,39 +26,7 @@ const reuse = process.env.ALLOCATION_BENCH_URL || null;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-function urlFor(database: string): string {
-  const u = new URL(serverUrl);
-  u.pathname = '/' + database;
-  return u.toString();
-}
-
-async function prepare(): Promise<{ url: string; drop: () => Promise<void> }> {
-  if (reuse) return { url: reuse, drop: async () => {} };
-  const name = `tc_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = urlFor(name);
-  const database = openDatabase({ databaseUrl: url, dataDir: '/tmp', tz: process.env.TZ! });
-  try {
-    await migrateToLatest(database.db);
-    await seedReferenceData(database.db, { adminUsername: 'admin', adminPassword: 'Bench@2026', openApp: null });
-    console.log(`seeding ${fmt(SCALE)} check rows into ${name}…`);
-    const result = await generateDemoData(database, { scale: SCALE, seed: 1, now: parseDay('2026-06-30')!, databaseUrl: url });
-    if (result.status !== 'created') throw new Error(result.message);
-  } finally {
-    await database.close();
-  }
-  return {
-    url,
-    drop: async () => {
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    },
-  };
-}
-
-const { url, drop } = await prepare();
+const { url, drop } = await demoDatabase(serverUrl, SCALE, reuse);
 const raw = new pg.Client({ connectionString: url, options: `-c TimeZone=${process.env.TZ}` });
 await raw.connect();
 const bench = await openBenchApp(url);

@@ -52,3 +52,41 @@ export async function openBenchApp(databaseUrl: string) {
     },
   };
 }
+
+/**
+ * A PostgreSQL database holding the demo data set: `reuse` when given (kept afterwards), else a fresh
+ * tc_bench_<random> database on `serverUrl`'s server, migrated, seeded with `scale` check rows and
+ * dropped by `drop()`.
+ */
+export async function demoDatabase(serverUrl: string, scale: number, reuse: string | null): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (reuse) return { url: reuse, drop: async () => {} };
+  const { default: pg } = await import('pg');
+  const { migrateToLatest } = await import('../src/platform/db/migrate.js');
+  const { seedReferenceData } = await import('../src/db/seed/reference.js');
+  const { generateDemoData } = await import('../src/db/seed/demo/index.js');
+  const { parseDay } = await import('../src/db/seed/demo/calendar.js');
+  const name = `tc_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const u = new URL(serverUrl);
+  u.pathname = '/' + name;
+  const url = u.toString();
+  const database = openDatabase({ databaseUrl: url, dataDir: '/tmp', tz: process.env.TZ! });
+  try {
+    await migrateToLatest(database.db);
+    await seedReferenceData(database.db, { adminUsername: 'admin', adminPassword: 'Bench@2026', openApp: null });
+    console.log(`seeding ${Math.round(scale).toLocaleString('en-US')} check rows into ${name}…`);
+    const result = await generateDemoData(database, { scale, seed: 1, now: parseDay('2026-06-30')!, databaseUrl: url });
+    if (result.status !== 'created') throw new Error(result.message);
+  } finally {
+    await database.close();
+  }
+  return {
+    url,
+    drop: async () => {
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}

@@ -15,13 +15,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openBenchApp } from './bench-app.js';
+import { demoDatabase, openBenchApp } from './bench-app.js';
+import { report } from './report.js';
 
-const { openDatabase } = await import('../src/platform/db/database.js');
 const { migrateToLatest } = await import('../src/platform/db/migrate.js');
-const { seedReferenceData } = await import('../src/db/seed/reference.js');
-const { generateDemoData } = await import('../src/db/seed/demo/index.js');
-const { parseDay } = await import('../src/db/seed/demo/calendar.js');
 const { formatDateTime } = await import('../src/platform/time.js');
 const { TokenService } = await import('../src/platform/auth/tokens.js');
 const { ensureRole, insertStaff } = await import('../src/db/seed/admin.repository.js');
@@ -39,39 +36,7 @@ const quantile = (xs: number[], q: number) => {
   return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
 };
 
-function urlFor(database: string): string {
-  const u = new URL(serverUrl);
-  u.pathname = '/' + database;
-  return u.toString();
-}
-
-async function prepare(): Promise<{ url: string; drop: () => Promise<void> }> {
-  if (reuse) return { url: reuse, drop: async () => {} };
-  const name = `tc_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = urlFor(name);
-  const database = openDatabase({ databaseUrl: url, dataDir: '/tmp', tz: process.env.TZ! });
-  try {
-    await migrateToLatest(database.db);
-    await seedReferenceData(database.db, { adminUsername: 'admin', adminPassword: 'Bench@2026', openApp: null });
-    console.log(`seeding ${fmt(SCALE)} check rows into ${name}…`);
-    const result = await generateDemoData(database, { scale: SCALE, seed: 1, now: parseDay('2026-06-30')!, databaseUrl: url });
-    if (result.status !== 'created') throw new Error(result.message);
-  } finally {
-    await database.close();
-  }
-  return {
-    url,
-    drop: async () => {
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    },
-  };
-}
-
-const { url, drop } = await prepare();
+const { url, drop } = await demoDatabase(serverUrl, SCALE, reuse);
 const raw = new pg.Client({ connectionString: url, options: `-c TimeZone=${process.env.TZ}` });
 await raw.connect();
 const bench = await openBenchApp(url);
@@ -160,6 +125,7 @@ try {
   for (const r of results) {
     const p99 = quantile(r.times, 0.99);
     console.log(`  ${r.name.padEnd(40)} p50 ${quantile(r.times, 0.5).toFixed(1).padStart(7)} ms   p99 ${p99.toFixed(1).padStart(7)} ms   p99 / baseline(${r.base}) ${(p99 / bp[r.base]).toFixed(1)}`);
+    report({ goal: `${r.name}, a year of ${fmt(Number(info.n))} checks`, value: p99, unit: 'ms p99', baseline: { name: `count(*) of the year's ${r.base}`, value: bp[r.base] }, ratio: p99 / bp[r.base], target: '≤ 1,000 ms', met: p99 <= 1000, database: 'postgres' });
   }
   console.log(`  statHomeCardCheckNum agrees with the raw sum over the same checks: ${agrees ? 'yes' : 'NO'}`);
   if (!agrees) process.exitCode = 1;
