@@ -45,20 +45,26 @@ const targets = [
   { name: 'getRegion (database)', path: '/manage-api/region/getRegion', body: JSON.stringify({ id: regionId }), kind: 'database' as const },
 ];
 
-// The bare route answers the same number of bytes as each real one, from another process.
+// The bare route answers the same number of bytes as each real one, with the same headers (the load
+// generator's cost depends on them too: it slows on a Content-Encoding), from another process.
 const sizes: number[] = [];
+const headerSets: Array<Record<string, string>> = [];
 for (const t of targets) {
   const res = await fetch(serviceUrl + t.path, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(t.headers ?? {}) }, body: t.body });
   const bytes = Buffer.from(await res.arrayBuffer());
   if (res.status !== 200) throw new Error(`${t.path} answered ${res.status}`);
   if (!t.headers && JSON.parse(bytes.toString()).errcode !== 0) throw new Error(`${t.path} refused: ${bytes.toString().slice(0, 200)}`);
   sizes.push(bytes.length);
+  const kept: Record<string, string> = {};
+  res.headers.forEach((v, k) => { if (!['date', 'content-length', 'connection', 'keep-alive', 'transfer-encoding'].includes(k)) kept[k] = v; });
+  headerSets.push(kept);
 }
 const barePort = await freePort();
 const bareScript = `
   const app = require('fastify')({ logger: false });
   const sizes = ${JSON.stringify(sizes)};
-  sizes.forEach((n, i) => { const body = Buffer.alloc(n, 0x61); app.post('/' + i, (_q, r) => { r.type('application/json').send(body); }); });
+  const headerSets = ${JSON.stringify(headerSets)};
+  sizes.forEach((n, i) => { const body = Buffer.alloc(n, 0x61); app.post('/' + i, (_q, r) => { r.headers(headerSets[i]).send(body); }); });
   app.listen({ port: ${barePort}, host: '127.0.0.1' });`;
 const bare = spawn(process.execPath, ['-e', bareScript], { cwd: path.resolve(import.meta.dirname, '..'), stdio: 'inherit' });
 for (let i = 0; ; i++) {
