@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pg from 'pg';
-import { issuePlatformToken } from './bench-app.js';
+import { issuePlatformToken, serviceNodeArgs } from './bench-app.js';
 import { freePort } from '../test/helpers/free-port.js';
 import { report } from './report.js';
 
@@ -60,7 +60,7 @@ function memoryOf(pid: number): { rss: number; peak: number } {
 }
 
 async function startService(env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['dist/main.mjs'], { cwd: repoRoot, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, serviceNodeArgs(), { cwd: repoRoot, env, stdio: ['ignore', 'ignore', 'inherit'] });
   for (let i = 0; i < 1200; i++) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
     try {

@@ -90,3 +90,11 @@ export async function demoDatabase(serverUrl: string, scale: number, reuse: stri
     },
   };
 }
+
+/**
+ * The node arguments `npm start` runs the bundle with (package.json "start"), so a bench that spawns
+ * the service itself measures the same process.
+ */
+export function serviceNodeArgs(): string[] {
+  return ['--enable-source-maps', `--max-old-space-size=${process.env.NODE_HEAP_MB || 192}`, 'dist/main.mjs'];
+}

@@ -19,6 +19,7 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { report } from './report.js';
+import { serviceNodeArgs } from './bench-app.js';
 
 const MB = 1_000_000;
 const MiB = 1024 * 1024;
@@ -184,7 +185,7 @@ async function measure(): Promise<void> {
   const bypass = randomBytes(4).toString('hex');
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: repoRoot, stdio: 'inherit' });
   await benchAdmin(username, password);
-  const service = await start([...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof2'] : []), '--enable-source-maps', 'dist/main.mjs'], {
+  const service = await start([...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof2'] : []), ...serviceNodeArgs()], {
     ...process.env, DATA_DIR: path.join(dataDir, 'service'), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'development',
     ADMIN_USERNAME: username, ADMIN_PASSWORD: password, CAPTCHA_BYPASS_CODE: bypass,
   });
