@@ -25,6 +25,7 @@ interface Family {
   noun: string;
   list: Operation;
   get: Operation;
+  add?: Operation;
   update?: Operation;
   remove?: Operation;
 }
@@ -38,7 +39,7 @@ function families(ops: Operation[]): Family[] {
     const [, dir, noun] = m;
     const get = byPath.get(`${dir}get${noun}`);
     if (!get || out.some((f) => f.noun === noun && f.get === get)) continue;
-    out.push({ noun, list: op, get, update: byPath.get(`${dir}update${noun}`), remove: byPath.get(`${dir}delete${noun}`) });
+    out.push({ noun, list: op, get, add: byPath.get(`${dir}add${noun}`), update: byPath.get(`${dir}update${noun}`), remove: byPath.get(`${dir}delete${noun}`) });
   }
   return out;
 }
@@ -143,9 +144,9 @@ describe('cross-merchant and cross-shop access on every scoped operation of the 
   }, 300_000);
 });
 
-describe('a failure at the last step of every logged update and delete of the route table', () => {
-  it('leaves the record as it was and a failure row in the operation log', async () => {
-    const fams = families(operations(openApiDocument(t.app))).filter((f) => f.update || f.remove);
+describe('a failure at the last step of every logged add, update and delete of the route table', () => {
+  it('leaves the records as they were and a failure row in the operation log', async () => {
+    const fams = families(operations(openApiDocument(t.app))).filter((f) => f.add || f.update || f.remove);
     const merchant = (await t.db.selectFrom('shop').select('merchant_id').where('is_deleted', '=', false).orderBy('id').limit(1).executeTakeFirstOrThrow()).merchant_id;
     const owner = await staffSession(t, { kind: 'merchant', merchantId: merchant, permissions: ['*'] });
     // The operation-log row is the last statement of a logged write's transaction: refusing it (for
@@ -165,12 +166,14 @@ describe('a failure at the last step of every logged update and delete of the ro
         if (id === undefined) continue;
         const before = await call(f.get, { id }, owner.token);
         if (before.errcode !== 0) continue;
-        for (const op of [f.update, f.remove]) {
+        for (const op of [f.add, f.update, f.remove]) {
           if (!op) continue;
           let body: Record<string, unknown> = { id };
-          if (op === f.update) {
-            // change one text the record shows, so a partial write would show
+          if (op !== f.remove) {
+            // change one text the record shows, so a partial write would show (an add: a copy of the
+            // record under another name)
             body = updateBody(op, before.data);
+            if (op === f.add) delete body.id;
             const props = first(op.body ?? {}).properties ?? {};
             const field = ['remark', 'name', 'nickname', 'title', 'contactName', 'description'].find((k) => typeof body[k] === 'string' && first(props[k] ?? {}).type === 'string');
             if (!field) continue;
@@ -183,6 +186,8 @@ describe('a failure at the last step of every logged update and delete of the ro
           injected.push(op.path.split('/').pop()!);
           const after = await call(f.get, { id }, owner.token);
           if (JSON.stringify(after.data) !== JSON.stringify(before.data)) failures.push(`${op.path} {id: ${id}} left a partial change: ${JSON.stringify(after.data).slice(0, 200)}`);
+          const listed = await listedIds(f.list, owner.token);
+          if (listed && ids && listed.size !== ids.size) failures.push(`${op.path}: the list holds ${listed.size} records, ${ids.size} before`);
           const logged = await t.db.selectFrom('operate_log').select('id').where('path', '=', op.path).where('account_id', '=', owner.userId).where('success', '=', false).executeTakeFirst();
           if (!logged) failures.push(`${op.path}: no failure row in the operation log`);
         }
