@@ -11,13 +11,12 @@
  * and drops it at the end. Linux (reads /proc) with curl and unzip on the PATH.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pg from 'pg';
-import { issuePlatformToken, serviceNodeArgs } from './bench-app.js';
+import { issuePlatformToken, scratchDatabase, serviceNodeArgs } from './bench-app.js';
 import { freePort } from '../test/helpers/free-port.js';
 import { report } from './report.js';
 
@@ -98,13 +97,7 @@ function sheetRowsOf(file: string): Promise<number> {
   });
 }
 
-const name = `tc_bench_${randomBytes(4).toString('hex')}`;
-const admin = new pg.Client({ connectionString: serverUrl });
-await admin.connect();
-await admin.query(`create database ${name}`);
-const u = new URL(serverUrl);
-u.pathname = '/' + name;
-const url = u.toString();
+const { url, drop } = await scratchDatabase(serverUrl);
 const dir = mkdtempSync(path.join(os.tmpdir(), 'tc-bench-export-'));
 let service: ChildProcess | null = null;
 
@@ -195,7 +188,6 @@ try {
     service.kill('SIGTERM');
     await new Promise((r) => service!.once('exit', r));
   }
-  await admin.query(`drop database if exists ${name} with (force)`);
-  await admin.end();
+  await drop();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -60,18 +60,11 @@ export async function openBenchApp(databaseUrl: string) {
  */
 export async function demoDatabase(serverUrl: string, scale: number, reuse: string | null): Promise<{ url: string; drop: () => Promise<void> }> {
   if (reuse) return { url: reuse, drop: async () => {} };
-  const { default: pg } = await import('pg');
   const { migrateToLatest } = await import('../src/platform/db/migrate.js');
   const { seedReferenceData } = await import('../src/db/seed/reference.js');
   const { generateDemoData } = await import('../src/db/seed/demo/index.js');
   const { parseDay } = await import('../src/db/seed/demo/calendar.js');
-  const name = `tc_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const u = new URL(serverUrl);
-  u.pathname = '/' + name;
-  const url = u.toString();
+  const { name, url, drop } = await scratchDatabase(serverUrl);
   const database = openDatabase({ databaseUrl: url, dataDir: '/tmp', tz: process.env.TZ! });
   try {
     await migrateToLatest(database.db);
@@ -82,8 +75,21 @@ export async function demoDatabase(serverUrl: string, scale: number, reuse: stri
   } finally {
     await database.close();
   }
+  return { url, drop };
+}
+
+/** A new, empty tc_bench_<random> database on `serverUrl`'s server, and how to drop it. */
+export async function scratchDatabase(serverUrl: string): Promise<{ name: string; url: string; drop: () => Promise<void> }> {
+  const { default: pg } = await import('pg');
+  const name = `tc_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const u = new URL(serverUrl);
+  u.pathname = '/' + name;
   return {
-    url,
+    name,
+    url: u.toString(),
     drop: async () => {
       await admin.query(`drop database if exists ${name} with (force)`);
       await admin.end();
