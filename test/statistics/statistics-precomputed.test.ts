@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { foldCheckRollup, foldNextChecks, settledCheckId } from '../../src/modules/statistics/check-rollup.js';
+import { foldCheckRollup, settledCheckId } from '../../src/modules/statistics/check-rollup.js';
+import { foldNextChecks } from '../../src/modules/statistics/check-rollup.repository.js';
 import { inTransaction } from '../../src/platform/db/transaction.js';
 import { ageThresholds } from '../../src/modules/statistics/portrait.repository.js';
 import { formatDateTime } from '../../src/platform/time.js';

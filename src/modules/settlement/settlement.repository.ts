@@ -132,16 +132,20 @@ export async function insertSettlement(db: Executor, s: NewSettlement, details: 
     })
     .returning('id')
     .executeTakeFirstOrThrow();
+  return { id, detailIds: await insertDetails(db, id, details, by) };
+}
+
+/** Details of an order; answers the new detail id of each resource. */
+export async function insertDetails(db: Executor, settlementId: number, details: ResourceDetail[], by: number): Promise<Map<number, number>> {
   const detailIds = new Map<number, number>();
-  if (details.length) {
-    const rows = await db
-      .insertInto('settlement_detail')
-      .values(details.map((d) => ({ ...detailColumns(d, by), settlement_id: id })))
-      .returning(['id', 'resource_id'])
-      .execute();
-    for (const r of rows) detailIds.set(r.resource_id, r.id);
-  }
-  return { id, detailIds };
+  if (details.length === 0) return detailIds;
+  const rows = await db
+    .insertInto('settlement_detail')
+    .values(details.map((d) => ({ ...detailColumns(d, by), settlement_id: settlementId })))
+    .returning(['id', 'resource_id'])
+    .execute();
+  for (const r of rows) detailIds.set(r.resource_id, r.id);
+  return detailIds;
 }
 
 /** A recomputed detail's figures; the platform's adjustments (factor, increase, decrease) are kept. */

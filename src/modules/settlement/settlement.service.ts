@@ -119,14 +119,7 @@ export function createSettlementService(deps: { db: Db }) {
       detailIds.set(d.resource_id, d.id);
     }
     // Resources the merchant gained since (a new rule) join the order.
-    if (mine.size) {
-      const added = await trx
-        .insertInto('settlement_detail')
-        .values([...mine.values()].map((d) => ({ ...repo.detailColumns(d, by), settlement_id: row.id })))
-        .returning(['id', 'resource_id'])
-        .execute();
-      for (const a of added) detailIds.set(a.resource_id, a.id);
-    }
+    for (const [resourceId, id] of await repo.insertDetails(trx, row.id, [...mine.values()], by)) detailIds.set(resourceId, id);
     for (const [resourceId, detailId] of detailIds) {
       await checks.snapshotChecks(trx, row.id, detailId, { cardModelId: row.card_model_id, resourceId, start: row.start_time, end: row.end_time, maxCheckId });
     }

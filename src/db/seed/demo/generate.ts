@@ -23,7 +23,7 @@ import { REPOSITORY_TABLES, writeThroughRepositories } from './owned-records.js'
 import { withDemoSession, type DemoSession } from './writer.js';
 import { seedDemoHotels } from './hotel.js';
 import { seedDemoCoupons } from './coupons.js';
-import { foldNextChecks } from '../../../modules/statistics/check-rollup.js';
+import { foldNextChecks } from '../../../modules/statistics/check-rollup.repository.js';
 
 /**
  * The demo data set: organisation and catalog (organisation.ts, scenic.ts, card-models.ts), cards and

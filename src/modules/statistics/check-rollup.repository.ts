@@ -1,0 +1,66 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../platform/db/executor.js';
+
+/** The roll-up's SQL (check-rollup.ts says how the mark keeps the statistics exact). */
+
+/**
+ * In the caller's transaction: waits (at most `lockTimeout`) for the check-ins in flight by holding
+ * card_check in SHARE mode, then reads max(id), below which no check can still be uncommitted.
+ */
+export async function maxCheckIdOnceSettled(trx: Executor, lockTimeout: string): Promise<number> {
+  await sql.raw(`set local lock_timeout = '${lockTimeout}'`).execute(trx);
+  await sql`lock table card_check in share mode`.execute(trx);
+  const { rows } = await sql<{ id: string | number | null }>`select max(id) as id from card_check`.execute(trx);
+  return Number(rows[0]?.id ?? 0);
+}
+
+/**
+ * Folds the next checks beyond the mark, up to `upTo` (at most `chunk` of them), into the roll-up
+ * and moves the mark, in the caller's transaction. `upTo` must be settled (settledCheckId). Returns
+ * how many roll-up rows were written and whether the mark reached `upTo`. A null chunk folds all at once
+ * (the demo generator, in its own transaction).
+ */
+export async function foldNextChecks(trx: Executor, upTo: number, chunk: number | null): Promise<{ folded: number; done: boolean }> {
+  const { rows: [mark] } = await sql<{ folded_to: string | number }>`select folded_to from stat_check_fold where id = 1 for update`.execute(trx);
+  const from = Number(mark.folded_to);
+  if (from >= upTo) return { folded: 0, done: true };
+  let to = upTo;
+  if (chunk != null) {
+    const { rows: [end] } = await sql<{ id: string | number | null }>`
+      select id from card_check where id > ${from} and id <= ${upTo} order by id offset ${chunk - 1} limit 1`.execute(trx);
+    if (end?.id != null) to = Number(end.id);
+  }
+  const folded = await sql`
+    insert into stat_check_rollup as r (card_model_id, card_id, resource_id, entries, checks)
+    select card_model_id, card_id, resource_id, sum(consume_num), count(*)
+    from card_check
+    where id > ${from} and id <= ${to} and not is_deleted
+    group by card_model_id, card_id, resource_id
+    on conflict (card_model_id, card_id, resource_id)
+    do update set entries = r.entries + excluded.entries, checks = r.checks + excluded.checks`.execute(trx);
+  await sql`update stat_check_fold set folded_to = ${to}, folded_at = now() where id = 1`.execute(trx);
+  return { folded: Number(folded.numAffectedRows ?? 0), done: to >= upTo };
+}
+
+export interface RevokedCheckKey {
+  id: number;
+  cardId: number;
+  cardModelId: number;
+  resourceId: number;
+  consumeNum: number;
+}
+
+/**
+ * In the transaction that revokes a check: when the check is at or below the mark (already folded),
+ * takes it out of the roll-up. The mark is read FOR SHARE, so a fold in progress is waited for and its
+ * new mark is the one compared.
+ */
+export async function unfoldRevokedCheck(trx: Executor, c: RevokedCheckKey): Promise<void> {
+  await sql`
+    with mark as (select folded_to from stat_check_fold where id = 1 for share)
+    update stat_check_rollup r
+    set entries = r.entries - ${c.consumeNum}, checks = r.checks - 1
+    from mark
+    where ${c.id} <= mark.folded_to
+      and r.card_model_id = ${c.cardModelId} and r.card_id = ${c.cardId} and r.resource_id = ${c.resourceId}`.execute(trx);
+}
