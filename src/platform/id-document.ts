@@ -1,9 +1,6 @@
-/**
- * Identity documents of the IdType enumeration (spec A 2.2): 1 ID card, 2 passport, 3 Hong Kong/Macao
- * permit, 4 Taiwan compatriot permit, 5 driving licence, 6 residence permit, 7 military officer
- * certificate, 8 student card, 9 birth certificate.
- */
-export const ID_TYPES = [1, 2, 3, 4, 5, 6, 7, 8, 9] as const;
+// Identity documents of the IdType enumeration (spec A 2.2): 1 ID card, 2 passport, 3 Hong Kong/Macao
+// permit, 4 Taiwan compatriot permit, 5 driving licence, 6 residence permit, 7 military officer
+// certificate, 8 student card, 9 birth certificate.
 
 const WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
 const CHECK = '10X98765432';

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 
 /** Card numbers: 16 digits, a prefix of 1–6 digits, random digits, and a Luhn check digit last. */
 export const CARD_NUMBER_LENGTH = 16;
-export const PREFIX_MAX = 6;
 
 /** The Luhn check digit of a string of digits (the digit that makes `digits + check` pass). */
 export function luhnCheckDigit(digits: string): string {

@@ -1,9 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Id, IdList, Keywords, Nullable, Opt, orEmpty, PageFields, PhoneText } from '../../platform/http/schemas.js';
 
-/** A merchant: a company on the platform (DOMAIN.md §1). */
-export const MERCHANT_TYPES = { PLATFORM: 1, SCENIC_OPERATOR: 2, SALES_PARTNER: 3 } as const;
-
 const MerchantType = Type.Integer({ minimum: 1, maximum: 3, description: '1 platform, 2 scenic-spot operator, 3 sales partner' });
 const Status = Type.Integer({ minimum: 0, maximum: 1, description: '1 enabled, 0 disabled' });
 

@@ -9,8 +9,6 @@ import { formatDateTime } from '../../platform/time.js';
 import type { Checker, CheckerFilter, Relation } from './verifier.schemas.js';
 
 export const MOBILE_ACTIVE_INDEX = 'checker_mobile_active_uq';
-export const RELATION_INDEX = 'checker_relation_uq';
-
 function checkerQuery(db: Executor) {
   return db
     .selectFrom('checker as c')

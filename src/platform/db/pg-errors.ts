@@ -11,9 +11,3 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   return constraint === undefined || e.constraint === constraint;
 }
 
-/** A foreign-key violation, optionally of one named constraint. */
-export function isForeignKeyViolation(err: unknown, constraint?: string): boolean {
-  const e = err as PgError | null;
-  if (!e || e.code !== '23503') return false;
-  return constraint === undefined || e.constraint === constraint;
-}
