@@ -92,6 +92,22 @@ describe('demo data generator', () => {
     }
   });
 
+  it('fills the portrait\'s holder table (every living binding once), on the fast load as through its triggers', async () => {
+    if (first.status === 'created') expect(first.stats.loadMode).toBe('fast');
+    const holders = `select binding_id, card_model_id, merchant_id, shop_id, sex, birth, district from stat_holder`;
+    const reference = `select b.id, c.card_model_id, c.merchant_id, c.shop_id,
+        case when m.sex in (1, 2) then m.sex else coalesce(b.id_sex, 0) end,
+        coalesce(to_char(m.birthday, 'YYYYMMDD')::int, b.id_birth), coalesce(m.area_id, b.id_district)
+      from card_binding b join card c on c.id = b.card_id left join member m on m.id = b.member_id and not m.is_deleted
+      where not b.is_deleted and not c.is_deleted`;
+    for (const db of [a.db, b.db]) {
+      const n = await count(db, `select count(*) as n from (${reference}) r`);
+      expect(n).toBeGreaterThan(0);
+      expect(await count(db, 'select count(*) as n from stat_holder')).toBe(n);
+      expect(await count(db, `select count(*) as n from ((${holders}) except (${reference})) d`)).toBe(0);
+    }
+  });
+
   it('is deterministic: the same seed and date give the same rows, whatever the load path', async () => {
     expect(await digest(b.db)).toEqual(await digest(a.db));
   });

@@ -5,7 +5,7 @@ import { foldNextChecks } from '../../src/modules/statistics/check-rollup.reposi
 import { inTransaction } from '../../src/platform/db/transaction.js';
 import { ageThresholds } from '../../src/modules/statistics/portrait.repository.js';
 import { formatDateTime } from '../../src/platform/time.js';
-import { createCard, createCardBinding, createCardModel, createCardModelRule, createMember } from '../helpers/factories.js';
+import { createCard, createCardBinding, createCardModel, createCardModelRule, createMember, createShop } from '../helpers/factories.js';
 import { staffSession, type StaffSession } from '../helpers/staff.js';
 import { createTestApp, openTestDatabase, type TestApp, type TestDb } from '../helpers/test-app.js';
 import { checkIn, createSpot, heldCard, HOUR, type HeldCard, type Spot } from '../checker/checkin-fixtures.js';
@@ -15,7 +15,8 @@ import { buildStatWorld, residentId, type StatWorld } from './stat-fixtures.js';
  * What the statistics precompute. The check roll-up (check-rollup.ts): profitAccounting answers the
  * same before and after the job folds, after new checks arrive beyond the mark, and after a revocation
  * on either side of it, always equal to a reference computed straight from card_check; two instances
- * folding at once fold each check once. The holder attributes stored with a binding (statCardArea).
+ * folding at once fold each check once. The holder attributes stored with a binding and the holder
+ * table kept by triggers (statCardArea).
  */
 const PROFIT = '/manage-api/profitAccounting/cardModel';
 const DELETE = '/app-api/checker/deleteCheckerConsumeRecord';
@@ -250,13 +251,85 @@ describe('profitAccounting over the check roll-up', () => {
   });
 });
 
-describe('statCardArea from the attributes stored with the binding', () => {
-  it('thresholds: the first real date at or past each YYYYMMDD bound', () => {
-    expect(ageThresholds(20240229)).toEqual({
-      ymd: [19630230, 19730230, 19830230, 19930230, 20060230, 20240230],
-      dates: ['1963-03-01', '1973-03-01', '1983-03-01', '1993-03-01', '2006-03-01', '2024-03-01'],
-    });
-    expect(ageThresholds(20261231).dates).toEqual(['1966-01-01', '1976-01-01', '1986-01-01', '1996-01-01', '2009-01-01', '2027-01-01']);
+describe('statCardArea from the holder table', () => {
+  it('thresholds: k or older exactly when the YYYYMMDD birth is at most today − k years', () => {
+    expect(ageThresholds(20240229)).toEqual([19630230, 19730230, 19830230, 19930230, 20060230, 20240230]);
+    expect(ageThresholds(20261231)).toEqual([19651232, 19751232, 19851232, 19951232, 20081232, 20261232]);
+  });
+
+  /**
+   * stat_holder equals the holders computed straight from the bindings, cards and members (the query
+   * the portrait ran before the table existed), whatever was written and however.
+   */
+  async function expectHoldersExact(): Promise<number> {
+    const stored = await sql<Record<string, unknown>>`
+      select binding_id, card_model_id, merchant_id, shop_id, sex, birth, district from stat_holder order by binding_id`.execute(one.db);
+    const reference = await sql<Record<string, unknown>>`
+      select b.id as binding_id, c.card_model_id, c.merchant_id, c.shop_id,
+        case when m.sex in (1, 2) then m.sex else coalesce(b.id_sex, 0) end as sex,
+        coalesce(to_char(m.birthday, 'YYYYMMDD')::int, b.id_birth) as birth,
+        coalesce(m.area_id, b.id_district) as district
+      from card_binding b join card c on c.id = b.card_id
+      left join member m on m.id = b.member_id and not m.is_deleted
+      where not b.is_deleted and not c.is_deleted
+      order by b.id`.execute(one.db);
+    const norm = (rows: Array<Record<string, unknown>>) => rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v == null ? null : Number(v)])));
+    expect(norm(stored.rows)).toEqual(norm(reference.rows));
+    return stored.rows.length;
+  }
+
+  it('is kept exact by every write of a binding, a card or a member, and a failed write leaves it as it was', async () => {
+    const model = await createCardModel(one.db);
+    const shop = await createShop(one.db);
+    const member = await createMember(one.db, { sex: 2, birthday: '1990-05-06', area_id: 330106 });
+    const cardA = await createCard(one.db, { card_model_id: model });
+    const cardB = await createCard(one.db, { card_model_id: model });
+    const a = await createCardBinding(one.db, { card_id: cardA, member_id: member, id_type: 1, id_no: residentId('310104', '19800101', true) });
+    const b = await createCardBinding(one.db, { card_id: cardB, id_type: 1, id_no: residentId('310104', '20000229', false) });
+    const n = await expectHoldersExact();
+    const row = (id: number) => one.db.selectFrom('stat_holder').selectAll().where('binding_id', '=', id).executeTakeFirst();
+    expect(await row(a)).toMatchObject({ sex: 2, birth: 19900506, district: 330106 });
+    expect(await row(b)).toMatchObject({ sex: 2, birth: 20000229, district: 310104 });
+
+    // The member edits what it says; says nothing; is deleted (the ID number speaks again).
+    await one.db.updateTable('member').set({ sex: 1, birthday: '1991-07-08', area_id: 310104 }).where('id', '=', member).execute();
+    expect(await row(a)).toMatchObject({ sex: 1, birth: 19910708, district: 310104 });
+    await one.db.updateTable('member').set({ sex: null, birthday: null, area_id: null }).where('id', '=', member).execute();
+    expect(await row(a)).toMatchObject({ sex: 1, birth: 19800101, district: 310104 });
+    await one.db.updateTable('member').set({ sex: 2, is_deleted: true }).where('id', '=', member).execute();
+    expect(await row(a)).toMatchObject({ sex: 1, birth: 19800101 });
+    await expectHoldersExact();
+
+    // The binding changes holder and document; is deleted; a new one is made.
+    const other = await createMember(one.db, { sex: 2, birthday: '1970-01-02', area_id: null });
+    await one.db.updateTable('card_binding').set({ member_id: other, id_type: 3, id_no: 'E7654321' }).where('id', '=', b).execute();
+    expect(await row(b)).toMatchObject({ sex: 2, birth: 19700102, district: null });
+    await one.db.updateTable('card_binding').set({ is_deleted: true }).where('id', '=', b).execute();
+    expect(await row(b)).toBeUndefined();
+    const b2 = await createCardBinding(one.db, { card_id: cardB, id_type: 1, id_no: residentId('330106', '19651127', false) });
+    expect(await row(b2)).toMatchObject({ sex: 2, birth: 19651127, district: 330106 });
+
+    // The card is sold by a shop, changes model, is deleted and restored.
+    const model2 = await createCardModel(one.db);
+    await one.db.updateTable('card').set({ shop_id: shop, card_model_id: model2 }).where('id', '=', cardB).execute();
+    expect(await row(b2)).toMatchObject({ shop_id: shop, card_model_id: model2 });
+    await one.db.updateTable('card').set({ is_deleted: true }).where('id', '=', cardB).execute();
+    expect(await row(b2)).toBeUndefined();
+    await one.db.updateTable('card').set({ is_deleted: false }).where('id', '=', cardB).execute();
+    expect(await row(b2)).toMatchObject({ shop_id: shop });
+    expect(await expectHoldersExact()).toBe(n);
+
+    // A write that fails leaves the holder row as it was (the trigger's work is in the same transaction).
+    await expect(inTransaction(one.db, async (trx) => {
+      await trx.updateTable('card_binding').set({ is_deleted: true }).where('id', '=', b2).execute();
+      throw new Error('refused');
+    })).rejects.toThrow('refused');
+    expect(await row(b2)).toMatchObject({ shop_id: shop });
+
+    // A row removed for good goes too.
+    await one.db.deleteFrom('card_binding').where('id', '=', b2).execute();
+    expect(await row(b2)).toBeUndefined();
+    await expectHoldersExact();
   });
 
   it('a holder born on this day 18 years ago is 18–30, a day later under 18, from the member record or the ID number', async () => {

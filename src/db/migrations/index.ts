@@ -14,6 +14,7 @@ import * as m0017 from './20261124_0017_retire_login_columns.js';
 import * as m0018 from './20261125_0018_statistics.js';
 import * as m0019 from './20261125_0019_settlement.js';
 import * as m0020 from './20261125_0020_stat_rollup.js';
+import * as m0021 from './20261125_0021_stat_holder.js';
 
 /**
  * Migrations listed statically rather than read from the folder, so they load the same way under
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '20261125_0018_statistics': m0018,
   '20261125_0019_settlement': m0019,
   '20261125_0020_stat_rollup': m0020,
+  '20261125_0021_stat_holder': m0021,
 };
 
 export const migrationProvider: MigrationProvider = {

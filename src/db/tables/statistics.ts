@@ -15,3 +15,17 @@ export interface StatCheckFoldTable {
   folded_to: number;
   folded_at: Generated<Date>;
 }
+
+/** One row per living binding of a living card, kept by triggers (migration 0021): the portrait's holders. */
+export interface StatHolderTable {
+  binding_id: number;
+  card_model_id: number;
+  merchant_id: number | null;
+  shop_id: number | null;
+  /** 1 man, 2 woman, 0 unknown */
+  sex: number;
+  /** YYYYMMDD */
+  birth: number | null;
+  /** region id of the district (or of a coarser region a member named) */
+  district: number | null;
+}

@@ -9,8 +9,10 @@ import { cardVisible } from './statistics-scope.js';
  * gender, age band and city. Each attribute comes from the member record when the holder has one that
  * says it, else from the binding's 18-digit resident ID number (GB 11643: digits 1–6 the district,
  * 7–14 the birth date, 17 odd for men); the district becomes a city through the region dictionary.
- * One statement: the bindings are grouped in parallel by (sex, age band, district), a few hundred
- * groups, and only those groups meet the region dictionary.
+ * Those attributes are resolved when a binding, card or member is written: stat_holder holds one narrow
+ * row per living binding of a living card (migration 0021, kept by triggers). One statement: the
+ * holders are grouped by (sex, age band, district), a few hundred groups, and only those groups meet
+ * the region dictionary.
  */
 
 export interface PortraitCounts {
@@ -21,53 +23,27 @@ export interface PortraitCounts {
   city: Array<{ cityId: number; name: string | null; count: number }>;
 }
 
-
-/** The first real date whose YYYYMMDD is at least `ymd` (a day past the month's end is the next month's first). */
-function firstDateAtLeast(ymd: number): string {
-  let y = Math.floor(ymd / 10000);
-  let m = Math.floor(ymd / 100) % 100;
-  let d = ymd % 100;
-  if (d > new Date(Date.UTC(y, m, 0)).getUTCDate()) {
-    d = 1;
-    m += 1;
-    if (m > 12) { m = 1; y += 1; }
-  }
-  return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
-}
-
 /**
- * Age bands by comparing birth dates with thresholds computed once: a holder is k or older exactly when
- * its YYYYMMDD birth ≤ today − k·10000. Thresholds ascending (61, 51, 41, 31, 18 years, then tomorrow):
- * width_bucket gives 0 over 60 … 5 under 18 and 6 for a birth after today, so 5 − bucket is the band
- * index (−1 unknown). Member birthdays are compared as dates with the first real date at or past each
- * YYYYMMDD threshold, so no date is taken apart per row.
+ * Age bands by comparing YYYYMMDD births with thresholds computed once: a holder is k or older exactly
+ * when its birth ≤ today − k·10000 (for a real date this is the calendar comparison; born on 29 February
+ * one comes of age on 1 March, as 0229 < 0301). Thresholds ascending (61, 51, 41, 31, 18 years, then
+ * tomorrow): width_bucket gives 0 over 60 … 5 under 18 and 6 for a birth after today, so 5 − bucket is
+ * the band index (−1 unknown). No date is taken apart per row.
  */
-export function ageThresholds(today: number): { ymd: number[]; dates: string[] } {
-  const ymd = [610000, 510000, 410000, 310000, 180000, 0].map((k) => today - k + 1);
-  return { ymd, dates: ymd.map(firstDateAtLeast) };
+export function ageThresholds(today: number): number[] {
+  return [610000, 510000, 410000, 310000, 180000, 0].map((k) => today - k + 1);
 }
 
 export async function portrait(db: Executor, scope: Scope, f: { cardModelId?: number | null; provinceId?: number | null; today: number }): Promise<PortraitCounts> {
-  const conds: Expression<SqlBool>[] = [sql<SqlBool>`not b.is_deleted`, sql<SqlBool>`not c.is_deleted`, cardVisible(scope)];
-  if (f.cardModelId != null) conds.push(sql<SqlBool>`c.card_model_id = ${f.cardModelId}`);
-  // The ID number's gender, birth (YYYYMMDD, its digits taken as they are) and district are stored on
-  // the binding when it is written (card_binding.id_sex, id_birth, id_district; migration 0020).
-  const t = ageThresholds(f.today);
-  const dates = sql`array[${sql.join(t.dates.map((d) => sql`${d}::date`))}]`;
-  const ymds = sql`array[${sql.join(t.ymd.map((n) => sql`${n}::int`))}]`;
-  const band = sql`case when m.birthday is not null then 5 - width_bucket(m.birthday, ${dates})
-    when b.id_birth is not null then 5 - width_bucket(b.id_birth, ${ymds}) else -1 end`;
+  const conds: Expression<SqlBool>[] = [cardVisible(scope, 'h')];
+  if (f.cardModelId != null) conds.push(sql<SqlBool>`h.card_model_id = ${f.cardModelId}`);
+  const ymds = sql`array[${sql.join(ageThresholds(f.today).map((n) => sql`${n}::int`))}]`;
+  const band = sql`case when h.birth is not null then 5 - width_bucket(h.birth, ${ymds}) else -1 end`;
   const { rows } = await sql<{ kind: string; key: string | null; name: string | null; n: string }>`
     with grouped as (
-      select
-        case when m.sex in (1, 2) then m.sex else coalesce(b.id_sex, 0) end as sex,
-        ${band} as band,
-        coalesce(m.area_id, b.id_district) as district,
-        count(*) as n
-      from card_binding b
-      join card c on c.id = b.card_id
-      join card_model cm on cm.id = c.card_model_id
-      left join member m on m.id = b.member_id and not m.is_deleted
+      select h.sex, ${band} as band, h.district, count(*) as n
+      from stat_holder h
+      join card_model cm on cm.id = h.card_model_id
       where ${sql.join(conds, sql` and `)}
       group by 1, 2, 3
     ),

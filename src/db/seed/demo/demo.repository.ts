@@ -113,12 +113,14 @@ export async function insertDemoStaff(db: Executor, staff: StaffSpec[], password
 /**
  * Whether this session may load without per-row foreign-key triggers: it must be a superuser (the
  * only role allowed to set session_replication_role) and no table written may carry a trigger of its
- * own (replica mode would skip it too).
+ * own (replica mode would skip it too) other than `replayed`, the triggers whose work the caller
+ * redoes set-wise after the load.
  */
-export async function canLoadWithoutTriggers(db: Executor, tables: readonly string[]): Promise<boolean> {
+export async function canLoadWithoutTriggers(db: Executor, tables: readonly string[], replayed: readonly string[] = []): Promise<boolean> {
   const r = await sql<{ superuser: boolean; user_triggers: number }>`
     select (select rolsuper from pg_roles where rolname = current_user) as superuser,
-      (select count(*) from pg_trigger where not tgisinternal and tgrelid = any(${sql.raw(regclasses(tables))}))::int as user_triggers`.execute(db);
+      (select count(*) from pg_trigger
+       where not tgisinternal and tgrelid = any(${sql.raw(regclasses(tables))}) and tgname <> all(${[...replayed]}::text[]))::int as user_triggers`.execute(db);
   return r.rows[0].superuser === true && Number(r.rows[0].user_triggers) === 0;
 }
 
