@@ -94,8 +94,9 @@ describe('demo data generator', () => {
 
   it('fills the portrait\'s holder table (every living binding once), on the fast load as through its triggers', async () => {
     if (first.status === 'created') expect(first.stats.loadMode).toBe('fast');
-    const holders = `select binding_id, card_model_id, merchant_id, shop_id, sex, birth, district from stat_holder`;
-    const reference = `select b.id, c.card_model_id, c.merchant_id, c.shop_id,
+    const holders = `select binding_id, card_model_id, merchant_id, shop_id, active_time, document, sex, birth, district from stat_holder`;
+    const reference = `select b.id, c.card_model_id, c.merchant_id, c.shop_id, c.active_time,
+        md5(coalesce(b.id_type::text, '') || ':' || coalesce('=' || upper(b.id_no), ''))::uuid,
         case when m.sex in (1, 2) then m.sex else coalesce(b.id_sex, 0) end,
         coalesce(to_char(m.birthday, 'YYYYMMDD')::int, b.id_birth), coalesce(m.area_id, b.id_district)
       from card_binding b join card c on c.id = b.card_id left join member m on m.id = b.member_id and not m.is_deleted

@@ -132,6 +132,22 @@ async function expectRollupExact() {
   expect(norm(rolled.rows)).toEqual(norm(raw.rows));
   const zero = await sql<{ n: string }>`select count(*) as n from stat_check_rollup where checks = 0 and entries <> 0`.execute(one.db);
   expect(Number(zero.rows[0].n)).toBe(0);
+  // Each card's sum over its resources, and every row carrying its card's attributes as they are now.
+  const perCard = await sql<{ n: string }>`
+    select count(*) as n from (
+      (select card_id, card_model_id, entries from stat_card_use
+       except select card_id, card_model_id, sum(entries) from stat_check_rollup group by 1, 2)
+      union all
+      (select card_id, card_model_id, sum(entries) from stat_check_rollup group by 1, 2
+       except select card_id, card_model_id, entries from stat_card_use)) d`.execute(one.db);
+  expect(Number(perCard.rows[0].n)).toBe(0);
+  for (const table of ['stat_check_rollup', 'stat_card_use']) {
+    const stale = await sql<{ n: string }>`
+      select count(*) as n from ${sql.table(table)} u join card c on c.id = u.card_id
+      where u.active_time is distinct from c.active_time or u.merchant_id is distinct from c.merchant_id
+        or u.shop_id is distinct from c.shop_id or u.counted <> (not c.is_deleted and c.card_model_id = u.card_model_id)`.execute(one.db);
+    expect(Number(stale.rows[0].n), table).toBe(0);
+  }
 }
 
 describe('profitAccounting over the check roll-up', () => {
@@ -251,6 +267,47 @@ describe('profitAccounting over the check roll-up', () => {
   });
 });
 
+describe('profitAccounting when a card changes after its checks were folded', () => {
+  it('a card deleted, restored, moved to another model, sold by another shop or activated at another time is counted as it is now', async () => {
+    await foldCheckRollup(one.db);
+    const card = cards[6];
+    const cardId = Number((await one.db.selectFrom('card').select('id').where('card_number', '=', card.cardNumber).executeTakeFirstOrThrow()).id);
+    const set = (v: Record<string, unknown>) => one.db.updateTable('card').set(v).where('id', '=', cardId).execute();
+    const before = await answersMatchingReference();
+
+    await set({ is_deleted: true });
+    await expectRollupExact();
+    const deleted = await answersMatchingReference();
+    expect(deleted[0].totalCheckNum).toBeLessThan(before[0].totalCheckNum);
+    await set({ is_deleted: false });
+    await expectRollupExact();
+    expect(await answersMatchingReference()).toEqual(before);
+
+    // Another model: its folded checks were of the old one, so they count for neither (as the join did).
+    await set({ card_model_id: w.m1 });
+    await expectRollupExact();
+    await answersMatchingReference();
+    await set({ card_model_id: spot.modelId, active_time: new Date('2026-03-15T10:00:00+08:00') });
+    await expectRollupExact();
+    await answersMatchingReference();
+    const shop = await createShop(one.db);
+    await set({ shop_id: shop });
+    await expectRollupExact();
+    const shopUser = await staffSession(one, { kind: 'shop', shopId: shop, permissions: ['statistics:read'] });
+    const seen = await one.post(PROFIT, {}, shopUser.token);
+    expect(seen.body.errcode, seen.body.errmsg).toBe(0);
+    expect(seen.body.data.totalActiveCardNum).toBe(1);
+    expect(seen.body.data.totalCheckNum).toBeGreaterThan(0);
+
+    // A change racing a fold of the card's new checks: whichever commits first, the rows end current.
+    await scan(spot, card);
+    await Promise.all([foldCheckRollup(two.db), set({ shop_id: null, active_time: new Date(Date.now() - 30 * 24 * HOUR) })]);
+    await foldCheckRollup(one.db);
+    await expectRollupExact();
+    await answersMatchingReference();
+  });
+});
+
 describe('statCardArea from the holder table', () => {
   it('thresholds: k or older exactly when the YYYYMMDD birth is at most today − k years', () => {
     expect(ageThresholds(20240229)).toEqual([19630230, 19730230, 19830230, 19930230, 20060230, 20240230]);
@@ -263,9 +320,10 @@ describe('statCardArea from the holder table', () => {
    */
   async function expectHoldersExact(): Promise<number> {
     const stored = await sql<Record<string, unknown>>`
-      select binding_id, card_model_id, merchant_id, shop_id, sex, birth, district from stat_holder order by binding_id`.execute(one.db);
+      select binding_id, card_model_id, merchant_id, shop_id, active_time, document, sex, birth, district from stat_holder order by binding_id`.execute(one.db);
     const reference = await sql<Record<string, unknown>>`
-      select b.id as binding_id, c.card_model_id, c.merchant_id, c.shop_id,
+      select b.id as binding_id, c.card_model_id, c.merchant_id, c.shop_id, c.active_time,
+        md5(coalesce(b.id_type::text, '') || ':' || coalesce('=' || upper(b.id_no), ''))::uuid as document,
         case when m.sex in (1, 2) then m.sex else coalesce(b.id_sex, 0) end as sex,
         coalesce(to_char(m.birthday, 'YYYYMMDD')::int, b.id_birth) as birth,
         coalesce(m.area_id, b.id_district) as district
@@ -273,7 +331,8 @@ describe('statCardArea from the holder table', () => {
       left join member m on m.id = b.member_id and not m.is_deleted
       where not b.is_deleted and not c.is_deleted
       order by b.id`.execute(one.db);
-    const norm = (rows: Array<Record<string, unknown>>) => rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v == null ? null : Number(v)])));
+    const value = (v: unknown) => (v == null ? null : v instanceof Date ? v.getTime() : typeof v === 'string' && v.includes('-') ? v : Number(v));
+    const norm = (rows: Array<Record<string, unknown>>) => rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, value(v)])));
     expect(norm(stored.rows)).toEqual(norm(reference.rows));
     return stored.rows.length;
   }

@@ -3,14 +3,16 @@ import { runDdl } from './ddl.js';
 
 /**
  * The holders of the member portrait (statCardArea; docs/decisions.md, Statistics: holder table).
- * stat_holder has one narrow row per living binding of a living card: the card's model and seller
- * (the portrait's scope and filter) and the holder's resolved gender, birth date (YYYYMMDD) and
- * district, each from the member record when the holder has one that says it, else from the binding's
- * resident ID number (card_binding.id_sex, id_birth, id_district). The portrait then scans this table
- * alone instead of joining every binding with its card and member.
+ * stat_holder has one narrow row per living binding of a living card: the card's model, seller and
+ * activation (the statistics' scope and cohort), the holder's document (an md5 of the ID type and
+ * upper-cased number, for profitAccounting's count of distinct documents: hashing 16 bytes instead of
+ * the text) and the holder's resolved gender, birth date (YYYYMMDD) and district, each from the member
+ * record when the holder has one that says it, else from the binding's resident ID number
+ * (card_binding.id_sex, id_birth, id_district). The portrait and profit's binding figures then scan
+ * this table alone instead of joining the bindings with their cards and members.
  *
  * Kept by triggers, so no write path can forget it: a binding written, changed or deleted; a card's
- * model, seller or deletion changed; a member's gender, birthday, area or deletion changed. Each
+ * model, seller, activation or deletion changed; a member's gender, birthday, area or deletion changed. Each
  * recomputes the rows of the bindings concerned with one function, stat_holder_refresh. The demo
  * generator's fast load runs without triggers and then rebuilds the whole table with
  * stat_holder_refresh_all (the statistics module's holder.repository.ts), as this migration does.
@@ -18,7 +20,8 @@ import { runDdl } from './ddl.js';
 
 /** The holder rows of the bindings matching `where` (over card_binding b, card c, member m). */
 function holderRowsSelect(where: string): string {
-  return `select b.id, c.card_model_id, c.merchant_id, c.shop_id,
+  return `select b.id, c.card_model_id, c.merchant_id, c.shop_id, c.active_time,
+      md5(coalesce(b.id_type::text, '') || ':' || coalesce('=' || upper(b.id_no), ''))::uuid,
       case when m.sex in (1, 2) then m.sex else coalesce(b.id_sex, 0) end,
       case when m.birthday is not null
         then (extract(year from m.birthday) * 10000 + extract(month from m.birthday) * 100 + extract(day from m.birthday))::int
@@ -30,7 +33,7 @@ function holderRowsSelect(where: string): string {
     where not b.is_deleted and not c.is_deleted and (${where})`;
 }
 
-const STAT_HOLDER_COLUMNS = 'binding_id, card_model_id, merchant_id, shop_id, sex, birth, district';
+const STAT_HOLDER_COLUMNS = 'binding_id, card_model_id, merchant_id, shop_id, active_time, document, sex, birth, district';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await runDdl(db, [
@@ -39,6 +42,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       card_model_id bigint not null,
       merchant_id bigint,
       shop_id bigint,
+      active_time timestamptz,
+      document uuid not null,
       sex smallint not null,
       birth integer,
       district bigint
@@ -72,9 +77,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       perform stat_holder_refresh(array(select id from card_binding where card_id = new.id and not is_deleted));
       return null;
     end $$`,
-    `create trigger stat_holder_card_trg after update of is_deleted, card_model_id, merchant_id, shop_id on card for each row
+    `create trigger stat_holder_card_trg after update of is_deleted, card_model_id, merchant_id, shop_id, active_time on card for each row
       when (old.is_deleted is distinct from new.is_deleted or old.card_model_id is distinct from new.card_model_id
-        or old.merchant_id is distinct from new.merchant_id or old.shop_id is distinct from new.shop_id)
+        or old.merchant_id is distinct from new.merchant_id or old.shop_id is distinct from new.shop_id
+        or old.active_time is distinct from new.active_time)
       execute function stat_holder_card()`,
     `create function stat_holder_member() returns trigger language plpgsql as $$
     begin

@@ -15,6 +15,7 @@ import * as m0018 from './20261125_0018_statistics.js';
 import * as m0019 from './20261125_0019_settlement.js';
 import * as m0020 from './20261125_0020_stat_rollup.js';
 import * as m0021 from './20261125_0021_stat_holder.js';
+import * as m0022 from './20261125_0022_stat_card_rollup.js';
 
 /**
  * Migrations listed statically rather than read from the folder, so they load the same way under
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '20261125_0019_settlement': m0019,
   '20261125_0020_stat_rollup': m0020,
   '20261125_0021_stat_holder': m0021,
+  '20261125_0022_stat_card_rollup': m0022,
 };
 
 export const migrationProvider: MigrationProvider = {

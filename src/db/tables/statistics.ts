@@ -7,6 +7,23 @@ export interface StatCheckRollupTable {
   resource_id: number;
   entries: ColumnType<number, number, number>;
   checks: number;
+  /** the card's, kept by the fold and a trigger on card (migration 0022) */
+  active_time: Date | null;
+  merchant_id: number | null;
+  shop_id: number | null;
+  /** the card lives and is still of this row's model */
+  counted: Generated<boolean>;
+}
+
+/** stat_check_rollup summed over resources: one row per card and model (migration 0022). */
+export interface StatCardUseTable {
+  card_id: number;
+  card_model_id: number;
+  entries: ColumnType<number, number, number>;
+  active_time: Date | null;
+  merchant_id: number | null;
+  shop_id: number | null;
+  counted: Generated<boolean>;
 }
 
 /** The one row (id 1) saying how far card_check has been folded into stat_check_rollup (by check id). */
@@ -22,6 +39,9 @@ export interface StatHolderTable {
   card_model_id: number;
   merchant_id: number | null;
   shop_id: number | null;
+  active_time: Date | null;
+  /** md5 of the ID type and upper-cased number, as a uuid: equal for one document */
+  document: string;
   /** 1 man, 2 woman, 0 unknown */
   sex: number;
   /** YYYYMMDD */

@@ -30,14 +30,29 @@ export async function foldNextChecks(trx: Executor, upTo: number, chunk: number 
       select id from card_check where id > ${from} and id <= ${upTo} order by id offset ${chunk - 1} limit 1`.execute(trx);
     if (end?.id != null) to = Number(end.id);
   }
+  // The checks' sums per card × resource and per card, with the card's attributes as they are now
+  // (a change after this is the card trigger's, which waits for this transaction's mark lock).
   const folded = await sql`
-    insert into stat_check_rollup as r (card_model_id, card_id, resource_id, entries, checks)
-    select card_model_id, card_id, resource_id, sum(consume_num), count(*)
-    from card_check
-    where id > ${from} and id <= ${to} and not is_deleted
-    group by card_model_id, card_id, resource_id
+    with folding as materialized (
+      select k.card_model_id, k.card_id, k.resource_id, sum(k.consume_num) as entries, count(*) as checks,
+        c.active_time, c.merchant_id, c.shop_id, (not c.is_deleted and c.card_model_id = k.card_model_id) as counted
+      from card_check k join card c on c.id = k.card_id
+      where k.id > ${from} and k.id <= ${to} and not k.is_deleted
+      group by k.card_model_id, k.card_id, k.resource_id, c.id
+    ),
+    per_card as (
+      insert into stat_card_use as u (card_id, card_model_id, entries, active_time, merchant_id, shop_id, counted)
+      select card_id, card_model_id, sum(entries), min(active_time), min(merchant_id), min(shop_id), bool_and(counted)
+      from folding group by card_id, card_model_id
+      on conflict (card_id, card_model_id)
+      do update set entries = u.entries + excluded.entries, active_time = excluded.active_time, merchant_id = excluded.merchant_id,
+        shop_id = excluded.shop_id, counted = excluded.counted
+    )
+    insert into stat_check_rollup as r (card_model_id, card_id, resource_id, entries, checks, active_time, merchant_id, shop_id, counted)
+    select card_model_id, card_id, resource_id, entries, checks, active_time, merchant_id, shop_id, counted from folding
     on conflict (card_model_id, card_id, resource_id)
-    do update set entries = r.entries + excluded.entries, checks = r.checks + excluded.checks`.execute(trx);
+    do update set entries = r.entries + excluded.entries, checks = r.checks + excluded.checks, active_time = excluded.active_time,
+      merchant_id = excluded.merchant_id, shop_id = excluded.shop_id, counted = excluded.counted`.execute(trx);
   await sql`update stat_check_fold set folded_to = ${to}, folded_at = now() where id = 1`.execute(trx);
   return { folded: Number(folded.numAffectedRows ?? 0), done: to >= upTo };
 }
@@ -52,12 +67,17 @@ export interface RevokedCheckKey {
 
 /**
  * In the transaction that revokes a check: when the check is at or below the mark (already folded),
- * takes it out of the roll-up. The mark is read FOR SHARE, so a fold in progress is waited for and its
+ * takes it out of the roll-up and of its card's sum. The mark is read FOR SHARE, so a fold in progress is waited for and its
  * new mark is the one compared.
  */
 export async function unfoldRevokedCheck(trx: Executor, c: RevokedCheckKey): Promise<void> {
   await sql`
-    with mark as (select folded_to from stat_check_fold where id = 1 for share)
+    with mark as (select folded_to from stat_check_fold where id = 1 for share),
+    per_card as (
+      update stat_card_use u set entries = u.entries - ${c.consumeNum}
+      from mark
+      where ${c.id} <= mark.folded_to and u.card_id = ${c.cardId} and u.card_model_id = ${c.cardModelId}
+    )
     update stat_check_rollup r
     set entries = r.entries - ${c.consumeNum}, checks = r.checks - 1
     from mark

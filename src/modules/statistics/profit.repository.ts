@@ -8,8 +8,10 @@ import { cardModelVisible, cardVisible, resourceVisible } from './statistics-sco
 /**
  * profitAccounting/cardModel. The cohort is the scope's activated cards of the card model (or of
  * every card model) activated within the range; its figures come from three aggregates, run side by
- * side on PostgreSQL: the cards (activations per channel, donations), their checks (entries per
- * resource and per card, bucketed by number of uses) and their bindings.
+ * side on PostgreSQL: the cards (activations per channel, donations), their uses (entries per resource
+ * and per card, bucketed by number of uses) and their bindings. Only the first reads the cards: the
+ * uses come from the check roll-up's tables and the bindings from the holder table, which carry the
+ * card's model, seller and activation (migrations 0021, 0022), so the cohort is a filter there.
  */
 
 const num = (v: string | number | null | undefined) => (v == null ? 0 : Number(v));
@@ -19,10 +21,16 @@ export interface CohortFilter {
   activeTime?: DateRange | null;
 }
 
-function cohort(scope: Scope, f: CohortFilter): Expression<SqlBool> {
-  const conds: Expression<SqlBool>[] = [sql<SqlBool>`not c.is_deleted`, sql<SqlBool>`c.active_time is not null`, cardVisible(scope)];
-  if (f.cardModelId != null) conds.push(sql<SqlBool>`c.card_model_id = ${f.cardModelId}`);
-  if (f.activeTime) conds.push(sql<SqlBool>`c.active_time between ${f.activeTime.start} and ${f.activeTime.end}`);
+/**
+ * The cohort's conditions on a row carrying a card's model, seller and activation under `alias`
+ * (card, stat_check_rollup, stat_card_use, stat_holder), its model being `cm`. Whether the card lives
+ * is the caller's condition (the statistics tables hold or mark only living cards).
+ */
+function cohort(alias: string, scope: Scope, f: CohortFilter): Expression<SqlBool> {
+  const col = (name: string) => sql.ref(`${alias}.${name}`);
+  const conds: Expression<SqlBool>[] = [sql<SqlBool>`${col('active_time')} is not null`, cardVisible(scope, alias)];
+  if (f.cardModelId != null) conds.push(sql<SqlBool>`${col('card_model_id')} = ${f.cardModelId}`);
+  if (f.activeTime) conds.push(sql<SqlBool>`${col('active_time')} between ${f.activeTime.start} and ${f.activeTime.end}`);
   return sql<SqlBool>`(${sql.join(conds, sql` and `)})`;
 }
 
@@ -49,8 +57,8 @@ export async function cardFigures(db: Executor, scope: Scope, f: CohortFilter): 
   if (f.cardModelId != null) issued.push(sql<SqlBool>`c.card_model_id = ${f.cardModelId}`);
   const { rows } = await sql<{ channel: number | null; issued: string; active: string; donated: string }>`
     select c.channel, count(*) as issued,
-      count(*) filter (where ${cohort(scope, f)}) as active,
-      count(*) filter (where ${cohort(scope, f)} and c.is_donation) as donated
+      count(*) filter (where ${cohort('c', scope, f)}) as active,
+      count(*) filter (where ${cohort('c', scope, f)} and c.is_donation) as donated
     from card c join card_model cm on cm.id = c.card_model_id
     where ${sql.join(issued, sql` and `)}
     group by c.channel
@@ -73,42 +81,43 @@ export interface UseFigures {
 }
 
 /**
- * The cohort's living checks in one pass, from the check roll-up (check-rollup.ts) and the live checks
- * beyond its mark, read in one statement (one snapshot), so the figures are exact whatever has been
- * folded. The cohort is materialised once; the roll-up is read by its key (model, card, resource),
- * for the cohort's models within its card id span (cards are numbered about in activation order, so
- * a year's cohort is a narrow span), and joined with it; the live tail is the few checks beyond
- * the mark (card_check's primary key). Grouping sets then give the entries per card and per resource,
- * and the cards are bucketed by their entries. Roll-up rows whose checks were all revoked are skipped,
- * so such a card is no used card.
+ * The cohort's living checks, exact whatever has been folded (check-rollup.ts): the roll-up's entries
+ * per resource and its per-card sums (stat_card_use), both filtered by their card attributes, plus
+ * the live tail beyond the mark (card_check's primary key, joined with its cards), read in one
+ * statement (one snapshot). A card's uses are its folded sum and its tail added (a full join, the tail
+ * being a few seconds of checks); cards are bucketed by them. Rows whose checks were all revoked are
+ * skipped, so such a card is no used card.
  */
 export async function useFigures(db: Executor, scope: Scope, f: CohortFilter): Promise<UseFigures> {
   const { rows } = await sql<{ by_resource: number; k: string; cards: string; n: string }>`
-    with cohort as materialized (
-      select c.id, c.card_model_id
-      from card c join card_model cm on cm.id = c.card_model_id
-      where ${cohort(scope, f)}
-    ),
-    uses as (
-      select u.card_id, u.resource_id, u.entries as n
-      from cohort c
-      join stat_check_rollup u on u.card_id = c.id and u.card_model_id = c.card_model_id
-      where u.card_model_id = any(array(select distinct card_model_id from cohort))
-        and u.card_id between (select min(id) from cohort) and (select max(id) from cohort) and u.entries > 0
-      union all
-      select cc.card_id, cc.resource_id, cc.consume_num
+    with tail as materialized (
+      select cc.card_id, cc.card_model_id, cc.resource_id, cc.consume_num as n
       from card_check cc
-      join cohort c on c.id = cc.card_id and c.card_model_id = cc.card_model_id
+      join card c on c.id = cc.card_id and c.card_model_id = cc.card_model_id
+      join card_model cm on cm.id = c.card_model_id
       where cc.id > coalesce((select folded_to from stat_check_fold where id = 1), 0) and not cc.is_deleted
+        and not c.is_deleted and ${cohort('c', scope, f)}
     ),
-    g as (
-      select card_id, resource_id, sum(n) as n, grouping(card_id) as by_resource
-      from uses
-      group by grouping sets ((card_id), (resource_id))
+    per_resource as (
+      select u.resource_id, u.entries as n
+      from stat_check_rollup u join card_model cm on cm.id = u.card_model_id
+      where u.counted and u.entries > 0 and ${cohort('u', scope, f)}
+      union all
+      select resource_id, n from tail
+    ),
+    folded_cards as (
+      select u.card_id, u.card_model_id, u.entries as n
+      from stat_card_use u join card_model cm on cm.id = u.card_model_id
+      where u.counted and u.entries > 0 and ${cohort('u', scope, f)}
+    ),
+    tail_cards as (select card_id, card_model_id, sum(n) as n from tail group by card_id, card_model_id),
+    per_card as (
+      select coalesce(fc.n, 0) + coalesce(tc.n, 0) as n
+      from folded_cards fc full join tail_cards tc on tc.card_id = fc.card_id and tc.card_model_id = fc.card_model_id
     )
-    select by_resource, case when by_resource = 1 then resource_id else least(n, 7) end as k, count(*) as cards, sum(n) as n
-    from g
-    group by 1, 2`.execute(db);
+    select 1 as by_resource, resource_id as k, 0 as cards, sum(n) as n from per_resource group by resource_id
+    union all
+    select 0, least(n, 7), count(*), sum(n) from per_card group by least(n, 7)`.execute(db);
   const out: UseFigures = { byResource: new Map(), buckets: [0, 0, 0, 0, 0, 0, 0, 0], usedCards: 0, entries: 0 };
   for (const r of rows) {
     if (Number(r.by_resource) === 1) out.byResource.set(Number(r.k), num(r.n));
@@ -122,23 +131,20 @@ export async function useFigures(db: Executor, scope: Scope, f: CohortFilter): P
 }
 
 /**
- * The cohort's living bindings: cards bound, and distinct ID documents among them. The documents are
- * grouped (hashed in memory, withAggregateMemory) rather than counted with count(distinct …), which
- * sorts every binding; a (type, number) pair with a null part is one group, as it was one value. The
- * bindings are read within the cohort's card id span (card_binding_card_uq), not all of them.
+ * The cohort's living bindings: cards bound, and distinct ID documents among them, from the holder
+ * table (migration 0021: one row per living binding of a living card, with the card's attributes and
+ * an md5 of the document). The documents are grouped (hashed in memory, withAggregateMemory) rather
+ * than counted with count(distinct …), which sorts every binding; a (type, number) pair with a null
+ * part is one document, as it was one value.
  */
 export async function bindingFigures(db: Executor, scope: Scope, f: CohortFilter): Promise<{ cards: number; ids: number }> {
   const { rows } = await sql<{ cards: string | null; ids: string }>`
-    with cohort as materialized (
-      select c.id from card c join card_model cm on cm.id = c.card_model_id where ${cohort(scope, f)}
-    )
     select sum(n) as cards, count(*) as ids
     from (
-      select b.id_type, upper(b.id_no), count(*) as n
-      from cohort c
-      join card_binding b on b.card_id = c.id and not b.is_deleted
-      where b.card_id between (select min(id) from cohort) and (select max(id) from cohort)
-      group by 1, 2
+      select h.document, count(*) as n
+      from stat_holder h join card_model cm on cm.id = h.card_model_id
+      where ${cohort('h', scope, f)}
+      group by h.document
     ) d`.execute(db);
   return { cards: num(rows[0]?.cards), ids: num(rows[0]?.ids) };
 }

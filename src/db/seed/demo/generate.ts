@@ -24,7 +24,7 @@ import { withDemoSession, type DemoSession } from './writer.js';
 import { seedDemoHotels } from './hotel.js';
 import { seedDemoCoupons } from './coupons.js';
 import { foldNextChecks } from '../../../modules/statistics/check-rollup.repository.js';
-import { rebuildStatHolders, STAT_HOLDER_TRIGGERS } from '../../../modules/statistics/holder.repository.js';
+import { rebuildStatHolders, STATISTICS_TRIGGERS } from '../../../modules/statistics/holder.repository.js';
 
 /**
  * The demo data set: organisation and catalog (organisation.ts, scenic.ts, card-models.ts), cards and
@@ -38,7 +38,7 @@ import { rebuildStatHolders, STAT_HOLDER_TRIGGERS } from '../../../modules/stati
  * sequences are moved past them before commit; the run is recorded in demo_dataset.
  *
  * Fast load (PostgreSQL superuser or PGlite, and no user triggers on the tables but the statistics'
- * holder triggers): per-row foreign-key triggers are off for the transaction (session_replication_role
+ * triggers, whose work is redone set-wise): per-row foreign-key triggers are off for the transaction (session_replication_role
  * = replica), the plain indexes of the bulk tables are dropped and rebuilt after their load, the holder
  * table is rebuilt from the holders written, and every foreign key of every table written is then
  * checked set-wise; a violation aborts the whole transaction. Constraints stay as they are.
@@ -122,7 +122,7 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
     const conflict = await loginConflict(exec, org.staff.map((s) => s.username), scenic.checkerMobiles);
     if (conflict) return { status: 'refused', message: `Refusing to write demo data: ${conflict}. ${FRESH}` };
 
-    const fast = opts.loadMode !== 'triggers' && (await canLoadWithoutTriggers(exec, WRITTEN_TABLES, STAT_HOLDER_TRIGGERS));
+    const fast = opts.loadMode !== 'triggers' && (await canLoadWithoutTriggers(exec, WRITTEN_TABLES, STATISTICS_TRIGGERS));
     if (fast) {
       await setReplicationRole(exec, true);
       // PGlite's WebAssembly heap is small; a PostgreSQL server can sort in more memory.
