@@ -42,7 +42,7 @@ await raw.connect();
 const bench = await openBenchApp(url);
 try {
   await migrateToLatest(bench.db);
-  for (const table of ['card', 'card_check', 'card_binding', 'member', 'stat_check_rollup']) await raw.query(`vacuum analyze ${table}`);
+  for (const table of ['card', 'card_check', 'card_binding', 'member', 'stat_check_rollup', 'stat_card_use', 'stat_holder']) await raw.query(`vacuum analyze ${table}`);
   const { rows: [info] } = await raw.query<{ n: string; cards: string; last: Date }>(
     'select (select count(*) from card_check) as n, (select count(*) from card) as cards, max(check_time) as last from card_check');
   // The last year of the data set: the 365 days ending on the day of the last check.

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { foldCheckRollup, settledCheckId } from '../../src/modules/statistics/check-rollup.js';
 import { foldNextChecks } from '../../src/modules/statistics/check-rollup.repository.js';
+import { activationDays } from '../../src/modules/statistics/profit.repository.js';
 import { inTransaction } from '../../src/platform/db/transaction.js';
 import { ageThresholds } from '../../src/modules/statistics/portrait.repository.js';
 import { formatDateTime } from '../../src/platform/time.js';
@@ -141,6 +142,17 @@ async function expectRollupExact() {
       (select card_id, card_model_id, sum(entries) from stat_check_rollup group by 1, 2
        except select card_id, card_model_id, entries from stat_card_use)) d`.execute(one.db);
   expect(Number(perCard.rows[0].n)).toBe(0);
+  // The day entries: the counted roll-up rows grouped by model × resource × seller × UTC activation day.
+  const days = await sql<{ n: string }>`
+    select count(*) as n from (
+      (select card_model_id, resource_id, merchant_id, shop_id, active_day, entries from stat_resource_day where entries <> 0
+       except select card_model_id, resource_id, coalesce(merchant_id, 0), coalesce(shop_id, 0), (active_time at time zone 'UTC')::date, sum(entries)
+       from stat_check_rollup where counted and active_time is not null group by 1, 2, 3, 4, 5 having sum(entries) <> 0)
+      union all
+      (select card_model_id, resource_id, coalesce(merchant_id, 0), coalesce(shop_id, 0), (active_time at time zone 'UTC')::date, sum(entries)
+       from stat_check_rollup where counted and active_time is not null group by 1, 2, 3, 4, 5 having sum(entries) <> 0
+       except select card_model_id, resource_id, merchant_id, shop_id, active_day, entries from stat_resource_day where entries <> 0)) d`.execute(one.db);
+  expect(Number(days.rows[0].n)).toBe(0);
   for (const table of ['stat_check_rollup', 'stat_card_use']) {
     const stale = await sql<{ n: string }>`
       select count(*) as n from ${sql.table(table)} u join card c on c.id = u.card_id
@@ -268,6 +280,22 @@ describe('profitAccounting over the check roll-up', () => {
 });
 
 describe('profitAccounting when a card changes after its checks were folded', () => {
+  it('splits an activation range into whole UTC days and the rest', () => {
+    const days = (start: string, end: string) => {
+      const d = activationDays({ start: new Date(start), end: new Date(end) });
+      return sql`select ${d.whole} as w, ${d.partial('u')} as p`.compile(one.db).parameters.map((p) => (p instanceof Date ? p.toISOString() : p));
+    };
+    // A service day (UTC+8) is two partial UTC days: nothing whole.
+    expect(days('2026-03-01T00:00:00+08:00', '2026-03-01T23:59:59.999+08:00')).toEqual(['2026-02-28T16:00:00.000Z', '2026-03-01T15:59:59.999Z']);
+    // A month: whole from 1 March (UTC) to 31 March exclusive, the edges apart.
+    expect(days('2026-03-01T00:00:00+08:00', '2026-03-31T23:59:59.999+08:00')).toEqual([
+      '2026-03-01', '2026-03-31', '2026-02-28T16:00:00.000Z', '2026-03-01T00:00:00.000Z', '2026-03-31T00:00:00.000Z', '2026-03-31T15:59:59.999Z',
+    ]);
+    // UTC days exactly: every day whole, a range ending on a midnight keeps that instant apart.
+    expect(days('2026-03-01T00:00:00Z', '2026-03-02T23:59:59.999Z').slice(0, 2)).toEqual(['2026-03-01', '2026-03-03']);
+    expect(days('2026-03-01T00:00:00Z', '2026-03-03T00:00:00Z').slice(0, 2)).toEqual(['2026-03-01', '2026-03-03']);
+  });
+
   it('a card deleted, restored, moved to another model, sold by another shop or activated at another time is counted as it is now', async () => {
     await foldCheckRollup(one.db);
     const card = cards[6];
@@ -298,6 +326,14 @@ describe('profitAccounting when a card changes after its checks were folded', ()
     expect(seen.body.errcode, seen.body.errmsg).toBe(0);
     expect(seen.body.data.totalActiveCardNum).toBe(1);
     expect(seen.body.data.totalCheckNum).toBeGreaterThan(0);
+
+    // Activated at the very edges of a range, and within its partial UTC days (the service's days are
+    // not UTC days): the whole days come from the day entries, the rest from the roll-up's rows.
+    for (const at of ['2026-03-01T00:00:00+08:00', '2026-03-01T07:59:59+08:00', '2026-03-01T08:00:00+08:00', '2026-03-31T23:59:59.999+08:00', '2026-04-01T00:00:00+08:00', '2026-02-28T23:59:59.999+08:00']) {
+      await set({ active_time: new Date(at) });
+      await expectRollupExact();
+      await answersMatchingReference();
+    }
 
     // A change racing a fold of the card's new checks: whichever commits first, the rows end current.
     await scan(spot, card);

@@ -49,3 +49,13 @@ export interface StatHolderTable {
   /** region id of the district (or of a coarser region a member named) */
   district: number | null;
 }
+
+/** The counted roll-up entries per model × resource × seller (0 for none) × UTC activation day (migration 0022). */
+export interface StatResourceDayTable {
+  card_model_id: number;
+  resource_id: number;
+  merchant_id: number;
+  shop_id: number;
+  active_day: string;
+  entries: ColumnType<number, number, number>;
+}

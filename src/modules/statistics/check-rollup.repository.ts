@@ -30,7 +30,8 @@ export async function foldNextChecks(trx: Executor, upTo: number, chunk: number 
       select id from card_check where id > ${from} and id <= ${upTo} order by id offset ${chunk - 1} limit 1`.execute(trx);
     if (end?.id != null) to = Number(end.id);
   }
-  // The checks' sums per card × resource and per card, with the card's attributes as they are now
+  // The checks' sums per card × resource, per card and per resource × activation day, with the card's
+  // attributes as they are now
   // (a change after this is the card trigger's, which waits for this transaction's mark lock).
   const folded = await sql`
     with folding as materialized (
@@ -47,6 +48,13 @@ export async function foldNextChecks(trx: Executor, upTo: number, chunk: number 
       on conflict (card_id, card_model_id)
       do update set entries = u.entries + excluded.entries, active_time = excluded.active_time, merchant_id = excluded.merchant_id,
         shop_id = excluded.shop_id, counted = excluded.counted
+    ),
+    per_day as (
+      insert into stat_resource_day as d (card_model_id, resource_id, merchant_id, shop_id, active_day, entries)
+      select card_model_id, resource_id, coalesce(merchant_id, 0), coalesce(shop_id, 0), (active_time at time zone 'UTC')::date, sum(entries)
+      from folding where counted and active_time is not null
+      group by 1, 2, 3, 4, 5
+      on conflict (active_day, card_model_id, resource_id, merchant_id, shop_id) do update set entries = d.entries + excluded.entries
     )
     insert into stat_check_rollup as r (card_model_id, card_id, resource_id, entries, checks, active_time, merchant_id, shop_id, counted)
     select card_model_id, card_id, resource_id, entries, checks, active_time, merchant_id, shop_id, counted from folding
@@ -67,7 +75,7 @@ export interface RevokedCheckKey {
 
 /**
  * In the transaction that revokes a check: when the check is at or below the mark (already folded),
- * takes it out of the roll-up and of its card's sum. The mark is read FOR SHARE, so a fold in progress is waited for and its
+ * takes it out of the roll-up, its card's sum and its day entries. The mark is read FOR SHARE, so a fold in progress is waited for and its
  * new mark is the one compared.
  */
 export async function unfoldRevokedCheck(trx: Executor, c: RevokedCheckKey): Promise<void> {
@@ -77,10 +85,18 @@ export async function unfoldRevokedCheck(trx: Executor, c: RevokedCheckKey): Pro
       update stat_card_use u set entries = u.entries - ${c.consumeNum}
       from mark
       where ${c.id} <= mark.folded_to and u.card_id = ${c.cardId} and u.card_model_id = ${c.cardModelId}
+    ),
+    folded as (
+      update stat_check_rollup r
+      set entries = r.entries - ${c.consumeNum}, checks = r.checks - 1
+      from mark
+      where ${c.id} <= mark.folded_to
+        and r.card_model_id = ${c.cardModelId} and r.card_id = ${c.cardId} and r.resource_id = ${c.resourceId}
+      returning r.card_model_id, r.resource_id, r.merchant_id, r.shop_id, r.active_time, r.counted
     )
-    update stat_check_rollup r
-    set entries = r.entries - ${c.consumeNum}, checks = r.checks - 1
-    from mark
-    where ${c.id} <= mark.folded_to
-      and r.card_model_id = ${c.cardModelId} and r.card_id = ${c.cardId} and r.resource_id = ${c.resourceId}`.execute(trx);
+    update stat_resource_day d set entries = d.entries - ${c.consumeNum}
+    from folded f
+    where f.counted and f.active_time is not null
+      and d.active_day = (f.active_time at time zone 'UTC')::date and d.card_model_id = f.card_model_id
+      and d.resource_id = f.resource_id and d.merchant_id = coalesce(f.merchant_id, 0) and d.shop_id = coalesce(f.shop_id, 0)`.execute(trx);
 }
