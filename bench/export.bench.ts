@@ -6,13 +6,17 @@
  * ≤ 256 MB). On PGlite the process also holds the database's WebAssembly heap (the generated rows), so
  * its RSS is the database plus the export; on PostgreSQL it is the export alone. No assertions on time.
  *
- * Embedded PGlite by default; DATABASE_URL runs it on PostgreSQL.
+ * Embedded PGlite by default; DATABASE_URL runs it on PostgreSQL. This process plays the service, so
+ * it runs with the service's heap cap (npm start's --max-old-space-size, NODE_HEAP_MB): it starts
+ * itself again with it when it was started without.
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { buildApp } from '../src/app.js';
@@ -25,7 +29,16 @@ import { FileResponse } from '../src/platform/http/responses.js';
 import { defineModule } from '../src/platform/module.js';
 import { openStore } from '../src/platform/store/index.js';
 import { formatDateTime } from '../src/platform/time.js';
+import { serviceNodeArgs } from './bench-app.js';
 import { report } from './report.js';
+
+if (!process.env.BENCH_EXPORT_CAPPED) {
+  const heap = serviceNodeArgs().filter((a) => a.startsWith('--max-old-space-size'));
+  const child = spawn(process.execPath, [...heap, ...process.execArgv, fileURLToPath(import.meta.url)], {
+    stdio: 'inherit', env: { ...process.env, BENCH_EXPORT_CAPPED: '1' },
+  });
+  process.exit(await new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1))));
+}
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const BATCH = 5000;

@@ -3,21 +3,25 @@ import type { Db } from '../../platform/db/database.js';
 import { inTransaction, type Trx } from '../../platform/db/transaction.js';
 
 /**
- * Memory and strategy for one statistic's grouping (docs/decisions.md, Statistics: roll-up). The
- * planner sizes a hash aggregate by its estimate of the groups; grouping cards by activation day it
- * expects one group per card (activation times are nearly unique: 616k expected for 8k real groups on
- * a year of the 10M set), and then sorts every card on disk instead of hashing the few thousand real
- * groups, even with more work_mem (3.6 s against 1.4 s hashed, measured on that set). Sorting is
- * therefore priced out for the statement: a hash aggregate that does outgrow its memory spills to disk
- * by itself (PostgreSQL 13+), and a sort the plan cannot avoid (ORDER BY … LIMIT) still runs.
- * SET LOCAL lasts until the statement's transaction ends, so no other query on the connection gets it.
+ * Memory and strategy for one statistic's grouping (docs/decisions.md, Statistics), set for the
+ * statement's transaction only (set_config(…, true) is SET LOCAL; one round trip).
+ *
+ * - 'hashed': the planner sizes a hash aggregate by its estimate of the groups; grouping cards by
+ *   activation day it expects one group per card (activation times are nearly unique: 616k expected
+ *   for 8k real groups on a year of the 10M set), and then sorts every card on disk instead of hashing
+ *   the few thousand real groups, even with more work_mem (3.6 s against 1.4 s hashed, measured on that
+ *   set). Sorting is priced out: a hash aggregate that does outgrow its memory spills to disk by itself
+ *   (PostgreSQL 13+), and a sort the plan cannot avoid (ORDER BY … LIMIT) still runs.
+ * - 'ordered': hundreds of thousands of real groups read from an index in their order (profit's
+ *   distinct documents: stat_holder_document_idx) are counted as they stream by; the planner would
+ *   rather hash them all (4× slower on the 10M set). Hashing is priced out.
  */
 const AGGREGATE_WORK_MEM = '64MB';
 
-export function withAggregateMemory<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
+export function withAggregateMemory<T>(db: Db, work: (trx: Trx) => Promise<T>, grouping: 'hashed' | 'ordered' = 'hashed'): Promise<T> {
+  const off = grouping === 'hashed' ? 'enable_sort' : 'enable_hashagg';
   return inTransaction(db, async (trx) => {
-    // set_config(…, true) is SET LOCAL; both in one round trip.
-    await sql`select set_config('work_mem', ${AGGREGATE_WORK_MEM}, true), set_config('enable_sort', 'off', true)`.execute(trx);
+    await sql`select set_config('work_mem', ${AGGREGATE_WORK_MEM}, true), set_config(${off}, 'off', true)`.execute(trx);
     return work(trx);
   });
 }

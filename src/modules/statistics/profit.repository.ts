@@ -167,8 +167,8 @@ export async function useFigures(db: Executor, scope: Scope, f: CohortFilter): P
 /**
  * The cohort's living bindings: cards bound, and distinct ID documents among them, from the holder
  * table (migration 0021: one row per living binding of a living card, with the card's attributes and
- * an md5 of the document). The documents are grouped (hashed in memory, withAggregateMemory) rather
- * than counted with count(distinct …), which sorts every binding; a (type, number) pair with a null
+ * an md5 of the document). The documents are counted as they stream by in stat_holder_document_idx's
+ * order (withAggregateMemory 'ordered'), neither hashed nor sorted; a (type, number) pair with a null
  * part is one document, as it was one value.
  */
 export async function bindingFigures(db: Executor, scope: Scope, f: CohortFilter): Promise<{ cards: number; ids: number }> {

@@ -167,7 +167,7 @@ export function createStatisticsService(deps: { db: Db; now?: () => Date }) {
       const [cardFig, uses, bindings, resources] = await Promise.all([
         profits.cardFigures(db, scope, f),
         withAggregateMemory(db, (trx) => profits.useFigures(trx, scope, f)),
-        withAggregateMemory(db, (trx) => profits.bindingFigures(trx, scope, f)),
+        withAggregateMemory(db, (trx) => profits.bindingFigures(trx, scope, f), 'ordered'),
         profits.ruleResources(db, scope, q.cardModelId ?? null),
       ]);
       const b = uses.buckets;
