@@ -11,9 +11,10 @@ import { runDdl } from './ddl.js';
  * (card_binding.id_sex, id_birth, id_district). The portrait and profit's binding figures then scan
  * this table alone instead of joining the bindings with their cards and members.
  *
- * Kept by triggers, so no write path can forget it: a binding written, changed or deleted; a card's
- * model, seller, activation or deletion changed; a member's gender, birthday, area or deletion changed. Each
- * recomputes the rows of the bindings concerned with one function, stat_holder_refresh. The demo
+ * Kept by triggers, so no write path can forget it: a binding written, changed or deleted; a member's
+ * gender, birthday, area or deletion changed; a card's model, seller, activation or deletion changed
+ * (the one card trigger of the statistics, migration 0022). Each recomputes the rows of the bindings
+ * concerned with one function, stat_holder_refresh. The demo
  * generator's fast load runs without triggers and then rebuilds the whole table with
  * stat_holder_refresh_all (the statistics module's holder.repository.ts), as this migration does.
  */
@@ -74,16 +75,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     end $$`,
     `create trigger stat_holder_binding_trg after insert or delete or update of id, card_id, member_id, id_type, id_no, is_deleted
       on card_binding for each row execute function stat_holder_binding()`,
-    `create function stat_holder_card() returns trigger language plpgsql as $$
-    begin
-      perform stat_holder_refresh(array(select id from card_binding where card_id = new.id and not is_deleted));
-      return null;
-    end $$`,
-    `create trigger stat_holder_card_trg after update of is_deleted, card_model_id, merchant_id, shop_id, active_time on card for each row
-      when (old.is_deleted is distinct from new.is_deleted or old.card_model_id is distinct from new.card_model_id
-        or old.merchant_id is distinct from new.merchant_id or old.shop_id is distinct from new.shop_id
-        or old.active_time is distinct from new.active_time)
-      execute function stat_holder_card()`,
     `create function stat_holder_member() returns trigger language plpgsql as $$
     begin
       perform stat_holder_refresh(array(select id from card_binding where member_id = new.id and not is_deleted));
@@ -99,9 +90,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await runDdl(db, [
-    'drop trigger stat_holder_member_trg on member', 'drop trigger stat_holder_card_trg on card',
-    'drop trigger stat_holder_binding_trg on card_binding',
-    'drop function stat_holder_member()', 'drop function stat_holder_card()', 'drop function stat_holder_binding()',
+    'drop trigger stat_holder_member_trg on member', 'drop trigger stat_holder_binding_trg on card_binding',
+    'drop function stat_holder_member()', 'drop function stat_holder_binding()',
     'drop function stat_holder_refresh_all()', 'drop function stat_holder_refresh(bigint[])', 'drop table stat_holder',
   ]);
 }

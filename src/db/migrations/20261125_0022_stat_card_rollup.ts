@@ -67,8 +67,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       group by 1, 2, 3, 4, 5
       on conflict (active_day, card_model_id, resource_id, merchant_id, shop_id) do update set entries = d.entries + excluded.entries;
     $$`,
-    `create function stat_rollup_card() returns trigger language plpgsql as $$
+    // The statistics' one trigger on card: the card's holder rows (migration 0021) and its roll-up rows.
+    `create function stat_card_changed() returns trigger language plpgsql as $$
     begin
+      perform stat_holder_refresh(array(select id from card_binding where card_id = new.id and not is_deleted));
       perform 1 from stat_check_fold where id = 1 for share;
       perform stat_resource_day_add(new.id, -1);
       update stat_check_rollup
@@ -82,17 +84,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       perform stat_resource_day_add(new.id, 1);
       return null;
     end $$`,
-    `create trigger stat_rollup_card_trg after update of is_deleted, card_model_id, merchant_id, shop_id, active_time on card for each row
+    `create trigger stat_card_trg after update of is_deleted, card_model_id, merchant_id, shop_id, active_time on card for each row
       when (old.is_deleted is distinct from new.is_deleted or old.card_model_id is distinct from new.card_model_id
         or old.merchant_id is distinct from new.merchant_id or old.shop_id is distinct from new.shop_id
         or old.active_time is distinct from new.active_time)
-      execute function stat_rollup_card()`,
+      execute function stat_card_changed()`,
   ]);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await runDdl(db, [
-    'drop trigger stat_rollup_card_trg on card', 'drop function stat_rollup_card()', 'drop function stat_resource_day_add(bigint, integer)',
+    'drop trigger stat_card_trg on card', 'drop function stat_card_changed()', 'drop function stat_resource_day_add(bigint, integer)',
     'drop table stat_resource_day', 'drop table stat_card_use',
     'drop index stat_check_rollup_cohort_idx', 'drop index stat_check_rollup_card_idx',
     'alter table stat_check_rollup drop column active_time, drop column merchant_id, drop column shop_id, drop column counted',

@@ -7,7 +7,7 @@ import type { Executor } from '../../platform/db/executor.js';
  * may skip exactly these, and must then call rebuildStatHolders and fold its checks (foldNextChecks
  * reads the cards' attributes as they are then).
  */
-export const STATISTICS_TRIGGERS = ['stat_holder_binding_trg', 'stat_holder_card_trg', 'stat_holder_member_trg', 'stat_rollup_card_trg'] as const;
+export const STATISTICS_TRIGGERS = ['stat_holder_binding_trg', 'stat_holder_member_trg', 'stat_card_trg'] as const;
 
 /** Recomputes every holder row from the bindings, cards and members, in the caller's transaction. */
 export async function rebuildStatHolders(db: Executor): Promise<void> {
