@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../platform/db/executor.js';
-import { preparedAs } from '../../platform/db/prepared.js';
-import { operateLogRow, type OperateLogEntry } from '../../platform/oplog/oplog.repository.js';
+import { compiledOnce, preparedAs } from '../../platform/db/prepared.js';
+import { OPERATE_LOG_COLUMNS, operateLogRow, type OperateLogEntry } from '../../platform/oplog/oplog.repository.js';
 import type { CardCandidate, ScanPlace } from './checkin-rules.js';
 
 /**
@@ -87,6 +87,11 @@ interface ReadingRow extends EarlierRow {
   c_daily_limit: number | null;
 }
 
+/** How the scan names its cards, which shapes the text of the read. */
+type KeyShape = 'none' | 'card' | 'id' | 'id-and-type';
+const READ_VALUES = ['checkerId', 'skuId', 'entranceId', 'cardNumber', 'idNo', 'idType', 'nonce'] as const;
+type ReadValues = Record<(typeof READ_VALUES)[number], unknown>;
+
 /**
  * Everything a scan is judged on, in one statement: the earlier send of its nonce (when it has one);
  * the SKU, its resource, the requested gate and whether a relation of the verifier covers them (a
@@ -94,19 +99,16 @@ interface ReadingRow extends EarlierRow {
  * model, live binding and the model's rule for the SKU's resource (no cards without a key). One row
  * per card (one with nulls when there is none).
  */
-export async function readScan(
-  db: Executor,
-  s: { checkerId: number; skuId: number; entranceId: number | null; key: CardKey | null; nonce: string | null },
-): Promise<ScanReading> {
-  const which = s.key === null
+function scanReadQuery(s: ReadValues, shape: KeyShape, withNonce: boolean) {
+  const which = shape === 'none'
     ? sql`false`
-    : 'cardNumber' in s.key
-    ? sql`c.card_number = ${s.key.cardNumber}`
-    : s.key.idType === null
-      ? sql`b.id_no = ${s.key.idNo}`
-      : sql`b.id_no = ${s.key.idNo} and b.id_type = ${s.key.idType}`;
-  const earlier = s.nonce === null ? sql`select null::text as kind` : earlierScanQuery(s.checkerId, s.nonce);
-  const r = await sql<ReadingRow>`${preparedAs('checkin-read')}
+    : shape === 'card'
+    ? sql`c.card_number = ${s.cardNumber}`
+    : shape === 'id'
+      ? sql`b.id_no = ${s.idNo}`
+      : sql`b.id_no = ${s.idNo} and b.id_type = ${s.idType}`;
+  const earlier = withNonce ? earlierScanQuery(s.checkerId as number, s.nonce as string) : sql`select null::text as kind`;
+  return sql<ReadingRow>`${preparedAs('checkin-read')}
     with place as (
       select s.id as p_sku_id, s.sku_name as p_sku_name, s.goods_id as p_resource_id, p.name as p_resource_name,
         s.merchant_id as p_merchant_id, s.shop_id as p_shop_id, e.id as p_entrance_id, e.entrance_name as p_entrance_name,
@@ -131,12 +133,38 @@ export async function readScan(
         on rr.card_model_id = c.card_model_id and not rr.is_deleted and rr.resource_id = (select goods_id from sku where id = ${s.skuId})
       where not c.is_deleted and ${which}
       order by c.id
-      limit ${MAX_CARDS_PER_PERSON}
+      limit ${sql.lit(MAX_CARDS_PER_PERSON)}
     )
     select * from (${earlier}) n
     right join (select 1 as one) one on true
     left join place on true
-    left join cards on true`.execute(db);
+    left join cards on true`;
+}
+
+// The read runs on every scan: each of its few shapes is built and compiled once.
+const scanReads = new Map<string, ReturnType<typeof compiledOnce<(typeof READ_VALUES)[number], ReadingRow>>>();
+
+export async function readScan(
+  db: Executor,
+  s: { checkerId: number; skuId: number; entranceId: number | null; key: CardKey | null; nonce: string | null },
+): Promise<ScanReading> {
+  const shape: KeyShape = s.key === null ? 'none' : 'cardNumber' in s.key ? 'card' : s.key.idType === null ? 'id' : 'id-and-type';
+  const variant = `${shape}:${s.nonce !== null}`;
+  let statement = scanReads.get(variant);
+  if (!statement) {
+    statement = compiledOnce(READ_VALUES, (p) => scanReadQuery(p, shape, s.nonce !== null));
+    scanReads.set(variant, statement);
+  }
+  const key = s.key;
+  const r = await statement(db, {
+    checkerId: s.checkerId,
+    skuId: s.skuId,
+    entranceId: s.entranceId,
+    cardNumber: key && 'cardNumber' in key ? key.cardNumber : null,
+    idNo: key && 'idNo' in key ? key.idNo : null,
+    idType: key && 'idNo' in key ? key.idType : null,
+    nonce: s.nonce,
+  });
   const rows = r.rows;
   const first = rows[0];
   const place: ScanPlace | null = first.p_sku_id === null
@@ -197,31 +225,24 @@ export interface WrittenCheck {
 }
 
 /** The operation-log row, its business id being the check the same statement inserts. */
-function logOfCheck(entry: OperateLogEntry | null): RawBuilder<unknown> {
-  if (!entry) return sql``;
-  const row = operateLogRow(entry);
-  const columns = Object.keys(row);
-  const values = Object.entries(row).map(([column, value]) => (column === 'biz_id' ? sql`ins.id::text` : sql`${value}`));
+function logOfCheck(log: Record<string, unknown> | null): RawBuilder<unknown> {
+  if (!log) return sql``;
+  const values = OPERATE_LOG_COLUMNS.map((column) => (column === 'biz_id' ? sql`ins.id::text` : sql`${log[`log_${column}`]}`));
   return sql`, logged as (
-      insert into operate_log (${sql.join(columns.map((c) => sql.ref(c)))})
+      insert into operate_log (${sql.join(OPERATE_LOG_COLUMNS.map((c) => sql.ref(c)))})
       select ${sql.join(values)} from ins
     )`;
 }
 
-/**
- * Takes the entries from the card's day counter, writes the check and its operation-log row, in one
- * statement (atomic without a transaction round trip); null when the day's limit would be exceeded,
- * and then nothing is written.
- *
- * The counter row is upserted with a condition: a new row starts from the entries that check records
- * of that day already hold (records written before the counter existed: the demo set, imports) and is
- * only inserted within the limit; an existing row is raised only while it stays within the limit.
- * ON CONFLICT … DO UPDATE locks the row and re-reads it after a concurrent writer commits, so
- * concurrent scans of one card queue there and at most `limit` entries pass, on any number of
- * instances. The check row is inserted from the counter's answer, so no answer means no record.
- */
-export async function insertCheckWithinLimit(db: Executor, c: NewCheck, log: OperateLogEntry | null): Promise<WrittenCheck | null> {
-  const r = await sql<{ id: number; checks_left: number; created_at: Date }>`${preparedAs('checkin-write')}
+const WRITE_VALUES = [
+  'cardId', 'modelId', 'skuId', 'resourceId', 'entranceId', 'checkerId', 'touristName', 'touristMobile', 'touristCardNo',
+  'touristFacePhoto', 'consumeNum', 'checkType', 'checkTime', 'checkDate', 'nonce', 'dailyLimit',
+  ...OPERATE_LOG_COLUMNS.map((c) => `log_${c}` as const),
+] as const;
+type WriteValues = Record<(typeof WRITE_VALUES)[number], unknown>;
+
+function checkWriteQuery(c: WriteValues, logged: boolean) {
+  return sql<{ id: number; checks_left: number; created_at: Date }>`${preparedAs('checkin-write')}
     with counted as (
       insert into card_check_day_count as d (card_id, resource_id, check_date, used)
       select ${c.cardId}, ${c.resourceId}, ${c.checkDate}::date, s.used + ${c.consumeNum}
@@ -245,10 +266,32 @@ export async function insertCheckWithinLimit(db: Executor, c: NewCheck, log: Ope
         ${c.dailyLimit} - counted.used, ${c.checkerId}, ${c.checkerId}
       from counted
       returning id, checks_left, created_at
-    )${logOfCheck(log)}
-    select id, checks_left, created_at from ins`.execute(db);
-  const row = r.rows[0];
-  return row ? { id: Number(row.id), checksLeft: row.checks_left, createdAt: row.created_at } : null;
+    )${logOfCheck(logged ? c : null)}
+    select id, checks_left, created_at from ins`;
+}
+
+// The write of every passing scan, with and without its operation-log row, built and compiled once.
+const checkWrites = { logged: compiledOnce(WRITE_VALUES, (p) => checkWriteQuery(p, true)), bare: compiledOnce(WRITE_VALUES, (p) => checkWriteQuery(p, false)) };
+
+/**
+ * Takes the entries from the card's day counter, writes the check and its operation-log row, in one
+ * statement (atomic without a transaction round trip); null when the day's limit would be exceeded,
+ * and then nothing is written.
+ *
+ * The counter row is upserted with a condition: a new row starts from the entries that check records
+ * of that day already hold (records written before the counter existed: the demo set, imports) and is
+ * only inserted within the limit; an existing row is raised only while it stays within the limit.
+ * ON CONFLICT … DO UPDATE locks the row and re-reads it after a concurrent writer commits, so
+ * concurrent scans of one card queue there and at most `limit` entries pass, on any number of
+ * instances. The check row is inserted from the counter's answer, so no answer means no record.
+ */
+export async function insertCheckWithinLimit(db: Executor, c: NewCheck, log: OperateLogEntry | null): Promise<WrittenCheck | null> {
+  const values = { ...c } as Partial<WriteValues>;
+  const row = log ? operateLogRow(log) : null;
+  for (const column of OPERATE_LOG_COLUMNS) values[`log_${column}`] = row ? row[column] : null;
+  const r = await (log ? checkWrites.logged : checkWrites.bare)(db, values as WriteValues);
+  const written = r.rows[0];
+  return written ? { id: Number(written.id), checksLeft: written.checks_left, createdAt: written.created_at } : null;
 }
 
 export const NONCE_INDEX = 'card_check_checker_nonce_uq';
