@@ -39,6 +39,11 @@ export function namedStatement(text: string): string | null {
   return named;
 }
 
+/** A raw `sql` query, or a query builder of `db` (which ignores the argument). */
+interface Compiles<R> {
+  compile(db: Executor): CompiledQuery<R>;
+}
+
 /** Stands for a value given at each run of a statement built once (`compiledOnce`). */
 class Slot {
   constructor(readonly key: string) {}
@@ -47,19 +52,20 @@ class Slot {
 /**
  * A hot statement built and compiled once, then run with new values: building a Kysely query and
  * compiling it cost more CPU per check-in than anything else the service did outside the driver
- * (profiled). `build` receives a stand-in for each value in `keys` and must only place them in the
- * text (`${p.cardId}`), never compute with them: a statement whose text depends on a value is one
+ * (profiled). `build` receives a stand-in for each value in `keys` (and the executor of the first run,
+ * for a query builder) and must only place them in the query (`${p.cardId}`, `.where('id', '=', p.id)`),
+ * never compute with them: a statement whose text depends on a value is one
  * `compiledOnce` per variant. Values it places itself stay as they were at the first run. A text that
  * starts with `preparedAs(name)` is run as a named statement on PostgreSQL.
  *
  * Runs like any query of `db`: a pool query from inside its own `inTransaction` work still fails fast.
  */
-export function compiledOnce<K extends string, R>(keys: readonly K[], build: (p: Record<K, unknown>) => RawBuilder<R>) {
+export function compiledOnce<K extends string, R>(keys: readonly K[], build: (p: Record<K, unknown>, db: Executor) => Compiles<R>) {
   let compiled: { sql: string; values: Array<{ key: K } | { fixed: unknown }> } | null = null;
   return async (db: Executor, values: Record<K, unknown>): Promise<QueryResult<R>> => {
     if (!compiled) {
       const slots = Object.fromEntries(keys.map((k) => [k, new Slot(k)])) as Record<K, unknown>;
-      const query = build(slots).compile(db);
+      const query = build(slots, db).compile(db);
       compiled = { sql: query.sql, values: query.parameters.map((v) => (v instanceof Slot ? { key: v.key as K } : { fixed: v })) };
     } else if (!db.isTransaction) {
       assertNotInOwnTransaction(db);
