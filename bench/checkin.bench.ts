@@ -14,7 +14,9 @@
  *    endpoint for today. Skipped, with a note, when that database holds no demo data.
  *
  * BENCH_DURATION_S (10), BENCH_ROUNDS (2), BENCH_CONNECTIONS (32), BENCH_POOL (20), BENCH_STAT_CALLS (1000),
- * BENCH_PARTS (throughput,stat), BENCH_KEEP (keep the scratch database to look into).
+ * BENCH_PARTS (throughput,stat), BENCH_KEEP (keep the scratch database to look into),
+ * BENCH_CPU_PROF=DIR (a CPU profile of this process for each measured round, bare, direct and http,
+ * bench/profile.ts: the service answers HTTP in this process, so the http profile is the service's).
  */
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
@@ -37,6 +39,7 @@ import { createConsumeRecordService } from '../src/modules/checker/consume-recor
 import { createCheckinService } from '../src/modules/checker/checkin.service.js';
 import type { AuthedContext } from '../src/platform/http/context.js';
 import { report } from './report.js';
+import { profiled } from './profile.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -202,9 +205,9 @@ async function throughput(): Promise<void> {
     await httpRun(2);
     const runs = { bare: [] as Run[], direct: [] as Run[], checkin: [] as Run[] };
     for (let r = 0; r < ROUNDS; r++) {
-      runs.bare.push(await sustain(POOL, DURATION_S / ROUNDS, bare));
-      runs.direct.push(await sustain(POOL, DURATION_S / ROUNDS, direct));
-      runs.checkin.push(await httpRun(DURATION_S / ROUNDS));
+      runs.bare.push(await profiled(`bare-${r}`, () => sustain(POOL, DURATION_S / ROUNDS, bare)));
+      runs.direct.push(await profiled(`direct-${r}`, () => sustain(POOL, DURATION_S / ROUNDS, direct)));
+      runs.checkin.push(await profiled(`http-${r}`, () => httpRun(DURATION_S / ROUNDS)));
     }
     const rate = (rs: Run[]) => rs.reduce((n, r) => n + r.ok, 0) / rs.reduce((n, r) => n + r.seconds, 0);
     const refused = [...runs.checkin, ...runs.direct].reduce((n, r) => n + r.done - r.ok, 0);

@@ -5,7 +5,8 @@
  * - cached reads: queryRegionPage, the area tree (target ≥ 0.5 of bare, p99 ≤ 10 ms at 50 connections);
  * - database reads: getRegion (target ≥ 0.3 of bare on PostgreSQL; on PGlite ≥ 0.6 of the raw PGlite
  *   query rate measured in this process, since the embedded database is the ceiling there).
- * DATABASE_URL / REDIS_URL choose the backends. No assertions on time.
+ * DATABASE_URL / REDIS_URL choose the backends; BENCH_CPU_PROF=DIR profiles the service's measured runs
+ * (bench/profile.ts). No assertions on time.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -23,6 +24,7 @@ import { openStore } from '../src/platform/store/index.js';
 import { freePort } from '../test/helpers/free-port.js';
 import { issuePlatformToken } from './bench-app.js';
 import { report } from './report.js';
+import { profiled } from './profile.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -102,7 +104,7 @@ try {
     await load(`http://127.0.0.1:${barePort}/${i}`, '{}'); // warm both up
     await load(serviceUrl + t.path, t.body, { authorization: `Bearer ${token}`, ...(t.headers ?? {}) });
     const bareRun = await load(`http://127.0.0.1:${barePort}/${i}`, '{}');
-    const real = await load(serviceUrl + t.path, t.body, { authorization: `Bearer ${token}`, ...(t.headers ?? {}) });
+    const real = await profiled(`service-${i}`, () => load(serviceUrl + t.path, t.body, { authorization: `Bearer ${token}`, ...(t.headers ?? {}) }));
     const ratio = real.rps / bareRun.rps;
     console.log(`  ${t.name.padEnd(28)} ${real.rps.toFixed(0).padStart(7)} req/s p99 ${real.p99} ms   bare ${bareRun.rps.toFixed(0)} req/s (${sizes[i]} B)   ratio ${ratio.toFixed(2)}`);
     if (t.kind === 'cached') {

@@ -80,7 +80,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('ctx', null as never);
   app.decorateRequest('handlerStarted', false);
   app.decorateRequest('uploadedFiles', null);
-  app.addHook('onRequest', async (req, reply) => {
+  app.addHook('onRequest', (req, reply, done) => {
     reply.headers(SECURITY_HEADERS);
     req.ctx = {
       account: null,
@@ -95,6 +95,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       operation: null,
       operationLog: 'none',
     };
+    done();
   });
   registerErrorHandling(app, async (req, answer) => {
     const ctx = req.ctx;

@@ -168,10 +168,20 @@ describe('refusals: each has its own code and a message to read aloud, and is lo
     },
   ];
 
+  // A scan is read and written in one statement: a refused one must have written nothing of a check.
+  const writtenByVerifier = async () => {
+    const checks = await t.db.selectFrom('card_check').select((e) => e.fn.countAll<number>().as('n')).where('checker_id', '=', spot.checker.id).executeTakeFirstOrThrow();
+    const used = await t.db.selectFrom('card_check_day_count').select((e) => e.fn.coalesce(e.fn.sum<number>('used'), e.lit(0)).as('n')).executeTakeFirstOrThrow();
+    const logged = await t.db.selectFrom('operate_log').select((e) => e.fn.countAll<number>().as('n'))
+      .where('path', '=', CHECK_IN).where('account_id', '=', spot.checker.id).where('success', '=', true).executeTakeFirstOrThrow();
+    return [Number(checks.n), Number(used.n), Number(logged.n)];
+  };
+
   for (const c of cases) {
     it(`${c.name} → ${c.code}`, async () => {
       const body = await c.prepare();
       const before = (await failsOf(spot.checker.id)).length;
+      const writtenBefore = await writtenByVerifier();
       const res = await checkIn(t, spot.checker.token, body);
       expect(res.status).toBe(200);
       expect(res.body.errcode, res.body.errmsg).toBe(c.code);
@@ -181,6 +191,7 @@ describe('refusals: each has its own code and a message to read aloud, and is lo
       const fails = await failsOf(spot.checker.id);
       expect(fails).toHaveLength(before + 1);
       expect(fails.at(-1)).toMatchObject({ errcode: c.code, reason: res.body.errmsg, sku_id: body.skuId, card_number: body.cardNumber, check_type: 1 });
+      expect(await writtenByVerifier()).toEqual(writtenBefore);
     });
   }
 

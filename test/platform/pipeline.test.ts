@@ -311,6 +311,23 @@ describe('health, metrics and documents', () => {
     expect(res.body).toContain('process_cpu_seconds_total');
   });
 
+  it('counts each route, method and status in a series of its own', async () => {
+    const count = async (route: string, method: string, status: number) => {
+      const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+      const line = text.split('\n').find((l) => l.startsWith('http_request_duration_seconds_count{') &&
+        l.includes(`route="${route}"`) && l.includes(`method="${method}"`) && l.includes(`status="${status}"`));
+      return line ? Number(line.split(' ').pop()) : 0;
+    };
+    const before = [await count(GET, 'POST', 200), await count(PAGE, 'POST', 200), await count('unmatched', 'GET', 404)];
+    await t.post(GET, { id: 110000 }, token);
+    await t.post(GET, { id: 110000 }, token);
+    await t.post(PAGE, {}, token);
+    // a GET of a POST-only operation matches no route: unknown paths share one series
+    await t.app.inject({ method: 'GET', url: GET });
+    expect([await count(GET, 'POST', 200), await count(PAGE, 'POST', 200), await count('unmatched', 'GET', 404)])
+      .toEqual([before[0] + 2, before[1] + 1, before[2] + 1]);
+  });
+
   it('serves the OpenAPI 3.1 document and the docs page', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     expect(doc.openapi).toBe('3.1.0');

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { namedStatement, preparedAs } from '../../src/platform/db/prepared.js';
+import { compiledOnce, namedStatement, preparedAs } from '../../src/platform/db/prepared.js';
+import { inTransaction, PoolQueryInTransactionError } from '../../src/platform/db/transaction.js';
 import { operationLogWritten, pendingOperationLog, recordOperation } from '../../src/platform/oplog/oplog.js';
 import { operateLogRow } from '../../src/platform/oplog/oplog.repository.js';
 import type { RequestContext } from '../../src/platform/http/context.js';
@@ -38,6 +39,31 @@ describe('preparedAs / namedStatement', () => {
       });
       expect(names.some((n) => n.startsWith('prepared-probe-'))).toBe(true);
     }
+  });
+});
+
+describe('compiledOnce', () => {
+  it('builds the text once and runs it with each call\'s values, repeated values included, on the pool and in a transaction', async () => {
+    let builds = 0;
+    const add = compiledOnce(['a', 'b', 'label'] as const, (p) => {
+      builds++;
+      return sql<{ sum: number; twice: number; label: string | null; fixed: number }>`${preparedAs('compiled-probe')}
+        select ${p.a}::int + ${p.b}::int as sum, ${p.a}::int * 2 as twice, ${p.label}::text as label, ${7}::int as fixed`;
+    });
+    const answers = await Promise.all([[1, 2, 'x'], [10, 20, null], [-3, 3, 'z']].map(([a, b, label]) => add(t.db, { a, b, label })));
+    expect(answers.map((r) => r.rows[0])).toEqual([
+      { sum: 3, twice: 2, label: 'x', fixed: 7 },
+      { sum: 30, twice: 20, label: null, fixed: 7 },
+      { sum: 0, twice: -6, label: 'z', fixed: 7 },
+    ]);
+    expect(await inTransaction(t.db, async (trx) => (await add(trx, { a: 4, b: 5, label: 'in' })).rows[0].sum)).toBe(9);
+    expect(builds).toBe(1);
+  });
+
+  it('refuses a pool query from inside the caller\'s own transaction, as every query of the pool does', async () => {
+    const one = compiledOnce(['n'] as const, (p) => sql<{ n: number }>`select ${p.n}::int as n`);
+    expect((await one(t.db, { n: 1 })).rows[0].n).toBe(1);
+    await expect(inTransaction(t.db, () => one(t.db, { n: 2 }))).rejects.toBeInstanceOf(PoolQueryInTransactionError);
   });
 });
 

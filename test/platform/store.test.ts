@@ -56,6 +56,20 @@ describe.each(backends)('the $name store', (backend) => {
     await expect(store.ping()).resolves.toBeUndefined();
   });
 
+  it('answers each of many commands issued at once with its own reply (Redis sends them in one write)', async () => {
+    const keys = Array.from({ length: 200 }, () => key('batch'));
+    await Promise.all(keys.map((k, i) => store.set(k, `value ${i}`, 60)));
+    const [read, taken, counted] = await Promise.all([
+      Promise.all(keys.map((k) => store.get(k))),
+      Promise.all(keys.slice(0, 50).map((k) => store.take(k))),
+      Promise.all(keys.slice(0, 20).map(() => store.incr(keys[199] + ':n', 60))),
+    ]);
+    expect(read).toEqual(keys.map((_, i) => `value ${i}`));
+    expect(taken).toEqual(keys.slice(0, 50).map((_, i) => `value ${i}`));
+    expect([...counted].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(await store.get(keys[0])).toBeNull();
+  });
+
   it('gets what was set, null for a missing key, and forgets a deleted key', async () => {
     const k = key('kv');
     expect(await store.get(k)).toBeNull();

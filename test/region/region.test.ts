@@ -209,6 +209,21 @@ describe('queryRegionList and queryRegionPage filters', () => {
     expect(second.body.data.list).toEqual(all.slice(5, 10));
   });
 
+  it('page every kind of filter as the list filters it, whether the page is a slice of one lookup or a scan of it', async () => {
+    const filters = [
+      { levelType: 2 }, { parentId: 320000 }, { parentId: 320000, levelType: 2 }, { parentId: 320000, levelType: 3 },
+      { parentId: 320100, keywords: 'qu' }, { levelType: 1, name: '江苏省' }, { idList: [320102, 110000, 320100] },
+      { idList: [320102, 110000, 320100], levelType: 3 }, { keywords: '  ' }, { parentId: 999999999 },
+    ];
+    for (const filter of filters) {
+      const all = await list(filter);
+      for (const [pageNum, pageSize] of [[1, 10], [3, 7], [1000, 5]]) {
+        const page = await t.post(`${M}/queryRegionPage`, { ...filter, pageNum, pageSize }, token);
+        expect([filter, pageNum, page.body.data]).toEqual([filter, pageNum, { list: all.slice((pageNum - 1) * pageSize, pageNum * pageSize), total: all.length }]);
+      }
+    }
+  });
+
   it('refuse bad values and callers without a token', async () => {
     expect((await t.post(`${M}/queryRegionPage`, { pageSize: 500 }, token)).body).toEqual({ errcode: 400, errmsg: 'pageSize is invalid: must be between 1 and 200' });
     expect((await t.post(`${M}/queryRegionPage`, { levelType: 'x' }, token)).body.errcode).toBe(400);

@@ -35,9 +35,18 @@ export interface CardCandidate {
   holderFacePhoto: string | null;
   /** null when the card's model has no rule for the resource */
   dailyLimit: number | null;
+  /** how far the card gets at the scan's time (CardStanding), judged where it is read */
+  standing: number;
 }
 
 export const CardStatus = { UNBOUND: 1, BOUND: 2, DISABLED: 3, EXPIRED: 4 } as const;
+
+/**
+ * How far a card gets at a scan (DOMAIN.md §4 steps 2–3), each step a refusal of its own: the higher,
+ * the further. checkin.repository computes it in the statement that writes a passing check, so the
+ * rules that admit a card live in one place, and the service only names the refusal.
+ */
+export const CardStanding = { NOT_BOUND: 0, DISABLED: 1, NOT_ACTIVE_YET: 2, EXPIRED: 3, NOT_VALID_HERE: 4, USABLE: 5 } as const;
 
 /** How the card was named: its number, or its holder (ID document or face). */
 export type ScanBy = 'card' | 'person';
@@ -52,18 +61,16 @@ export function assertAllowed(place: ScanPlace | null, skuId: number, entranceId
   return place;
 }
 
-/** The first refusal of one card at `at` (DOMAIN.md §4 steps 2–3), ranked by how far the card got. */
-function verdict(card: CardCandidate, place: ScanPlace, at: Date, offline: boolean): { rank: number; error: AppError } | null {
-  if (!card.bound || card.status === CardStatus.UNBOUND) return { rank: 0, error: cardNotBound() };
-  if (card.status === CardStatus.DISABLED) return { rank: 1, error: cardDisabled() };
-  if (!card.activeTime || card.activeTime.getTime() > at.getTime()) return { rank: 2, error: cardNotActiveYet() };
-  // Judged at the scan's time: an offline scan made before the card expired still counts, even if
-  // the card has been marked expired since. Online, a card marked expired is expired.
-  const expiredByTime = card.expireTime !== null && card.expireTime.getTime() < at.getTime();
-  const expiredByStatus = card.status === CardStatus.EXPIRED && (!offline || card.expireTime === null);
-  if (expiredByTime || expiredByStatus) return { rank: 3, error: cardExpired(card.expireTime ? dayText(card.expireTime) : 'an earlier date') };
-  if (card.dailyLimit === null) return { rank: 4, error: cardNotValidHere(place.skuName) };
-  return null;
+/** The refusal of a card that is not usable, after its standing. */
+function refusalOf(card: CardCandidate, place: ScanPlace): AppError | null {
+  switch (card.standing) {
+    case CardStanding.NOT_BOUND: return cardNotBound();
+    case CardStanding.DISABLED: return cardDisabled();
+    case CardStanding.NOT_ACTIVE_YET: return cardNotActiveYet();
+    case CardStanding.EXPIRED: return cardExpired(card.expireTime ? dayText(card.expireTime) : 'an earlier date');
+    case CardStanding.NOT_VALID_HERE: return cardNotValidHere(place.skuName);
+    default: return null;
+  }
 }
 
 /** The card a scan means and, when it cannot pass, why: the failed-scan log keeps the card either way. */
@@ -77,19 +84,20 @@ export type CardChoice =
  * is used up first). When none is usable the refusal of the card that got furthest is given, which is
  * the one the holder most likely meant.
  */
-export function chooseCard(candidates: CardCandidate[], by: ScanBy, place: ScanPlace, at: Date, offline: boolean, consumeNum: number): CardChoice {
+export function chooseCard(candidates: CardCandidate[], by: ScanBy, place: ScanPlace, consumeNum: number): CardChoice {
   if (candidates.length === 0) return { card: null, refusal: by === 'card' ? cardUnknown() : noCardForPerson() };
-  const ordered = [...candidates].sort((a, b) => (a.expireTime?.getTime() ?? Infinity) - (b.expireTime?.getTime() ?? Infinity) || a.id - b.id);
-  let best: { card: CardCandidate; rank: number; error: AppError } | null = null;
-  for (const card of ordered) {
-    const refused = verdict(card, place, at, offline);
-    if (!refused) {
-      const limit = card.dailyLimit!;
-      // More entries in one scan than a whole day allows can never pass.
-      if (consumeNum > limit) return { card, refusal: dailyLimitReached(limit, consumeNum) };
-      return { card: { ...card, dailyLimit: limit }, refusal: null };
-    }
-    if (!best || refused.rank > best.rank) best = { card, ...refused };
+  const ordered = [...candidates].sort(byUse);
+  const usable = ordered.find((card) => card.standing === CardStanding.USABLE && card.dailyLimit !== null);
+  if (usable) {
+    const limit = usable.dailyLimit!;
+    // More entries in one scan than a whole day allows can never pass.
+    if (consumeNum > limit) return { card: usable, refusal: dailyLimitReached(limit, consumeNum) };
+    return { card: { ...usable, dailyLimit: limit }, refusal: null };
   }
-  return { card: best!.card, refusal: best!.error };
+  const best = ordered.reduce((a, b) => (b.standing > a.standing ? b : a));
+  return { card: best, refusal: refusalOf(best, place) ?? cardNotValidHere(place.skuName) };
 }
+
+/** The order a person's cards are used in (the statement that writes a check uses the same). */
+const byUse = (a: CardCandidate, b: CardCandidate) =>
+  (a.expireTime?.getTime() ?? Infinity) - (b.expireTime?.getTime() ?? Infinity) || a.id - b.id;

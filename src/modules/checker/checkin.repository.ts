@@ -1,13 +1,14 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../platform/db/executor.js';
-import { preparedAs } from '../../platform/db/prepared.js';
-import { operateLogRow, type OperateLogEntry } from '../../platform/oplog/oplog.repository.js';
-import type { CardCandidate, ScanPlace } from './checkin-rules.js';
+import { compiledOnce, preparedAs } from '../../platform/db/prepared.js';
+import { OPERATE_LOG_COLUMNS, operateLogRow, type OperateLogEntry } from '../../platform/oplog/oplog.repository.js';
+import { CardStanding, type CardCandidate, type ScanPlace } from './checkin-rules.js';
 
 /**
  * The reads and the write of a scan at the gate (DOMAIN.md §4). A scan is the busiest write of the
- * service, so each side is one statement: on this kind of machine every round trip to PostgreSQL
- * costs more than the work it carries.
+ * service, so a scan by card number or ID document is one statement that reads what the scan is
+ * judged on and writes the check when it passes: on this kind of machine every round trip to
+ * PostgreSQL (a wake-up of another process on a shared CPU) costs more than the work it carries.
  */
 
 const MAX_CARDS_PER_PERSON = 20;
@@ -25,6 +26,18 @@ export interface ScanReading {
   /** null when the SKU is unknown or deleted */
   place: ScanPlace | null;
   cards: CardCandidate[];
+}
+
+/** When and how a scan is judged: the cards' standing is taken at `at` (DOMAIN.md §4 steps 2–3). */
+export interface ScanJudgement {
+  checkerId: number;
+  skuId: number;
+  entranceId: number | null;
+  key: CardKey | null;
+  /** the earlier send of this nonce is looked up; null: not looked up */
+  nonce: string | null;
+  at: Date;
+  offline: boolean;
 }
 
 /** The record or refusal the verifier's earlier send with this nonce got (a check wins over a refusal). */
@@ -85,29 +98,59 @@ interface ReadingRow extends EarlierRow {
   c_holder_id_no: string | null;
   c_holder_face_photo: string | null;
   c_daily_limit: number | null;
+  c_standing: number | null;
 }
 
+/** How the scan names its cards, which shapes the text of its statement. */
+type KeyShape = 'none' | 'card' | 'id' | 'id-and-type';
+const shapeOf = (key: CardKey | null): KeyShape => (key === null ? 'none' : 'cardNumber' in key ? 'card' : key.idType === null ? 'id' : 'id-and-type');
+
+const READ_VALUES = ['checkerId', 'skuId', 'entranceId', 'cardNumber', 'idNo', 'idType', 'nonce', 'at', 'offline'] as const;
+type ReadValues = Record<(typeof READ_VALUES)[number], unknown>;
+
+function readValues(s: ScanJudgement): ReadValues {
+  const key = s.key;
+  return {
+    checkerId: s.checkerId,
+    skuId: s.skuId,
+    entranceId: s.entranceId,
+    cardNumber: key && 'cardNumber' in key ? key.cardNumber : null,
+    idNo: key && 'idNo' in key ? key.idNo : null,
+    idType: key && 'idNo' in key ? key.idType : null,
+    nonce: s.nonce,
+    at: s.at,
+    offline: s.offline,
+  };
+}
+
+// Card times are compared at the millisecond, as the scan's time is given.
+const ms = (column: string) => sql.raw(`date_trunc('milliseconds', ${column})`);
+
 /**
- * Everything a scan is judged on, in one statement: the earlier send of its nonce (when it has one);
- * the SKU, its resource, the requested gate and whether a relation of the verifier covers them (a
- * relation without an entrance covers every gate of its SKU); and the cards the key names, with their
- * model, live binding and the model's rule for the SKU's resource (no cards without a key). One row
- * per card (one with nulls when there is none).
+ * The CTEs of everything a scan is judged on: `earlier`, the earlier send of its nonce (no row
+ * without one); `place`, the SKU, its resource, the requested gate and whether a relation of the
+ * verifier covers them (a relation without an entrance covers every gate of its SKU); `cards`, the
+ * cards the key names, with their model, live binding, the model's rule for the SKU's resource and
+ * their standing at the scan's time (no cards without a key).
+ *
+ * The standing is where the card rules live (DOMAIN.md §4 steps 2–3, in this order): not bound,
+ * disabled, not active yet at the scan's time, expired by then (an offline scan made before the card
+ * expired still counts, even if the card has been marked expired since; online, a card marked expired
+ * is expired), no rule for the resource, usable (CardStanding).
  */
-export async function readScan(
-  db: Executor,
-  s: { checkerId: number; skuId: number; entranceId: number | null; key: CardKey | null; nonce: string | null },
-): Promise<ScanReading> {
-  const which = s.key === null
+function judgedOn(s: ReadValues, shape: KeyShape, withNonce: boolean) {
+  const which = shape === 'none'
     ? sql`false`
-    : 'cardNumber' in s.key
-    ? sql`c.card_number = ${s.key.cardNumber}`
-    : s.key.idType === null
-      ? sql`b.id_no = ${s.key.idNo}`
-      : sql`b.id_no = ${s.key.idNo} and b.id_type = ${s.key.idType}`;
-  const earlier = s.nonce === null ? sql`select null::text as kind` : earlierScanQuery(s.checkerId, s.nonce);
-  const r = await sql<ReadingRow>`${preparedAs('checkin-read')}
-    with place as (
+    : shape === 'card'
+    ? sql`c.card_number = ${s.cardNumber}`
+    : shape === 'id'
+      ? sql`b.id_no = ${s.idNo}`
+      : sql`b.id_no = ${s.idNo} and b.id_type = ${s.idType}`;
+  const earlier = withNonce ? earlierScanQuery(s.checkerId as number, s.nonce as string) : sql`select null::text as kind where false`;
+  const at = sql`${s.at}::timestamptz`;
+  return sql`
+    earlier as (${earlier}),
+    place as (
       select s.id as p_sku_id, s.sku_name as p_sku_name, s.goods_id as p_resource_id, p.name as p_resource_name,
         s.merchant_id as p_merchant_id, s.shop_id as p_shop_id, e.id as p_entrance_id, e.entrance_name as p_entrance_name,
         exists (
@@ -123,7 +166,16 @@ export async function readScan(
     cards as (
       select c.id as c_id, c.card_number as c_card_number, c.card_model_id as c_model_id, m.name as c_model_name, c.status as c_status,
         c.active_time as c_active_time, c.expire_time as c_expire_time, b.id as c_binding_id, b.name as c_holder_name,
-        b.phone as c_holder_phone, b.id_no as c_holder_id_no, b.face_photo as c_holder_face_photo, rr.daily_check_limit as c_daily_limit
+        b.phone as c_holder_phone, b.id_no as c_holder_id_no, b.face_photo as c_holder_face_photo, rr.daily_check_limit as c_daily_limit,
+        case
+          when b.id is null or c.status = ${sql.lit(1)} then ${sql.lit(CardStanding.NOT_BOUND)}
+          when c.status = ${sql.lit(3)} then ${sql.lit(CardStanding.DISABLED)}
+          when c.active_time is null or ${ms('c.active_time')} > ${at} then ${sql.lit(CardStanding.NOT_ACTIVE_YET)}
+          when (c.expire_time is not null and ${ms('c.expire_time')} < ${at})
+            or (c.status = ${sql.lit(4)} and (not ${s.offline}::boolean or c.expire_time is null)) then ${sql.lit(CardStanding.EXPIRED)}
+          when rr.daily_check_limit is null then ${sql.lit(CardStanding.NOT_VALID_HERE)}
+          else ${sql.lit(CardStanding.USABLE)}
+        end as c_standing
       from card c
       join card_model m on m.id = c.card_model_id
       left join card_binding b on b.card_id = c.id and not b.is_deleted
@@ -131,13 +183,17 @@ export async function readScan(
         on rr.card_model_id = c.card_model_id and not rr.is_deleted and rr.resource_id = (select goods_id from sku where id = ${s.skuId})
       where not c.is_deleted and ${which}
       order by c.id
-      limit ${MAX_CARDS_PER_PERSON}
-    )
-    select * from (${earlier}) n
+      limit ${sql.lit(MAX_CARDS_PER_PERSON)}
+    )`;
+}
+
+/** One row per card (one with nulls when there is none), with the earlier send and the place on each. */
+const judgedRows = sql`select * from earlier n
     right join (select 1 as one) one on true
     left join place on true
-    left join cards on true`.execute(db);
-  const rows = r.rows;
+    left join cards on true`;
+
+function toReading(rows: ReadingRow[]): ScanReading {
   const first = rows[0];
   const place: ScanPlace | null = first.p_sku_id === null
     ? null
@@ -166,52 +222,123 @@ export async function readScan(
     holderIdNo: c.c_holder_id_no,
     holderFacePhoto: c.c_holder_face_photo,
     dailyLimit: c.c_daily_limit,
+    standing: c.c_standing!,
   }));
   return { earlier: toEarlier(first), place, cards };
 }
 
-export interface NewCheck {
-  cardId: number;
-  modelId: number;
-  skuId: number;
-  resourceId: number;
-  entranceId: number | null;
-  checkerId: number;
-  touristName: string | null;
-  touristMobile: string | null;
-  touristCardNo: string | null;
-  touristFacePhoto: string | null;
+/** A statement per shape, built and compiled once: the scan statements run on every check-in. */
+function perShape<K extends string, R>(keys: readonly K[], build: (p: Record<K, unknown>, variant: string) => RawBuilder<R>) {
+  const statements = new Map<string, ReturnType<typeof compiledOnce<K, R>>>();
+  return (variant: string) => {
+    let statement = statements.get(variant);
+    if (!statement) {
+      statement = compiledOnce(keys, (p) => build(p, variant));
+      statements.set(variant, statement);
+    }
+    return statement;
+  };
+}
+
+const reads = perShape(READ_VALUES, (p, variant) => {
+  const [shape, nonce] = variant.split(':');
+  return sql<ReadingRow>`${preparedAs('checkin-read')} with ${judgedOn(p as ReadValues, shape as KeyShape, nonce === 'nonce')} ${judgedRows}`;
+});
+
+/** Everything a scan is judged on, in one statement, without writing anything (the post check of a face scan). */
+export async function readScan(db: Executor, s: ScanJudgement): Promise<ScanReading> {
+  const r = await reads(`${shapeOf(s.key)}:${s.nonce === null ? '' : 'nonce'}`)(db, readValues(s));
+  return toReading(r.rows);
+}
+
+/** What a passing scan writes besides what it was judged on. */
+export interface CheckDetails {
   consumeNum: number;
   checkType: number;
-  checkTime: Date;
-  /** YYYY-MM-DD of checkTime in the service time zone */
+  /** YYYY-MM-DD of the scan's time in the service time zone */
   checkDate: string;
+  /** the nonce stored on the check (also when its earlier send was not looked up) */
   nonce: string | null;
-  dailyLimit: number;
+  /** a face photo URL to keep on the record instead of the holder's */
+  photo: string | null;
+  /** false when the scan is refused before its card is looked at (its time): nothing is written */
+  timeAllowed: boolean;
 }
 
 export interface WrittenCheck {
   id: number;
+  cardId: number;
   checksLeft: number;
   createdAt: Date;
 }
 
+const WRITE_VALUES = [
+  ...READ_VALUES, 'consumeNum', 'checkType', 'checkDate', 'storedNonce', 'photo', 'timeAllowed',
+  ...OPERATE_LOG_COLUMNS.map((c) => `log_${c}` as const),
+] as const;
+type WriteValues = Record<(typeof WRITE_VALUES)[number], unknown>;
+
 /** The operation-log row, its business id being the check the same statement inserts. */
-function logOfCheck(entry: OperateLogEntry | null): RawBuilder<unknown> {
-  if (!entry) return sql``;
-  const row = operateLogRow(entry);
-  const columns = Object.keys(row);
-  const values = Object.entries(row).map(([column, value]) => (column === 'biz_id' ? sql`ins.id::text` : sql`${value}`));
+function logOfCheck(log: WriteValues | null): RawBuilder<unknown> {
+  if (!log) return sql``;
+  const values = OPERATE_LOG_COLUMNS.map((column) => (column === 'biz_id' ? sql`ins.id::text` : sql`${log[`log_${column}`]}`));
   return sql`, logged as (
-      insert into operate_log (${sql.join(columns.map((c) => sql.ref(c)))})
+      insert into operate_log (${sql.join(OPERATE_LOG_COLUMNS.map((c) => sql.ref(c)))})
       select ${sql.join(values)} from ins
     )`;
 }
 
+const checkIns = perShape(WRITE_VALUES, (p, variant) => {
+  const [shape, nonce, logged] = variant.split(':');
+  const c = p as WriteValues;
+  return sql<ReadingRow & { w_id: number | null; w_card_id: number | null; w_checks_left: number | null; w_created_at: Date | null }>`${preparedAs('checkin-scan')}
+    with ${judgedOn(c, shape as KeyShape, nonce === 'nonce')},
+    chosen as (
+      select * from cards where c_standing = ${sql.lit(CardStanding.USABLE)}
+      order by ${ms('c_expire_time')} nulls last, c_id
+      limit 1
+    ),
+    counted as (
+      insert into card_check_day_count as d (card_id, resource_id, check_date, used)
+      select ch.c_id, pl.p_resource_id, ${c.checkDate}::date, s.used + ${c.consumeNum}
+      from chosen ch
+      cross join place pl
+      cross join lateral (
+        select coalesce(sum(k.consume_num), 0)::integer as used from card_check k
+        where k.card_id = ch.c_id and k.resource_id = pl.p_resource_id and k.check_date = ${c.checkDate}::date and not k.is_deleted
+      ) s
+      where ${c.timeAllowed}::boolean
+        and not exists (select 1 from earlier)
+        and pl.p_allowed and (${c.entranceId}::bigint is null or pl.p_entrance_id is not null)
+        and s.used + ${c.consumeNum} <= ch.c_daily_limit
+      on conflict (card_id, resource_id, check_date)
+        do update set used = d.used + ${c.consumeNum}, updated_at = now()
+        where d.used + ${c.consumeNum} <= (select c_daily_limit from chosen)
+      returning used
+    ),
+    ins as (
+      insert into card_check (
+        card_id, card_model_id, sku_id, resource_id, entrance_id, checker_id, tourist_name, tourist_mobile, tourist_card_no,
+        tourist_face_photo, consume_num, check_type, status, check_time, check_date, nonce, checks_left, created_by, updated_by
+      )
+      select ch.c_id, ch.c_model_id, pl.p_sku_id, pl.p_resource_id, pl.p_entrance_id, ${c.checkerId}, ch.c_holder_name, ch.c_holder_phone,
+        ch.c_holder_id_no, coalesce(${c.photo}::text, ch.c_holder_face_photo), ${c.consumeNum}, ${c.checkType}, 1, ${c.at}::timestamptz,
+        ${c.checkDate}::date, ${c.storedNonce}, ch.c_daily_limit - counted.used, ${c.checkerId}, ${c.checkerId}
+      from counted cross join chosen ch cross join place pl
+      returning id, card_id, checks_left, created_at
+    )${logOfCheck(logged === 'logged' ? c : null)}
+    select j.*, w.id as w_id, w.card_id as w_card_id, w.checks_left as w_checks_left, w.created_at as w_created_at
+    from (${judgedRows}) j
+    left join ins w on w.card_id = j.c_id`;
+});
+
 /**
- * Takes the entries from the card's day counter, writes the check and its operation-log row, in one
- * statement (atomic without a transaction round trip); null when the day's limit would be exceeded,
- * and then nothing is written.
+ * A scan by card number or ID document in one statement: reads everything it is judged on and, when
+ * it passes, takes the entries from the card's day counter and writes the check and its
+ * operation-log row (atomic without a transaction round trip). Nothing is written when an earlier
+ * send of the nonce exists, the time is refused, the verifier is not posted at the place, no card is
+ * usable (the first usable one in the order the person's cards are used: expiring soonest, then the
+ * oldest), or the day's limit would be exceeded; the caller tells which from the reading.
  *
  * The counter row is upserted with a condition: a new row starts from the entries that check records
  * of that day already hold (records written before the counter existed: the demo set, imports) and is
@@ -220,35 +347,25 @@ function logOfCheck(entry: OperateLogEntry | null): RawBuilder<unknown> {
  * concurrent scans of one card queue there and at most `limit` entries pass, on any number of
  * instances. The check row is inserted from the counter's answer, so no answer means no record.
  */
-export async function insertCheckWithinLimit(db: Executor, c: NewCheck, log: OperateLogEntry | null): Promise<WrittenCheck | null> {
-  const r = await sql<{ id: number; checks_left: number; created_at: Date }>`${preparedAs('checkin-write')}
-    with counted as (
-      insert into card_check_day_count as d (card_id, resource_id, check_date, used)
-      select ${c.cardId}, ${c.resourceId}, ${c.checkDate}::date, s.used + ${c.consumeNum}
-      from (
-        select coalesce(sum(consume_num), 0)::integer as used from card_check
-        where card_id = ${c.cardId} and resource_id = ${c.resourceId} and check_date = ${c.checkDate}::date and not is_deleted
-      ) s
-      where s.used + ${c.consumeNum} <= ${c.dailyLimit}
-      on conflict (card_id, resource_id, check_date)
-        do update set used = d.used + ${c.consumeNum}, updated_at = now()
-        where d.used + ${c.consumeNum} <= ${c.dailyLimit}
-      returning used
-    ),
-    ins as (
-      insert into card_check (
-        card_id, card_model_id, sku_id, resource_id, entrance_id, checker_id, tourist_name, tourist_mobile, tourist_card_no,
-        tourist_face_photo, consume_num, check_type, status, check_time, check_date, nonce, checks_left, created_by, updated_by
-      )
-      select ${c.cardId}, ${c.modelId}, ${c.skuId}, ${c.resourceId}, ${c.entranceId}, ${c.checkerId}, ${c.touristName}, ${c.touristMobile},
-        ${c.touristCardNo}, ${c.touristFacePhoto}, ${c.consumeNum}, ${c.checkType}, 1, ${c.checkTime}, ${c.checkDate}::date, ${c.nonce},
-        ${c.dailyLimit} - counted.used, ${c.checkerId}, ${c.checkerId}
-      from counted
-      returning id, checks_left, created_at
-    )${logOfCheck(log)}
-    select id, checks_left, created_at from ins`.execute(db);
-  const row = r.rows[0];
-  return row ? { id: Number(row.id), checksLeft: row.checks_left, createdAt: row.created_at } : null;
+export async function checkInScan(db: Executor, s: ScanJudgement, d: CheckDetails, log: OperateLogEntry | null): Promise<ScanReading & { written: WrittenCheck | null }> {
+  const values = {
+    ...readValues(s),
+    consumeNum: d.consumeNum,
+    checkType: d.checkType,
+    checkDate: d.checkDate,
+    storedNonce: d.nonce,
+    photo: d.photo,
+    timeAllowed: d.timeAllowed,
+  } as Partial<WriteValues>;
+  const row = log ? operateLogRow(log) : null;
+  for (const column of OPERATE_LOG_COLUMNS) values[`log_${column}`] = row ? row[column] : null;
+  const variant = `${shapeOf(s.key)}:${s.nonce === null ? '' : 'nonce'}:${log ? 'logged' : ''}`;
+  const r = await checkIns(variant)(db, values as WriteValues);
+  const w = r.rows.find((x) => x.w_id !== null);
+  return {
+    ...toReading(r.rows),
+    written: w ? { id: Number(w.w_id), cardId: Number(w.w_card_id), checksLeft: w.w_checks_left!, createdAt: w.w_created_at! } : null,
+  };
 }
 
 export const NONCE_INDEX = 'card_check_checker_nonce_uq';

@@ -74,15 +74,19 @@ function assertScanTime(scan: Scan, now: Date): void {
   if (now.getTime() - scan.at.getTime() > OFFLINE_MAX_AGE_H * 3_600_000) throw checkTimeTooOld(OFFLINE_MAX_AGE_H);
 }
 
+const timeAllowed = (scan: Scan, now: Date) => scan.at.getTime() <= now.getTime() && now.getTime() - scan.at.getTime() <= OFFLINE_MAX_AGE_H * 3_600_000;
+
 /** Only a photo given as a URL is worth keeping on the record; base64 bytes are not stored. */
 const photoUrl = (photo: string | null) => (photo && /^https?:\/\//i.test(photo) && photo.length <= 1024 ? photo : null);
 
 /**
  * `addCheckerConsumeRecord` (DOMAIN.md §4): the verifier's check-in of a card named by its number, its
- * holder's ID document or face. A scan is two statements: one read of everything it is judged on
- * (`readScan`), one write of the counter, the check and the operation-log row (`insertCheckWithinLimit`),
- * which is atomic on its own and enforces the daily limit; the face service is asked in between, never
- * inside a statement's work. Refusals are logged in the failed-scan log and answered with their code.
+ * holder's ID document or face. A scan by card number or ID document is one statement
+ * (`checkInScan`): it reads everything the scan is judged on and, when the scan passes, writes the
+ * counter, the check and the operation-log row, atomic on its own and enforcing the daily limit. A
+ * face scan first reads the verifier's post (`readScan`), then asks the face service, never inside a
+ * statement's work, then runs the same statement for the person found. Refusals are logged in the
+ * failed-scan log and answered with their code.
  */
 export function createCheckinService(deps: { db: Db; face: FaceService; now?: () => Date }) {
   const { db, face } = deps;
@@ -145,47 +149,45 @@ export function createCheckinService(deps: { db: Db; face: FaceService; now?: ()
         return replay(ctx, scan, earlier);
       };
       try {
-        let reading: repo.ScanReading;
+        const judged = { ...where, at: scan.at, offline: scan.offline };
+        let reading: repo.ScanReading & { written: repo.WrittenCheck | null };
+        const details = (nonceLookedUp: boolean) => ({
+          consumeNum: scan.consumeNum,
+          checkType: scan.checkType,
+          checkDate: dayText(scan.at),
+          nonce: scan.nonce,
+          photo: photoUrl(scan.facePhoto),
+          timeAllowed: nonceLookedUp ? timeAllowed(scan, started) : true,
+        });
         if (scan.facePhoto) {
           // A re-sent face scan is answered before the face service is asked, and the verifier's post
           // is checked before it too.
           const earlier = scan.nonce ? await repo.findEarlierScan(db, checker.id, scan.nonce) : null;
           if (earlier) return await answerEarlier(earlier);
           assertScanTime(scan, started);
-          const post = await repo.readScan(db, { ...where, key: null, nonce: null });
+          const post = await repo.readScan(db, { ...judged, key: null, nonce: null });
           place = assertAllowed(post.place, scan.skuId, scan.entranceId);
-          reading = await repo.readScan(db, { ...where, key: { idNo: await personOf(scan.facePhoto), idType: null }, nonce: null });
+          const person = await personOf(scan.facePhoto);
+          reading = await repo.checkInScan(db, { ...judged, key: { idNo: person, idType: null }, nonce: null }, details(false), pendingOperationLog(ctx));
         } else {
-          reading = await repo.readScan(db, { ...where, key: scan.cardNumber ? { cardNumber: scan.cardNumber } : { idNo: scan.idNo!, idType: scan.idType }, nonce: scan.nonce });
+          // Read and, when the scan passes, write in one statement; a refused scan wrote nothing and
+          // the reading says why, in the order DOMAIN.md §4 gives.
+          const key = scan.cardNumber ? { cardNumber: scan.cardNumber } : { idNo: scan.idNo!, idType: scan.idType };
+          reading = await repo.checkInScan(db, { ...judged, key, nonce: scan.nonce }, details(true), pendingOperationLog(ctx));
           if (reading.earlier) return await answerEarlier(reading.earlier);
           assertScanTime(scan, started);
         }
+        const written = reading.written;
         place = assertAllowed(reading.place, scan.skuId, scan.entranceId);
-        const choice = chooseCard(reading.cards, scan.cardNumber ? 'card' : 'person', place, scan.at, scan.offline, scan.consumeNum);
-        card = choice.card;
-        if (choice.refusal) throw choice.refusal;
-        const chosen = choice.card;
-        const at = place;
-        const written = await repo.insertCheckWithinLimit(db, {
-          cardId: chosen.id,
-          modelId: chosen.modelId,
-          skuId: at.skuId,
-          resourceId: at.resourceId,
-          entranceId: at.entranceFound ? scan.entranceId : null,
-          checkerId: checker.id,
-          touristName: chosen.holderName,
-          touristMobile: chosen.holderPhone,
-          touristCardNo: chosen.holderIdNo,
-          touristFacePhoto: photoUrl(scan.facePhoto) ?? chosen.holderFacePhoto,
-          consumeNum: scan.consumeNum,
-          checkType: scan.checkType,
-          checkTime: scan.at,
-          checkDate: dayText(scan.at),
-          nonce: scan.nonce,
-          dailyLimit: chosen.dailyLimit,
-        }, pendingOperationLog(ctx));
-        if (!written) throw dailyLimitReached(chosen.dailyLimit, scan.consumeNum);
+        const chosenCard = written ? reading.cards.find((c) => c.id === written.cardId) : undefined;
+        if (!written || !chosenCard) {
+          const choice = chooseCard(reading.cards, scan.cardNumber ? 'card' : 'person', place, scan.consumeNum);
+          card = choice.card;
+          throw choice.refusal ?? dailyLimitReached(choice.card.dailyLimit, scan.consumeNum);
+        }
         operationLogWritten(ctx);
+        const chosen = chosenCard;
+        const at = place;
         return {
           id: written.id,
           cardNum: chosen.cardNumber,

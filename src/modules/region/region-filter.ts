@@ -9,7 +9,7 @@ const EXACT_FIELDS = ['name', 'parentId', 'shortName', 'levelType', 'cityCode', 
 export function matchRegion(filter: RegionFilter): (r: Region) => boolean {
   const ids = filter.idList?.length ? new Set(filter.idList) : null;
   const kw = filter.keywords?.trim().toLowerCase() || null;
-  const exact = EXACT_FIELDS.filter((f) => filter[f] !== undefined && filter[f] !== null && filter[f] !== '');
+  const exact = exactFields(filter);
   return (r) => {
     if (ids && !ids.has(r.id)) return false;
     for (const f of exact) if (r[f] !== filter[f]) return false;
@@ -20,6 +20,8 @@ export function matchRegion(filter: RegionFilter): (r: Region) => boolean {
     return true;
   };
 }
+
+const exactFields = (filter: RegionFilter) => EXACT_FIELDS.filter((f) => filter[f] !== undefined && filter[f] !== null && filter[f] !== '');
 
 /**
  * The cached region list with the lookups the filters use most (parent, level, id), so a page reads
@@ -40,25 +42,34 @@ export class RegionIndex {
     }
   }
 
-  /** The smallest list that holds every region the filter can match, in the list's order. */
-  private candidates(filter: RegionFilter): Region[] {
+  /**
+   * The smallest list that holds every region the filter can match, in the list's order, and whether
+   * every region in it matches (the filter asks for nothing but what chose the list).
+   */
+  private candidates(filter: RegionFilter): { list: Region[]; allMatch: boolean } {
+    const kw = filter.keywords?.trim() ?? '';
+    const exact = exactFields(filter);
     if (filter.idList?.length) {
       const ids = new Set(filter.idList);
       const found = [...ids].map((id) => this.byId.get(id)).filter((r): r is Region => r !== undefined);
-      return found.sort((a, b) => this.position.get(a.id)! - this.position.get(b.id)!);
+      return { list: found.sort((a, b) => this.position.get(a.id)! - this.position.get(b.id)!), allMatch: kw === '' && exact.length === 0 };
     }
-    const lists: Region[][] = [this.all];
-    if (filter.parentId !== undefined && filter.parentId !== null) lists.push(this.byParent.get(filter.parentId) ?? []);
-    if (filter.levelType !== undefined && filter.levelType !== null) lists.push(this.byLevel.get(filter.levelType) ?? []);
-    return lists.reduce((a, b) => (b.length < a.length ? b : a));
+    const lists: Array<{ list: Region[]; by: string | null }> = [{ list: this.all, by: null }];
+    if (filter.parentId !== undefined && filter.parentId !== null) lists.push({ list: this.byParent.get(filter.parentId) ?? [], by: 'parentId' });
+    if (filter.levelType !== undefined && filter.levelType !== null) lists.push({ list: this.byLevel.get(filter.levelType) ?? [], by: 'levelType' });
+    const chosen = lists.reduce((a, b) => (b.list.length < a.list.length ? b : a));
+    return { list: chosen.list, allMatch: kw === '' && exact.every((f) => f === chosen.by) };
   }
 
   /** The matches in [offset, offset + limit) and how many match in all. */
   page(filter: RegionFilter, offset: number, limit: number): { list: Region[]; total: number } {
+    const { list: candidates, allMatch } = this.candidates(filter);
+    // A page of a parent's children or of a level, the usual picker call, is a slice of its list.
+    if (allMatch) return { list: candidates.slice(offset, offset + limit), total: candidates.length };
     const match = matchRegion(filter);
     const list: Region[] = [];
     let total = 0;
-    for (const r of this.candidates(filter)) {
+    for (const r of candidates) {
       if (!match(r)) continue;
       if (total >= offset && list.length < limit) list.push(r);
       total++;

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.js';
+import { compiledOnce } from '../../platform/db/prepared.js';
 import type { RegionTable } from '../../db/tables/platform.js';
 import type { Region } from './region.schemas.js';
 
@@ -49,8 +50,11 @@ function toColumns(v: RegionValues) {
   };
 }
 
+// getRegion's read, on every call of it: built and compiled once.
+const regionById = compiledOnce(['id'], (p, db) => db.selectFrom('region').selectAll().where('id', '=', p.id as number));
+
 export async function findRegion(db: Executor, id: number): Promise<Region | null> {
-  const r = await db.selectFrom('region').selectAll().where('id', '=', id).executeTakeFirst();
+  const r = (await regionById(db, { id })).rows[0];
   return r ? toRegion(r) : null;
 }
 

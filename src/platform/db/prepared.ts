@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import { sql, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type QueryResult, type RawBuilder } from 'kysely';
+import type { Executor } from './executor.js';
+import { assertNotInOwnTransaction } from './transaction.js';
 
 /**
  * Named prepared statements for the few hot statements of the service (check-in). PostgreSQL spends
@@ -21,12 +23,54 @@ export function preparedAs(name: string): RawBuilder<unknown> {
   return sql.raw(`${MARK}${name} */ `);
 }
 
+// Marked texts are few (that is the rule of the marker), so each one's name is hashed once.
+const names = new Map<string, string | null>();
+const NAMES_KEPT = 1_000;
+
 /** The statement name for a marked query text, or null for every other text. */
 export function namedStatement(text: string): string | null {
   if (!text.startsWith(MARK)) return null;
+  const known = names.get(text);
+  if (known !== undefined) return known;
   const end = text.indexOf(' */', MARK.length);
-  if (end < 0) return null;
-  const name = text.slice(MARK.length, end);
-  if (!NAME.test(name)) return null;
-  return `${name}-${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+  const name = end < 0 ? null : text.slice(MARK.length, end);
+  const named = name !== null && NAME.test(name) ? `${name}-${createHash('sha1').update(text).digest('hex').slice(0, 16)}` : null;
+  if (names.size < NAMES_KEPT) names.set(text, named);
+  return named;
+}
+
+/** A raw `sql` query, or a query builder of `db` (which ignores the argument). */
+interface Compiles<R> {
+  compile(db: Executor): CompiledQuery<R>;
+}
+
+/** Stands for a value given at each run of a statement built once (`compiledOnce`). */
+class Slot {
+  constructor(readonly key: string) {}
+}
+
+/**
+ * A hot statement built and compiled once, then run with new values: building a Kysely query and
+ * compiling it cost more CPU per check-in than anything else the service did outside the driver
+ * (profiled). `build` receives a stand-in for each value in `keys` (and the executor of the first run,
+ * for a query builder) and must only place them in the query (`${p.cardId}`, `.where('id', '=', p.id)`),
+ * never compute with them: a statement whose text depends on a value is one
+ * `compiledOnce` per variant. Values it places itself stay as they were at the first run. A text that
+ * starts with `preparedAs(name)` is run as a named statement on PostgreSQL.
+ *
+ * Runs like any query of `db`: a pool query from inside its own `inTransaction` work still fails fast.
+ */
+export function compiledOnce<K extends string, R>(keys: readonly K[], build: (p: Record<K, unknown>, db: Executor) => Compiles<R>) {
+  let compiled: { sql: string; values: Array<{ key: K } | { fixed: unknown }> } | null = null;
+  return async (db: Executor, values: Record<K, unknown>): Promise<QueryResult<R>> => {
+    if (!compiled) {
+      const slots = Object.fromEntries(keys.map((k) => [k, new Slot(k)])) as Record<K, unknown>;
+      const query = build(slots, db).compile(db);
+      compiled = { sql: query.sql, values: query.parameters.map((v) => (v instanceof Slot ? { key: v.key as K } : { fixed: v })) };
+    } else if (!db.isTransaction) {
+      assertNotInOwnTransaction(db);
+    }
+    const parameters = compiled.values.map((v) => ('key' in v ? values[v.key] : v.fixed));
+    return db.executeQuery<R>(CompiledQuery.raw(compiled.sql, parameters));
+  };
 }

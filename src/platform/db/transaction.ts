@@ -4,6 +4,7 @@ import type { DB } from '../../db/types.js';
 import type { RequestContext } from '../http/context.js';
 import { recordOperation } from '../oplog/oplog.js';
 import type { Db } from './database.js';
+import type { Executor } from './executor.js';
 
 export type Trx = Transaction<DB>;
 export type BizId = string | number | null | undefined;
@@ -40,6 +41,11 @@ export class TransactionGuard implements KyselyPlugin {
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
     return args.result;
   }
+}
+
+/** The guard's check, for a query run without being compiled (`compiledOnce`), where plugins do not see it. */
+export function assertNotInOwnTransaction(db: Executor): void {
+  if (openTransaction.getStore() === db) throw new PoolQueryInTransactionError();
 }
 
 /**

@@ -62,7 +62,8 @@ function closeInStages(socket: LingeringSocket, req: IncomingMessage, limits: Li
 
 export function registerEarlyAnswerLinger(app: FastifyInstance, limits: LingerLimits = DEFAULT_LINGER): void {
   const open = new Set<Socket>();
-  app.addHook('onSend', async (request, reply, payload) => {
+  // A callback hook, not an async one: it runs on every answer and never waits for anything.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const req = request.raw;
     const socket = req.socket as LingeringSocket | null;
     // `complete` is false only on a real connection whose request body has not fully arrived.
@@ -70,7 +71,7 @@ export function registerEarlyAnswerLinger(app: FastifyInstance, limits: LingerLi
       reply.header('connection', 'close');
       closeInStages(socket, req, limits, open);
     }
-    return payload;
+    done(null, payload);
   });
   // A shutdown does not wait for clients still sending bodies nobody will read.
   app.addHook('preClose', async () => {
