@@ -69,12 +69,16 @@ function readScan(input: CheckInRequest, now: Date): Scan {
 }
 
 /** An offline scan is accepted up to 72 hours late, never from the future (DOMAIN.md §4, issue 9). */
-function assertScanTime(scan: Scan, now: Date): void {
-  if (scan.at.getTime() > now.getTime()) throw checkTimeInFuture();
-  if (now.getTime() - scan.at.getTime() > OFFLINE_MAX_AGE_H * 3_600_000) throw checkTimeTooOld(OFFLINE_MAX_AGE_H);
+function scanTimeRefusal(scan: Scan, now: Date): AppError | null {
+  if (scan.at.getTime() > now.getTime()) return checkTimeInFuture();
+  if (now.getTime() - scan.at.getTime() > OFFLINE_MAX_AGE_H * 3_600_000) return checkTimeTooOld(OFFLINE_MAX_AGE_H);
+  return null;
 }
 
-const timeAllowed = (scan: Scan, now: Date) => scan.at.getTime() <= now.getTime() && now.getTime() - scan.at.getTime() <= OFFLINE_MAX_AGE_H * 3_600_000;
+function assertScanTime(scan: Scan, now: Date): void {
+  const refusal = scanTimeRefusal(scan, now);
+  if (refusal) throw refusal;
+}
 
 /** Only a photo given as a URL is worth keeping on the record; base64 bytes are not stored. */
 const photoUrl = (photo: string | null) => (photo && /^https?:\/\//i.test(photo) && photo.length <= 1024 ? photo : null);
@@ -157,7 +161,7 @@ export function createCheckinService(deps: { db: Db; face: FaceService; now?: ()
           checkDate: dayText(scan.at),
           nonce: scan.nonce,
           photo: photoUrl(scan.facePhoto),
-          timeAllowed: nonceLookedUp ? timeAllowed(scan, started) : true,
+          timeAllowed: nonceLookedUp ? scanTimeRefusal(scan, started) === null : true,
         });
         if (scan.facePhoto) {
           // A re-sent face scan is answered before the face service is asked, and the verifier's post

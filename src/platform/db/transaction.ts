@@ -34,7 +34,7 @@ export class TransactionGuard implements KyselyPlugin {
   }
 
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    if (this.db !== null && openTransaction.getStore() === this.db) throw new PoolQueryInTransactionError();
+    if (this.db !== null) assertNotInOwnTransaction(this.db);
     return args.node;
   }
 
