@@ -22,7 +22,7 @@ import type { ActivationRecordTable, BankUserTable, ChannelBusinessTable, Channe
 import type { FileObjectTable, MultipartUploadPartTable, MultipartUploadTable } from './tables/storage.js';
 import type { CardBatchTable, CardModelPriceHistoryTable } from './tables/admin.js';
 import type { EstimationDetailTable, EstimationSheetTable, MerchantFinanceTable, SettlementCheckDetailTable, SettlementDetailTable, SettlementLogTable, SettlementPaymentTable, SettlementTable } from './tables/settlement.js';
-import type { StatCardUseTable, StatCheckFoldTable, StatCheckRollupTable, StatHolderTable, StatResourceDayTable } from './tables/statistics.js';
+import type { StatCardUseTable, StatCheckDayTable, StatCheckFoldTable, StatCheckRollupTable, StatHolderTable, StatResourceDayTable } from './tables/statistics.js';
 
 /** Every table Kysely may touch, by its SQL name. */
 export interface DB {
@@ -98,4 +98,5 @@ export interface DB {
   stat_holder: StatHolderTable;
   stat_card_use: StatCardUseTable;
   stat_resource_day: StatResourceDayTable;
+  stat_check_day: StatCheckDayTable;
 }

@@ -89,6 +89,10 @@ describe('demo data generator', () => {
       expect(differing).toBe(0);
       expect(await count(db, 'select count(*) as n from stat_check_rollup')).toBe(
         await count(db, 'select count(*) as n from (select distinct card_id, card_model_id, resource_id from card_check where not is_deleted) d'));
+      const days = `select (check_time at time zone 'UTC')::date, card_model_id, sku_id, sum(consume_num) from card_check where not is_deleted group by 1, 2, 3`;
+      expect(await count(db, `select count(*) as n from (${days}) d`)).toBeGreaterThan(0);
+      expect(await count(db, `select count(*) as n from ((select check_day, card_model_id, sku_id, entries from stat_check_day) except (${days})) d`)).toBe(0);
+      expect(await count(db, 'select count(*) as n from stat_check_day')).toBe(await count(db, `select count(*) as n from (${days}) d`));
     }
   });
 

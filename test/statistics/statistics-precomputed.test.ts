@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { foldCheckRollup, settledCheckId } from '../../src/modules/statistics/check-rollup.js';
 import { foldNextChecks } from '../../src/modules/statistics/check-rollup.repository.js';
-import { activationDays } from '../../src/modules/statistics/profit.repository.js';
+import { splitUtcDays } from '../../src/modules/statistics/utc-days.js';
 import { inTransaction } from '../../src/platform/db/transaction.js';
 import { ageThresholds } from '../../src/modules/statistics/portrait.repository.js';
 import { formatDateTime } from '../../src/platform/time.js';
@@ -153,6 +153,17 @@ async function expectRollupExact() {
        from stat_check_rollup where counted and active_time is not null group by 1, 2, 3, 4, 5 having sum(entries) <> 0
        except select card_model_id, resource_id, merchant_id, shop_id, active_day, entries from stat_resource_day where entries <> 0)) d`.execute(one.db);
   expect(Number(days.rows[0].n)).toBe(0);
+  // The check days: the living checks at or below the mark grouped by UTC check day × model × SKU.
+  const checkDays = await sql<{ n: string }>`
+    select count(*) as n from (
+      (select check_day, card_model_id, sku_id, entries from stat_check_day where entries <> 0
+       except select (check_time at time zone 'UTC')::date, card_model_id, sku_id, sum(consume_num)
+       from card_check where not is_deleted and id <= ${m} group by 1, 2, 3)
+      union all
+      (select (check_time at time zone 'UTC')::date, card_model_id, sku_id, sum(consume_num)
+       from card_check where not is_deleted and id <= ${m} group by 1, 2, 3
+       except select check_day, card_model_id, sku_id, entries from stat_check_day where entries <> 0)) d`.execute(one.db);
+  expect(Number(checkDays.rows[0].n)).toBe(0);
   for (const table of ['stat_check_rollup', 'stat_card_use']) {
     const stale = await sql<{ n: string }>`
       select count(*) as n from ${sql.table(table)} u join card c on c.id = u.card_id
@@ -282,8 +293,8 @@ describe('profitAccounting over the check roll-up', () => {
 describe('profitAccounting when a card changes after its checks were folded', () => {
   it('splits an activation range into whole UTC days and the rest', () => {
     const days = (start: string, end: string) => {
-      const d = activationDays({ start: new Date(start), end: new Date(end) });
-      return sql`select ${d.whole} as w, ${d.partial('u')} as p`.compile(one.db).parameters.map((p) => (p instanceof Date ? p.toISOString() : p));
+      const d = splitUtcDays({ start: new Date(start), end: new Date(end) });
+      return sql`select ${d.whole('d.active_day')} as w, ${d.partial('u.active_time')} as p`.compile(one.db).parameters.map((p) => (p instanceof Date ? p.toISOString() : p));
     };
     // A service day (UTC+8) is two partial UTC days: nothing whole.
     expect(days('2026-03-01T00:00:00+08:00', '2026-03-01T23:59:59.999+08:00')).toEqual(['2026-02-28T16:00:00.000Z', '2026-03-01T15:59:59.999Z']);
@@ -472,3 +483,83 @@ async function checkerOf(id: number) {
   const r = await one.db.selectFrom('card_check').select('checker_id').where('id', '=', id).executeTakeFirstOrThrow();
   return r.checker_id === spot.checker.id ? spot.checker : spot2.checker;
 }
+
+describe('statHomeCardCheckNum over the check days', () => {
+  const RANGES: Array<[string, string]> = [
+    ['2026-03-02', '2026-03-02'], // one service day: two partial UTC days, nothing whole
+    ['2026-03-01', '2026-03-31'],
+    ['2026-03-15', '2026-03-15'],
+    YEAR,
+  ];
+  const today = () => formatDateTime(new Date())!.slice(0, 10);
+  let sessions: Array<{ who: StaffSession; where: ReturnType<typeof sql> }>;
+
+  beforeAll(async () => {
+    const merchantA = await staffSession(one, { kind: 'merchant', merchantId: w.merchantA, permissions: ['statistics:read'] });
+    const merchantB = await staffSession(one, { kind: 'merchant', merchantId: w.merchantB, permissions: ['statistics:read'] });
+    const shopA1 = await staffSession(one, { kind: 'shop', shopId: w.shopA1, permissions: ['statistics:read'] });
+    sessions = [
+      { who: platform, where: sql`true` },
+      { who: merchantA, where: sql`(s.merchant_id = ${w.merchantA} or cm.merchant_id = ${w.merchantA})` },
+      { who: merchantB, where: sql`(s.merchant_id = ${w.merchantB} or cm.merchant_id = ${w.merchantB})` },
+      { who: shopA1, where: sql`s.shop_id = ${w.shopA1}` },
+    ];
+    // Checks on the edges of service and UTC days: the first and last instant of March (UTC+8), a UTC midnight.
+    const edge = (time: string, sku: number, spu: number, consume: number) =>
+      one.db.insertInto('card_check').values({
+        card_id: w.cards.c1, card_model_id: w.m1, sku_id: sku, resource_id: spu, check_time: new Date(time), check_date: '2026-03-01', consume_num: consume,
+      }).execute();
+    await edge('2026-03-01T00:00:00+08:00', w.skuA1, w.spuA1, 3);
+    await edge('2026-03-31T23:59:59.999+08:00', w.skuB, w.spuB, 5);
+    await edge('2026-04-01T00:00:00+08:00', w.skuB, w.spuB, 7);
+    await edge('2026-03-15T00:00:00Z', w.skuA1, w.spuA1, 11);
+    await edge('2026-03-14T23:59:59.999Z', w.skuB, w.spuB, 13);
+  });
+
+  /** Entries per model counted straight from card_check, in the session's scope. */
+  async function reference(range: [string, string], where: ReturnType<typeof sql>) {
+    const { rows } = await sql<{ id: number; n: string }>`
+      select cc.card_model_id as id, sum(cc.consume_num) as n
+      from card_check cc join sku s on s.id = cc.sku_id join card_model cm on cm.id = cc.card_model_id
+      where not cc.is_deleted and cc.check_time between ${range[0] + ' 00:00:00'}::timestamp and ${range[1] + ' 23:59:59.999'}::timestamp and ${where}
+      group by 1 order by 1`.execute(one.db);
+    return rows.map((r) => [Number(r.id), Number(r.n)]);
+  }
+
+  async function expectEveryAnswerExact(extra: Array<[string, string]> = []) {
+    for (const range of [...RANGES, ...extra]) {
+      for (const { who, where } of sessions) {
+        const res = await one.post('/manage-api/statistics/statHomeCardCheckNum', { datePair: range }, who.token);
+        expect(res.body.errcode, res.body.errmsg).toBe(0);
+        const got = (res.body.data as Array<{ cardModelId: number; checkNum: number }>).map((r) => [r.cardModelId, r.checkNum]);
+        expect(got, `${range} ${who.token.slice(0, 6)}`).toEqual(await reference(range, where));
+      }
+    }
+  }
+
+  it('equals the checks counted straight, whatever is folded, edges of days included', async () => {
+    await expectEveryAnswerExact();
+    await foldCheckRollup(one.db);
+    await expectRollupExact();
+    await expectEveryAnswerExact();
+    const march = await one.post('/manage-api/statistics/statHomeCardCheckNum', { datePair: ['2026-03-01', '2026-03-31'] }, platform.token);
+    // 13 entries of M1 and 2 of M2 in the world, plus 3 + 5 + 11 + 13 on the edges (7 falls in April).
+    expect(march.body.data).toEqual([
+      { cardModelId: w.m1, cardModelName: w.m1Name, checkNum: 13 + 3 + 5 + 11 + 13 },
+      { cardModelId: w.m2, cardModelName: w.m2Name, checkNum: 2 },
+    ]);
+  });
+
+  it('counts a check beyond the mark live, and once folded, and not once revoked', async () => {
+    const recent: Array<[string, string]> = [[today(), today()], ['2026-11-01', '2026-12-31']];
+    const id = await scan(spot, cards[2]);
+    await expectEveryAnswerExact(recent);
+    await foldCheckRollup(one.db);
+    await expectRollupExact();
+    await expectEveryAnswerExact(recent);
+    const res = await one.post(DELETE, { id }, (await checkerOf(id)).token);
+    expect(res.body.errcode, res.body.errmsg).toBe(0);
+    await expectRollupExact();
+    await expectEveryAnswerExact(recent);
+  });
+});

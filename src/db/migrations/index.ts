@@ -16,6 +16,7 @@ import * as m0019 from './20261125_0019_settlement.js';
 import * as m0020 from './20261125_0020_stat_rollup.js';
 import * as m0021 from './20261125_0021_stat_holder.js';
 import * as m0022 from './20261125_0022_stat_card_rollup.js';
+import * as m0023 from './20261126_0023_stat_check_day.js';
 
 /**
  * Migrations listed statically rather than read from the folder, so they load the same way under
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '20261125_0020_stat_rollup': m0020,
   '20261125_0021_stat_holder': m0021,
   '20261125_0022_stat_card_rollup': m0022,
+  '20261126_0023_stat_check_day': m0023,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -59,3 +59,11 @@ export interface StatResourceDayTable {
   active_day: string;
   entries: ColumnType<number, number, number>;
 }
+
+/** The folded living checks' entries per UTC day of check time × card model × SKU (migration 0023). */
+export interface StatCheckDayTable {
+  check_day: string;
+  card_model_id: number;
+  sku_id: number;
+  entries: ColumnType<number, number, number>;
+}

@@ -6,6 +6,7 @@ import { containsPattern } from '../../platform/db/text-match.js';
 import { pageWindow, type Page, type PageRequest } from '../../platform/http/paging.js';
 import type { CardActiveStat, HomeCheckNum, HomeSalesAmount } from './statistics.schemas.js';
 import { cardVisible, checkVisible } from './statistics-scope.js';
+import { splitUtcDays } from './utc-days.js';
 
 /** Card and check aggregates: each one SQL statement; no card or check row reaches Node. */
 
@@ -152,22 +153,32 @@ interface ActiveRow {
 }
 
 /**
- * statHomeCardCheckNum: entries (Σ consume_num of living checks) per card model in the range, from
- * the covering index card_check_stat_time_idx.
+ * statHomeCardCheckNum: entries (Σ consume_num of living checks) per card model in the range, exact
+ * whatever the roll-up job has folded, in one statement (one snapshot): the range's whole UTC days
+ * from stat_check_day (folded checks), the checks of those days beyond the mark from card_check's
+ * primary key, and the partial days at the range's ends from the covering index
+ * card_check_stat_time_idx (migration 0023).
  */
 export async function checkNumByModel(db: Executor, scope: Scope, range: DateRange): Promise<HomeCheckNum[]> {
+  const days = splitUtcDays(range);
   const scoped = scope.kind !== 'platform';
   const { rows } = await sql<{ id: number; name: string; n: string }>`
-    select cm.id, cm.name, g.n
-    from (
-      select cc.card_model_id, sum(cc.consume_num) as n
-      from card_check cc
-      ${scoped ? sql`join sku s on s.id = cc.sku_id join card_model cm on cm.id = cc.card_model_id` : sql``}
-      where not cc.is_deleted and cc.check_time between ${range.start} and ${range.end}
-        ${scoped ? sql`and ${checkVisible(scope)}` : sql``}
-      group by cc.card_model_id
-    ) g
+    with entries as (
+      select d.card_model_id, d.sku_id, d.entries as n from stat_check_day d where ${days.whole('d.check_day')}
+      union all
+      select cc.card_model_id, cc.sku_id, cc.consume_num from card_check cc
+      where not cc.is_deleted and ${days.partial('cc.check_time')}
+      union all
+      select cc.card_model_id, cc.sku_id, cc.consume_num from card_check cc
+      where cc.id > coalesce((select folded_to from stat_check_fold where id = 1), 0) and not cc.is_deleted and ${days.inWhole('cc.check_time')}
+    ),
+    g as (select card_model_id, sku_id, sum(n) as n from entries group by card_model_id, sku_id)
+    select cm.id, cm.name, sum(g.n) as n
+    from g
     join card_model cm on cm.id = g.card_model_id
+    ${scoped ? sql`join sku s on s.id = g.sku_id where ${checkVisible(scope)}` : sql``}
+    group by cm.id, cm.name
+    having sum(g.n) > 0
     order by cm.id`.execute(db);
   return rows.map((r) => ({ cardModelId: Number(r.id), cardModelName: r.name, checkNum: num(r.n) }));
 }

@@ -4,6 +4,7 @@ import type { DateRange } from '../../platform/date-range.js';
 import type { Executor } from '../../platform/db/executor.js';
 import { LIST_MAX_ROWS } from '../../platform/http/schemas.js';
 import { cardModelVisible, cardVisible, resourceVisible } from './statistics-scope.js';
+import { splitUtcDays } from './utc-days.js';
 
 /**
  * profitAccounting/cardModel. The cohort is the scope's activated cards of the card model (or of
@@ -80,37 +81,10 @@ export interface UseFigures {
   entries: number;
 }
 
-const DAY_MS = 86_400_000;
-const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-
-/**
- * An activation range split for stat_resource_day: its whole UTC days (condition on `d.active_day`)
- * and the rest, at most a part of a day at either end (condition on a row's active_time, for the
- * roll-up's rows). Without a range every day is whole.
- */
-export function activationDays(range: DateRange | null): { whole: Expression<SqlBool>; partial: (alias: string) => Expression<SqlBool> } {
-  if (!range) return { whole: sql<SqlBool>`true`, partial: () => sql<SqlBool>`false` };
-  const start = range.start.getTime();
-  const end = range.end.getTime();
-  const firstWhole = Math.ceil(start / DAY_MS) * DAY_MS;
-  // The last whole day ends at or before the range's end (inclusive, so a day ending exactly there is whole).
-  const wholeEnd = Math.floor((end + 1) / DAY_MS) * DAY_MS;
-  if (firstWhole >= wholeEnd) {
-    return { whole: sql<SqlBool>`false`, partial: (a) => sql<SqlBool>`${sql.ref(`${a}.active_time`)} between ${range.start} and ${range.end}` };
-  }
-  return {
-    whole: sql<SqlBool>`d.active_day >= ${utcDay(firstWhole)}::date and d.active_day < ${utcDay(wholeEnd)}::date`,
-    partial: (a) => {
-      const t = sql.ref(`${a}.active_time`);
-      return sql<SqlBool>`((${t} >= ${range.start} and ${t} < ${new Date(firstWhole)}) or (${t} >= ${new Date(wholeEnd)} and ${t} <= ${range.end}))`;
-    },
-  };
-}
-
 /**
  * The cohort's living checks, exact whatever has been folded (check-rollup.ts): its entries per
  * resource from stat_resource_day for the whole UTC days of its activation range and from the
- * roll-up's rows for the rest (activationDays), its per-card sums (stat_card_use), all filtered by
+ * roll-up's rows for the rest (splitUtcDays), its per-card sums (stat_card_use), all filtered by
  * their card attributes, plus
  * the live tail beyond the mark (card_check's primary key, joined with its cards), read in one
  * statement (one snapshot). A card's uses are its folded sum and its tail added (a full join, the tail
@@ -118,7 +92,7 @@ export function activationDays(range: DateRange | null): { whole: Expression<Sql
  * skipped, so such a card is no used card.
  */
 export async function useFigures(db: Executor, scope: Scope, f: CohortFilter): Promise<UseFigures> {
-  const days = activationDays(f.activeTime ?? null);
+  const days = splitUtcDays(f.activeTime ?? null);
   const { rows } = await sql<{ by_resource: number; k: string; cards: string; n: string }>`
     with tail as materialized (
       select cc.card_id, cc.card_model_id, cc.resource_id, cc.consume_num as n
@@ -131,11 +105,11 @@ export async function useFigures(db: Executor, scope: Scope, f: CohortFilter): P
     per_resource as (
       select d.resource_id, d.entries as n
       from stat_resource_day d join card_model cm on cm.id = d.card_model_id
-      where ${days.whole} and ${cardVisible(scope, 'd')} ${f.cardModelId != null ? sql`and d.card_model_id = ${f.cardModelId}` : sql``}
+      where ${days.whole('d.active_day')} and ${cardVisible(scope, 'd')} ${f.cardModelId != null ? sql`and d.card_model_id = ${f.cardModelId}` : sql``}
       union all
       select u.resource_id, u.entries
       from stat_check_rollup u join card_model cm on cm.id = u.card_model_id
-      where u.counted and u.entries > 0 and ${days.partial('u')} and ${cohort('u', scope, f)}
+      where u.counted and u.entries > 0 and ${days.partial('u.active_time')} and ${cohort('u', scope, f)}
       union all
       select resource_id, n from tail
     ),
