@@ -6,6 +6,8 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | null;
+  /** PostgreSQL connections each instance may hold (PGlite has one) */
+  databasePoolMax: number;
   redisUrl: string | null;
   tz: string;
   logLevel: string;
@@ -230,6 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: str(env, 'HOST', '127.0.0.1'),
     dataDir: path.resolve(str(env, 'DATA_DIR', './data')),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     tz: timeZone(env),
     logLevel,

@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   // compiles its WebAssembly, PostgreSQL connects) while the app's modules load and the app is built.
   const { openDatabase } = await import('./platform/db/database.js');
   const { prepareDatabase } = await import('./db/prepare.js');
-  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, tz: config.tz });
+  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, tz: config.tz, poolMax: config.databasePoolMax });
   const prepared = prepareDatabase(database.db, {
     adminUsername: config.adminUsername,
     adminPassword: config.adminPassword,

@@ -10,6 +10,7 @@ describe('loadConfig defaults (DESIGN.md §7)', () => {
       host: '127.0.0.1',
       dataDir: path.resolve('./data'),
       databaseUrl: null,
+      databasePoolMax: 10,
       redisUrl: null,
       tz: 'Asia/Shanghai',
       logLevel: 'info',
@@ -36,12 +37,12 @@ describe('loadConfig defaults (DESIGN.md §7)', () => {
   it('reads given values and treats empty strings as unset', () => {
     const c = loadConfig({
       PORT: '9090', HOST: '0.0.0.0', DATA_DIR: '/tmp/tc-data', DATABASE_URL: 'postgresql://u@db:5432/x', REDIS_URL: 'rediss://cache:6380',
-      TZ: 'UTC', LOG_LEVEL: 'warn', ACCESS_TOKEN_TTL_S: '60', DEMO: 'true', STORAGE: 's3', S3_BUCKET: 'b', S3_ACCESS_KEY: 'k', S3_SECRET_KEY: 's',
+      TZ: 'UTC', LOG_LEVEL: 'warn', ACCESS_TOKEN_TTL_S: '60', DATABASE_POOL_MAX: '40', DEMO: 'true', STORAGE: 's3', S3_BUCKET: 'b', S3_ACCESS_KEY: 'k', S3_SECRET_KEY: 's',
       OPEN_APP_KEY: 'key', OPEN_APP_SECRET: 'secret', CAPTCHA_BYPASS_CODE: '0000', ADMIN_PASSWORD: '',
     });
     expect(c).toMatchObject({
       port: 9090, host: '0.0.0.0', dataDir: '/tmp/tc-data', databaseUrl: 'postgresql://u@db:5432/x', redisUrl: 'rediss://cache:6380',
-      tz: 'UTC', logLevel: 'warn', accessTokenTtlS: 60, demo: true, storage: 's3', openAppKey: 'key', captchaBypassCode: '0000', adminPassword: null,
+      tz: 'UTC', logLevel: 'warn', accessTokenTtlS: 60, databasePoolMax: 40, demo: true, storage: 's3', openAppKey: 'key', captchaBypassCode: '0000', adminPassword: null,
     });
     expect(c.s3.bucket).toBe('b');
   });
@@ -54,6 +55,7 @@ describe('bad values stop with one line naming the variable', () => {
     [{ DATABASE_URL: 'mysql://root@localhost/x' }, /^DATABASE_URL must start with postgres:\/\/ or postgresql:\/\//],
     [{ DATABASE_URL: 'not a url' }, /^DATABASE_URL is not a valid URL/],
     [{ REDIS_URL: 'http://cache' }, /^REDIS_URL must start with redis:/],
+    [{ DATABASE_POOL_MAX: '0' }, /^DATABASE_POOL_MAX must be between 1 and 1000/],
     [{ TZ: 'Mars/Phobos' }, /^TZ is not a known time zone: "Mars\/Phobos"/],
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of /],
     [{ NODE_ENV: 'production', CAPTCHA_BYPASS_CODE: '0000' }, /^CAPTCHA_BYPASS_CODE must not be set when NODE_ENV=production/],
