@@ -117,6 +117,38 @@ async function sustain(workers: number, seconds: number, work: (i: number) => Pr
 
 type Run = { ok: number; seconds: number; done: number };
 
+/**
+ * What the database's client backends were doing while `work` ran, sampled every 50 ms from
+ * pg_stat_activity: running (CPU) or the wait event they were in. Tells a throughput limited by the
+ * server's WAL flushes or locks from one limited by the service.
+ */
+async function backendStates<T>(database: string, work: () => Promise<T>): Promise<{ result: T; states: Map<string, number> }> {
+  const c = new pg.Client({ connectionString: withDatabase(baseUrl!, 'postgres') });
+  await c.connect();
+  const states = new Map<string, number>();
+  let running = true;
+  const sampling = (async () => {
+    while (running) {
+      const r = await c.query<{ s: string }>(`select coalesce(wait_event_type || ':' || wait_event, 'CPU') as s from pg_stat_activity
+        where datname = $1 and state = 'active' and backend_type = 'client backend' and pid <> pg_backend_pid()`, [database]);
+      for (const { s } of r.rows) states.set(s, (states.get(s) ?? 0) + 1);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  try {
+    return { result: await work(), states };
+  } finally {
+    running = false;
+    await sampling;
+    await c.end();
+  }
+}
+
+const shares = (states: Map<string, number>) => {
+  const total = [...states.values()].reduce((a, b) => a + b, 0) || 1;
+  return [...states].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([k, n]) => `${k} ${((100 * n) / total).toFixed(0)}%`).join(', ');
+};
+
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 // ---------------------------------------------------------------- 1. throughput in a scratch database
@@ -204,10 +236,16 @@ async function throughput(): Promise<void> {
     await sustain(POOL, 2, direct);
     await httpRun(2);
     const runs = { bare: [] as Run[], direct: [] as Run[], checkin: [] as Run[] };
+    const waits = { bare: new Map<string, number>(), direct: new Map<string, number>(), checkin: new Map<string, number>() };
+    const measured = async (kind: keyof typeof runs, work: () => Promise<Run>) => {
+      const { result, states } = await backendStates(scratch, work);
+      runs[kind].push(result);
+      for (const [k, n] of states) waits[kind].set(k, (waits[kind].get(k) ?? 0) + n);
+    };
     for (let r = 0; r < ROUNDS; r++) {
-      runs.bare.push(await profiled(`bare-${r}`, () => sustain(POOL, DURATION_S / ROUNDS, bare)));
-      runs.direct.push(await profiled(`direct-${r}`, () => sustain(POOL, DURATION_S / ROUNDS, direct)));
-      runs.checkin.push(await profiled(`http-${r}`, () => httpRun(DURATION_S / ROUNDS)));
+      await measured('bare', () => profiled(`bare-${r}`, () => sustain(POOL, DURATION_S / ROUNDS, bare)));
+      await measured('direct', () => profiled(`direct-${r}`, () => sustain(POOL, DURATION_S / ROUNDS, direct)));
+      await measured('checkin', () => profiled(`http-${r}`, () => httpRun(DURATION_S / ROUNDS)));
     }
     const rate = (rs: Run[]) => rs.reduce((n, r) => n + r.ok, 0) / rs.reduce((n, r) => n + r.seconds, 0);
     const refused = [...runs.checkin, ...runs.direct].reduce((n, r) => n + r.done - r.ok, 0);
@@ -221,6 +259,8 @@ async function throughput(): Promise<void> {
     console.log(`  check-in service, limit 1 enforced (no HTTP)                      ${rate(runs.direct).toFixed(0).padStart(6)} check-ins/s   ratio ${(rate(runs.direct) / rate(runs.bare)).toFixed(2)}`);
     console.log(`  POST addCheckerConsumeRecord over HTTP (load from another process)  ${rate(runs.checkin).toFixed(0).padStart(6)} check-ins/s   ratio ${(rate(runs.checkin) / rate(runs.bare)).toFixed(2)}`);
     console.log('  (targets ≥ 2000 check-ins/s and a ratio ≥ 0.3 of the bare rate)');
+    console.log('  the database\'s active backends, sampled every 50 ms (running or the wait they were in):');
+    for (const [kind, label] of [['bare', 'bare INSERT'], ['direct', 'service'], ['checkin', 'over HTTP']] as const) console.log(`    ${label.padEnd(12)} ${shares(waits[kind])}`);
     report({ goal: 'check-ins over HTTP, daily limit enforced', value: rate(runs.checkin), unit: 'check-ins/s', baseline: { name: 'bare INSERT', value: rate(runs.bare) }, ratio: rate(runs.checkin) / rate(runs.bare), target: '≥ 2,000/s and ≥ 0.3 of bare', met: rate(runs.checkin) >= 2000 && rate(runs.checkin) / rate(runs.bare) >= 0.3, database: 'postgres' });
     await app.close();
     await store.close();
