@@ -79,6 +79,15 @@ describe('demo data generator', () => {
     expect(ds[0]).toMatchObject({ seed: BASE.seed, scale: SCALE, check_rows: first.stats.checkRows });
   });
 
+  it('leaves every index as the migrations made it after the fast load, which drops and rebuilds some', async () => {
+    const indexes = async (db: Db) => (await sql<{ d: string }>`
+      select indexname || ': ' || indexdef as d from pg_indexes where schemaname = current_schema() order by indexname`.execute(db)).rows.map((r) => r.d);
+    const [fast, triggers] = [await indexes(a.db), await indexes(b.db)];
+    expect(fast.some((d) => d.startsWith('stat_check_rollup_cohort_idx: '))).toBe(true);
+    expect(fast.some((d) => d.startsWith('card_check_stat_time_idx: '))).toBe(true);
+    expect(fast).toEqual(triggers);
+  });
+
   it('folds its check-ins into the statistics\' check roll-up (every one, once)', async () => {
     for (const db of [a.db, b.db]) {
       expect(await count(db, 'select folded_to as n from stat_check_fold')).toBe(await count(db, 'select max(id) as n from card_check'));

