@@ -79,8 +79,6 @@ export interface RevokedCheck {
   cardId: number;
   cardModelId: number;
   resourceId: number;
-  skuId: number;
-  checkTime: Date;
   checkDate: string;
   consumeNum: number;
 }
@@ -97,14 +95,9 @@ export async function revokeCheck(trx: Executor, id: number, checkerId: number, 
     .where('checker_id', '=', checkerId)
     .where('check_date', '=', day)
     .where('is_deleted', '=', false)
-    .returning(['id', 'card_id', 'card_model_id', 'resource_id', 'sku_id', 'check_time', 'check_date', 'consume_num'])
+    .returning(['id', 'card_id', 'card_model_id', 'resource_id', 'check_date', 'consume_num'])
     .executeTakeFirst();
-  return r
-    ? {
-        id: r.id, cardId: r.card_id, cardModelId: r.card_model_id, resourceId: r.resource_id, skuId: r.sku_id, checkTime: r.check_time,
-        checkDate: r.check_date, consumeNum: r.consume_num,
-      }
-    : null;
+  return r ? { id: r.id, cardId: r.card_id, cardModelId: r.card_model_id, resourceId: r.resource_id, checkDate: r.check_date, consumeNum: r.consume_num } : null;
 }
 
 /** Gives a revoked check's entries back to its card's day. */

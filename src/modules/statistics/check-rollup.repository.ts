@@ -18,7 +18,8 @@ export async function maxCheckIdOnceSettled(trx: Executor, lockTimeout: string):
  * Folds the next checks beyond the mark, up to `upTo` (at most `chunk` of them), into the roll-up
  * and moves the mark, in the caller's transaction. `upTo` must be settled (settledCheckId). Returns
  * how many roll-up rows were written and whether the mark reached `upTo`. A null chunk folds all at once
- * (the demo generator, in its own transaction).
+ * (the demo generator, in its own transaction). Moving the mark also fills stat_check_day (its
+ * trigger, migration 0023).
  */
 export async function foldNextChecks(trx: Executor, upTo: number, chunk: number | null): Promise<{ folded: number; done: boolean }> {
   const { rows: [mark] } = await sql<{ folded_to: string | number }>`select folded_to from stat_check_fold where id = 1 for update`.execute(trx);
@@ -31,18 +32,10 @@ export async function foldNextChecks(trx: Executor, upTo: number, chunk: number 
     if (end?.id != null) to = Number(end.id);
   }
   // The checks' sums per card × resource, per card and per resource × activation day, with the card's
-  // attributes as they are now (a change after this is the card trigger's, which waits for this
-  // transaction's mark lock); and per UTC check day × model × SKU, the checks' own attributes.
+  // attributes as they are now
+  // (a change after this is the card trigger's, which waits for this transaction's mark lock).
   const folded = await sql`
-    with check_days as (
-      insert into stat_check_day as cd (check_day, card_model_id, sku_id, entries)
-      select (k.check_time at time zone 'UTC')::date, k.card_model_id, k.sku_id, sum(k.consume_num)
-      from card_check k
-      where k.id > ${from} and k.id <= ${to} and not k.is_deleted
-      group by 1, 2, 3
-      on conflict (check_day, card_model_id, sku_id) do update set entries = cd.entries + excluded.entries
-    ),
-    folding as materialized (
+    with folding as materialized (
       select k.card_model_id, k.card_id, k.resource_id, sum(k.consume_num) as entries, count(*) as checks,
         c.active_time, c.merchant_id, c.shop_id, (not c.is_deleted and c.card_model_id = k.card_model_id) as counted
       from card_check k join card c on c.id = k.card_id
@@ -78,25 +71,18 @@ export interface RevokedCheckKey {
   cardId: number;
   cardModelId: number;
   resourceId: number;
-  skuId: number;
-  checkTime: Date;
   consumeNum: number;
 }
 
 /**
  * In the transaction that revokes a check: when the check is at or below the mark (already folded),
- * takes it out of the roll-up, its card's sum, its activation day's and its check day's entries. The
- * mark is read FOR SHARE, so a fold in progress is waited for and its new mark is the one compared.
+ * takes it out of the roll-up, its card's sum and its day entries (its check day: the revocation's
+ * trigger, migration 0023). The mark is read FOR SHARE, so a fold in progress is waited for and its
+ * new mark is the one compared.
  */
 export async function unfoldRevokedCheck(trx: Executor, c: RevokedCheckKey): Promise<void> {
   await sql`
     with mark as (select folded_to from stat_check_fold where id = 1 for share),
-    check_day as (
-      update stat_check_day cd set entries = cd.entries - ${c.consumeNum}
-      from mark
-      where ${c.id} <= mark.folded_to and cd.check_day = (${c.checkTime}::timestamptz at time zone 'UTC')::date
-        and cd.card_model_id = ${c.cardModelId} and cd.sku_id = ${c.skuId}
-    ),
     per_card as (
       update stat_card_use u set entries = u.entries - ${c.consumeNum}
       from mark
