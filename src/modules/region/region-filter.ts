@@ -1,4 +1,8 @@
+import { RawJson } from '../../platform/http/responses.js';
 import type { Region, RegionFilter } from './region.schemas.js';
+
+/** Serialised pages an index keeps (the oldest goes first): ≤ 200 regions of ~0.2 KB each per page. */
+const PAGE_ANSWERS_KEPT = 128;
 
 const EXACT_FIELDS = ['name', 'parentId', 'shortName', 'levelType', 'cityCode', 'zipCode', 'mergerName', 'lng', 'lat', 'pinYin'] as const;
 
@@ -32,6 +36,8 @@ export class RegionIndex {
   private readonly position = new Map<number, number>();
   private readonly byParent = new Map<number, Region[]>();
   private readonly byLevel = new Map<number, Region[]>();
+  /** Pages answered while this index lives (one cache generation), serialised, by request. */
+  private readonly pageAnswers = new Map<string, RawJson>();
 
   constructor(readonly all: Region[]) {
     for (const [i, r] of all.entries()) {
@@ -59,6 +65,22 @@ export class RegionIndex {
     if (filter.levelType !== undefined && filter.levelType !== null) lists.push({ list: this.byLevel.get(filter.levelType) ?? [], by: 'levelType' });
     const chosen = lists.reduce((a, b) => (b.list.length < a.list.length ? b : a));
     return { list: chosen.list, allMatch: kw === '' && exact.every((f) => f === chosen.by) };
+  }
+
+  /**
+   * The page's answer as bytes, serialised once per request while the index lives: the region pages a
+   * picker asks for are few and asked again and again, and serialising them was the larger part of
+   * answering them (they also get an ETag and 304, as the other cached reads).
+   */
+  pageAnswer(request: RegionFilter, offset: number, limit: number): RawJson {
+    const key = JSON.stringify([request, offset, limit]);
+    let answer = this.pageAnswers.get(key);
+    if (!answer) {
+      answer = new RawJson(JSON.stringify(this.page(request, offset, limit)));
+      if (this.pageAnswers.size >= PAGE_ANSWERS_KEPT) this.pageAnswers.delete(this.pageAnswers.keys().next().value!);
+      this.pageAnswers.set(key, answer);
+    }
+    return answer;
   }
 
   /** The matches in [offset, offset + limit) and how many match in all. */

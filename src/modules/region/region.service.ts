@@ -3,7 +3,7 @@ import type { SharedCache } from '../../platform/cache.js';
 import { conflict, notFound } from '../../platform/errors.js';
 import type { AuthedContext, RequestContext } from '../../platform/http/context.js';
 import { recordOperation } from '../../platform/oplog/oplog.js';
-import { pageWindow, type Page } from '../../platform/http/paging.js';
+import { pageWindow } from '../../platform/http/paging.js';
 import { RawJson } from '../../platform/http/responses.js';
 import * as repo from './region.repository.js';
 import { matchRegion, RegionIndex } from './region-filter.js';
@@ -93,9 +93,10 @@ export function createRegionService(deps: { db: Db; cache: SharedCache }) {
       return (await allRegions()).filter(matchRegion(filter));
     },
 
-    async page(query: RegionPageQuery): Promise<Page<Region>> {
+    /** Serialised once per request shape and cache generation (RegionIndex.pageAnswer). */
+    async page(query: RegionPageQuery): Promise<RawJson> {
       const { limit, offset } = pageWindow(query);
-      return (await regionIndex()).page(query, offset, limit);
+      return (await regionIndex()).pageAnswer(query, offset, limit);
     },
 
     /** Serialised once per cache generation: the tree is large and read far more than written. */
