@@ -19,7 +19,6 @@
  * bench/profile.ts: the service answers HTTP in this process, so the http profile is the service's).
  */
 import { randomBytes } from 'node:crypto';
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -39,6 +38,7 @@ import { createConsumeRecordService } from '../src/modules/checker/consume-recor
 import { createCheckinService } from '../src/modules/checker/checkin.service.js';
 import type { AuthedContext } from '../src/platform/http/context.js';
 import { report } from './report.js';
+import { runLoadProcess } from './load-process.js';
 import { profiled } from './profile.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -210,13 +210,7 @@ async function throughput(): Promise<void> {
       const maxCards = Math.min(CARDS - cursor, Math.ceil(seconds * 4000));
       cursor += maxCards;
       const job = { url, token, skuId: sku, entranceId: gate, firstCard, maxCards, connections: CONNECTIONS, seconds };
-      const out = await new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'checkin-load.ts'), JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
-        let text = '';
-        child.stdout.on('data', (c: Buffer) => (text += c.toString()));
-        child.on('close', (code) => (code === 0 ? resolve(text) : reject(new Error(`load process exited ${code}`))));
-      });
-      return JSON.parse(out) as Run;
+      return runLoadProcess<Run>('checkin-load.ts', job);
     };
 
     // The same scan without HTTP: the service as the route calls it, with the verifier's session.

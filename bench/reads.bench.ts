@@ -23,6 +23,7 @@ import { openStore } from '../src/platform/store/index.js';
 import { freePort } from '../test/helpers/free-port.js';
 import { issuePlatformToken } from './bench-app.js';
 import { report } from './report.js';
+import { runLoadProcess } from './load-process.js';
 import { profiled } from './profile.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 6);
@@ -87,13 +88,7 @@ for (let i = 0; ; i++) {
 /** A load run from a process of its own (bench/http-load.ts), as clients are other machines. */
 async function load(url: string, body: string, headers: Record<string, string> = {}) {
   const job = { url, body, headers, connections: CONNECTIONS, seconds: DURATION_S };
-  const out = await new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'http-load.ts'), JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let text = '';
-    child.stdout.on('data', (c: Buffer) => (text += c.toString()));
-    child.on('close', (code) => (code === 0 ? resolve(text) : reject(new Error(`load process exited ${code}`))));
-  });
-  const r = JSON.parse(out) as { rps: number; p99: number; errors: number; non2xx: number; timeouts: number };
+  const r = await runLoadProcess<{ rps: number; p99: number; errors: number; non2xx: number; timeouts: number }>('http-load.ts', job);
   if (r.errors || r.non2xx || r.timeouts) console.log(`  (warning: ${r.errors} errors, ${r.non2xx} non-2xx, ${r.timeouts} timeouts at ${url})`);
   return { rps: r.rps, p99: r.p99 };
 }

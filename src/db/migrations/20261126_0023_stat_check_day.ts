@@ -25,19 +25,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       entries bigint not null check (entries >= 0),
       primary key (check_day, card_model_id, sku_id) include (entries)
     )`,
-    `insert into stat_check_day (check_day, card_model_id, sku_id, entries)
-      select (check_time at time zone 'UTC')::date, card_model_id, sku_id, sum(consume_num)
-      from card_check
-      where not is_deleted and id <= (select folded_to from stat_check_fold where id = 1)
-      group by 1, 2, 3`,
-    `create function stat_check_day_fold() returns trigger language plpgsql as $$
-    begin
+    // Adds the living checks with ids in (after, upto] to their days: the backfill and each fold.
+    `create function stat_check_day_add(after bigint, upto bigint) returns void language sql as $$
       insert into stat_check_day as d (check_day, card_model_id, sku_id, entries)
       select (k.check_time at time zone 'UTC')::date, k.card_model_id, k.sku_id, sum(k.consume_num)
       from card_check k
-      where k.id > old.folded_to and k.id <= new.folded_to and not k.is_deleted
+      where k.id > after and k.id <= upto and not k.is_deleted
       group by 1, 2, 3
       on conflict (check_day, card_model_id, sku_id) do update set entries = d.entries + excluded.entries;
+    $$`,
+    `select stat_check_day_add(0, folded_to) from stat_check_fold where id = 1`,
+    `create function stat_check_day_fold() returns trigger language plpgsql as $$
+    begin
+      perform stat_check_day_add(old.folded_to, new.folded_to);
       return null;
     end $$`,
     `create trigger stat_check_day_fold_trg after update of folded_to on stat_check_fold
@@ -62,6 +62,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     'drop trigger stat_check_day_fold_trg on stat_check_fold',
     'drop function stat_check_day_revoke()',
     'drop function stat_check_day_fold()',
+    'drop function stat_check_day_add(bigint, bigint)',
     'drop table stat_check_day',
   ]);
 }

@@ -6,6 +6,7 @@ import { containsPattern } from '../../platform/db/text-match.js';
 import { pageWindow, type Page, type PageRequest } from '../../platform/http/paging.js';
 import type { CardActiveStat, HomeCheckNum, HomeSalesAmount } from './statistics.schemas.js';
 import { cardVisible, checkVisible } from './statistics-scope.js';
+import { foldMark } from './check-rollup.repository.js';
 import { splitUtcDays } from './utc-days.js';
 
 /** Card and check aggregates: each one SQL statement; no card or check row reaches Node. */
@@ -170,7 +171,7 @@ export async function checkNumByModel(db: Executor, scope: Scope, range: DateRan
       where not cc.is_deleted and ${days.partial('cc.check_time')}
       union all
       select cc.card_model_id, cc.sku_id, cc.consume_num from card_check cc
-      where cc.id > coalesce((select folded_to from stat_check_fold where id = 1), 0) and not cc.is_deleted and ${days.inWhole('cc.check_time')}
+      where cc.id > ${foldMark} and not cc.is_deleted and ${days.inWhole('cc.check_time')}
     ),
     g as (select card_model_id, sku_id, sum(n) as n from entries group by card_model_id, sku_id)
     select cm.id, cm.name, sum(g.n) as n

@@ -3,6 +3,9 @@ import type { Executor } from '../../platform/db/executor.js';
 
 /** The roll-up's SQL (check-rollup.ts says how the mark keeps the statistics exact). */
 
+/** The mark, for a statistic's read of the live checks beyond it (0 before the first fold). */
+export const foldMark = sql<number>`coalesce((select folded_to from stat_check_fold where id = 1), 0)`;
+
 /**
  * In the caller's transaction: waits (at most `lockTimeout`) for the check-ins in flight by holding
  * card_check in SHARE mode, then reads max(id), below which no check can still be uncommitted.

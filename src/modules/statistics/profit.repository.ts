@@ -4,6 +4,7 @@ import type { DateRange } from '../../platform/date-range.js';
 import type { Executor } from '../../platform/db/executor.js';
 import { LIST_MAX_ROWS } from '../../platform/http/schemas.js';
 import { cardModelVisible, cardVisible, resourceVisible } from './statistics-scope.js';
+import { foldMark } from './check-rollup.repository.js';
 import { splitUtcDays } from './utc-days.js';
 
 /**
@@ -99,7 +100,7 @@ export async function useFigures(db: Executor, scope: Scope, f: CohortFilter): P
       from card_check cc
       join card c on c.id = cc.card_id and c.card_model_id = cc.card_model_id
       join card_model cm on cm.id = c.card_model_id
-      where cc.id > coalesce((select folded_to from stat_check_fold where id = 1), 0) and not cc.is_deleted
+      where cc.id > ${foldMark} and not cc.is_deleted
         and not c.is_deleted and ${cohort('c', scope, f)}
     ),
     per_resource as (
