@@ -225,6 +225,27 @@ describe('check-in by ID document', () => {
     expect(res.body.data).toMatchObject({ cardNum: good.cardNumber, touristCardNo: idNo, checkType: 2 });
   });
 
+  it('uses the person\'s card expiring soonest, one without an end last; a refusal names the card the write would have taken', async () => {
+    const idNo = uniq('330108').slice(0, 18);
+    const days = (n: number) => new Date(Date.now() + n * 24 * HOUR);
+    const endless = await heldCard(t.db, spot.modelId, { expire_time: null }, { id_no: idNo });
+    const far = await heldCard(t.db, spot.modelId, { expire_time: days(300) }, { id_no: idNo });
+    const soon = await heldCard(t.db, spot.modelId, { expire_time: days(30) }, { id_no: idNo });
+    const first = await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo });
+    expect(first.body.errcode, first.body.errmsg).toBe(0);
+    expect(first.body.data.cardNum).toBe(soon.cardNumber);
+    // The day's entry of that card is spent: the refusal and its log entry name the same card.
+    const second = await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo });
+    expect(second.body.errcode).toBe(1_013_000_007);
+    const logged = (await failsOf(spot.checker.id)).at(-1)!;
+    expect(logged.card_id).toBe(soon.cardId);
+
+    await t.db.updateTable('card').set({ status: 3 }).where('id', '=', soon.cardId).execute();
+    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo })).body.data.cardNum).toBe(far.cardNumber);
+    await t.db.updateTable('card').set({ status: 3 }).where('id', '=', far.cardId).execute();
+    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo })).body.data.cardNum).toBe(endless.cardNumber);
+  });
+
   it('gives the refusal of the card that got furthest when none is usable, and "no card" for a stranger', async () => {
     const idNo = uniq('330107').slice(0, 18);
     await heldCard(t.db, spot.modelId, { status: 3 }, { id_no: idNo });

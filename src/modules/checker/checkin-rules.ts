@@ -37,6 +37,8 @@ export interface CardCandidate {
   dailyLimit: number | null;
   /** how far the card gets at the scan's time (CardStanding), judged where it is read */
   standing: number;
+  /** its place in the order a person's cards are used in (1 first), decided where it is read */
+  useRank: number;
 }
 
 export const CardStatus = { UNBOUND: 1, BOUND: 2, DISABLED: 3, EXPIRED: 4 } as const;
@@ -98,6 +100,5 @@ export function chooseCard(candidates: CardCandidate[], by: ScanBy, place: ScanP
   return { card: best, refusal: refusalOf(best, place) ?? cardNotValidHere(place.skuName) };
 }
 
-/** The order a person's cards are used in (the statement that writes a check uses the same). */
-const byUse = (a: CardCandidate, b: CardCandidate) =>
-  (a.expireTime?.getTime() ?? Infinity) - (b.expireTime?.getTime() ?? Infinity) || a.id - b.id;
+/** The order a person's cards are used in, as the statement that writes a check ranked them. */
+const byUse = (a: CardCandidate, b: CardCandidate) => a.useRank - b.useRank;

@@ -99,6 +99,7 @@ interface ReadingRow extends EarlierRow {
   c_holder_face_photo: string | null;
   c_daily_limit: number | null;
   c_standing: number | null;
+  c_use_rank: number | null;
 }
 
 /** How the scan names its cards, which shapes the text of its statement. */
@@ -136,7 +137,9 @@ const ms = (column: string) => sql.raw(`date_trunc('milliseconds', ${column})`);
  * The standing is where the card rules live (DOMAIN.md §4 steps 2–3, in this order): not bound,
  * disabled, not active yet at the scan's time, expired by then (an offline scan made before the card
  * expired still counts, even if the card has been marked expired since; online, a card marked expired
- * is expired), no rule for the resource, usable (CardStanding).
+ * is expired), no rule for the resource, usable (CardStanding). A person's cards are used in one
+ * order, given here as each card's `c_use_rank` (expiring soonest first, so the older card is used up
+ * first; then the oldest): the write takes the first usable one, and the service names a refusal by it.
  */
 function judgedOn(s: ReadValues, shape: KeyShape, withNonce: boolean) {
   const which = shape === 'none'
@@ -175,7 +178,8 @@ function judgedOn(s: ReadValues, shape: KeyShape, withNonce: boolean) {
             or (c.status = ${sql.lit(4)} and (not ${s.offline}::boolean or c.expire_time is null)) then ${sql.lit(CardStanding.EXPIRED)}
           when rr.daily_check_limit is null then ${sql.lit(CardStanding.NOT_VALID_HERE)}
           else ${sql.lit(CardStanding.USABLE)}
-        end as c_standing
+        end as c_standing,
+        row_number() over (order by ${ms('c.expire_time')} nulls last, c.id) as c_use_rank
       from card c
       join card_model m on m.id = c.card_model_id
       left join card_binding b on b.card_id = c.id and not b.is_deleted
@@ -223,6 +227,7 @@ function toReading(rows: ReadingRow[]): ScanReading {
     holderFacePhoto: c.c_holder_face_photo,
     dailyLimit: c.c_daily_limit,
     standing: c.c_standing!,
+    useRank: Number(c.c_use_rank),
   }));
   return { earlier: toEarlier(first), place, cards };
 }
@@ -295,7 +300,7 @@ const checkIns = perShape(WRITE_VALUES, (p, variant) => {
     with ${judgedOn(c, shape as KeyShape, nonce === 'nonce')},
     chosen as (
       select * from cards where c_standing = ${sql.lit(CardStanding.USABLE)}
-      order by ${ms('c_expire_time')} nulls last, c_id
+      order by c_use_rank
       limit 1
     ),
     counted as (
