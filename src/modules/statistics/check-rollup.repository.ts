@@ -55,7 +55,7 @@ export async function foldNextChecks(trx: Executor, upTo: number, chunk: number 
     ),
     per_day as (
       insert into stat_resource_day as d (card_model_id, resource_id, merchant_id, shop_id, active_day, entries)
-      select card_model_id, resource_id, coalesce(merchant_id, 0), coalesce(shop_id, 0), (active_time at time zone 'UTC')::date, sum(entries)
+      select card_model_id, resource_id, coalesce(merchant_id, 0), coalesce(shop_id, 0), stat_utc_day(active_time), sum(entries)
       from folding where counted and active_time is not null
       group by 1, 2, 3, 4, 5
       on conflict (active_day, card_model_id, resource_id, merchant_id, shop_id) do update set entries = d.entries + excluded.entries
@@ -102,6 +102,6 @@ export async function unfoldRevokedCheck(trx: Executor, c: RevokedCheckKey): Pro
     update stat_resource_day d set entries = d.entries - ${c.consumeNum}
     from folded f
     where f.counted and f.active_time is not null
-      and d.active_day = (f.active_time at time zone 'UTC')::date and d.card_model_id = f.card_model_id
+      and d.active_day = stat_utc_day(f.active_time) and d.card_model_id = f.card_model_id
       and d.resource_id = f.resource_id and d.merchant_id = coalesce(f.merchant_id, 0) and d.shop_id = coalesce(f.shop_id, 0)`.execute(trx);
 }
