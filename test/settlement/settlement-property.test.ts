@@ -112,6 +112,11 @@ describe('settlement money (property)', () => {
       const rounded = (scaled * 2n + 10_000n) / 20_000n;
       expect(actualAmount(amount, (units / 10_000).toFixed(4), inc, dec)).toBe(Number(rounded) + inc - dec);
     }));
+    // Details carry the stored numeric(10, 4) factor as a number: it must compute as its text does.
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 10n ** 10n - 1n }), (units) => {
+      const text = `${units / 10_000n}.${String(units % 10_000n).padStart(4, '0')}`;
+      expect(decimalUnits(Number(text).toFixed(4))).toBe(decimalUnits(text));
+    }));
     expect(decimalUnits('12.5')).toBe(125_000n);
     expect(decimalUnits('0.0001')).toBe(1n);
   });

@@ -7,7 +7,7 @@ import { containsPattern, keywordsCondition } from '../../platform/db/text-match
 import type { Page, PageRequest } from '../../platform/http/paging.js';
 import { formatDateTime } from '../../platform/time.js';
 import type { ResourceDetail } from '../settlement/settlement-calc.js';
-import { detailColumns } from '../settlement/settlement.repository.js';
+import { detailColumns } from '../settlement/settlement-detail.repository.js';
 import type { EstimationPageItem, EstimationPageQuery } from './estimation.schemas.js';
 
 /** Persisted estimation sheets and their details (DOMAIN.md §1, §3). */

@@ -11,7 +11,8 @@ import { pageLiveChecks, type CheckDetail } from '../settlement/check-detail.rep
 import { createOrdersFromEstimation } from '../settlement/orders.js';
 import { checkWatermark } from '../settlement/settlement-calc.repository.js';
 import { computeSettlementDetails, type ResourceDetail } from '../settlement/settlement-calc.js';
-import { periodText, toDetail } from '../settlement/settlement.repository.js';
+import { toDetail } from '../settlement/settlement-detail.repository.js';
+import { periodText } from '../settlement/settlement.repository.js';
 import type { DetailResponse } from '../settlement/settlement.schemas.js';
 import { alreadySubmitted, cardModelNotFound, estimationDetailNotFound, estimationExpired, platformOnly, virtualDetailNotFound } from './estimation.errors.js';
 import * as repo from './estimation.repository.js';
@@ -81,12 +82,7 @@ export function createEstimationService(deps: { db: Db; store: Store }) {
   });
 
   const detailOf = (e: CachedEstimation, d: ResourceDetail, i: number): DetailResponse =>
-    toDetail({
-      id: i + 1, resource_id: d.resourceId, scenery_name: d.sceneryName, merchant_id: d.merchantId, shop_id: d.shopId,
-      settlement_way: d.settlementWay, check_num: d.checkNum, ticket_price_info: d.ticketPriceInfo, estimation_factor: String(d.estimationFactor),
-      settlement_amount: d.settlementAmount, increase_amount: d.increaseAmount, decrease_amount: d.decreaseAmount,
-      settlement_amount_actual: d.settlementAmountActual, created_by: null, created_at: new Date(0), updated_by: null, updated_at: new Date(0),
-    }, e.cardModelName, periodText(new Date(e.start), new Date(e.end)));
+    toDetail({ ...d, id: i + 1 }, e.cardModelName, periodText(new Date(e.start), new Date(e.end)));
 
   return {
     async calc(ctx: AuthedContext, req: EstimationAdd): Promise<EstimationInfo> {

@@ -87,18 +87,45 @@ export async function deleteSnapshots(db: Executor, detailIds: number[]): Promis
   if (detailIds.length) await db.deleteFrom('settlement_check_detail').where('settlement_detail_id', 'in', detailIds).execute();
 }
 
-export type SnapshotRow = Selectable<SettlementCheckDetailTable>;
+/** A check copied into a settlement order, as the export reads it. */
+export interface CheckSnapshot {
+  id: number;
+  cardModelName: string | null;
+  sceneryName: string | null;
+  touristName: string | null;
+  touristPhone: string | null;
+  cardNumber: string | null;
+  checkTime: Date;
+  checkerId: number | null;
+  checkerName: string | null;
+  consumeNum: number;
+}
 
-export function toCheckDetail(r: SnapshotRow): CheckDetail {
+function toSnapshot(r: Selectable<SettlementCheckDetailTable>): CheckSnapshot {
   return {
+    id: r.id,
     cardModelName: r.card_model_name,
     sceneryName: r.scenery_name,
     touristName: r.tourist_name,
     touristPhone: r.tourist_phone,
     cardNumber: r.card_number,
-    checkTime: formatDateTime(r.check_time),
+    checkTime: r.check_time,
     checkerId: r.checker_id,
     checkerName: r.checker_name,
+    consumeNum: r.consume_num,
+  };
+}
+
+function toCheckDetail(r: CheckSnapshot): CheckDetail {
+  return {
+    cardModelName: r.cardModelName,
+    sceneryName: r.sceneryName,
+    touristName: r.touristName,
+    touristPhone: r.touristPhone,
+    cardNumber: r.cardNumber,
+    checkTime: formatDateTime(r.checkTime),
+    checkerId: r.checkerId,
+    checkerName: r.checkerName,
   };
 }
 
@@ -110,12 +137,12 @@ function snapshots(db: Executor, detailId: number, keywords: string | null | und
 }
 
 export function pageSnapshots(db: Executor, detailId: number, keywords: string | null | undefined, page: PageRequest): Promise<Page<CheckDetail>> {
-  return paginate(snapshots(db, detailId, keywords).orderBy('id'), page, toCheckDetail);
+  return paginate(snapshots(db, detailId, keywords).orderBy('id'), page, (r) => toCheckDetail(toSnapshot(r)));
 }
 
-/** Keyset read for the export, in id order. */
-export function snapshotsAfter(db: Executor, detailId: number, keywords: string | null | undefined, afterId: number | null, limit: number): Promise<SnapshotRow[]> {
+/** Keyset read for the export, in id order; each batch is mapped as it arrives, so the export still streams. */
+export async function snapshotsAfter(db: Executor, detailId: number, keywords: string | null | undefined, afterId: number | null, limit: number): Promise<CheckSnapshot[]> {
   let q = snapshots(db, detailId, keywords);
   if (afterId !== null) q = q.where('id', '>', afterId);
-  return q.orderBy('id').limit(limit).execute();
+  return (await q.orderBy('id').limit(limit).execute()).map(toSnapshot);
 }

@@ -1,5 +1,5 @@
 import { sql, type Expression, type Selectable, type SqlBool } from 'kysely';
-import type { MerchantFinanceTable, SettlementDetailTable, SettlementTable } from '../../db/tables/settlement.js';
+import type { MerchantFinanceTable, SettlementTable } from '../../db/tables/settlement.js';
 import type { Scope } from '../../platform/auth/permissions.js';
 import type { Executor } from '../../platform/db/executor.js';
 import { paginate } from '../../platform/db/paginate.js';
@@ -7,76 +7,93 @@ import { containsPattern, keywordsCondition } from '../../platform/db/text-match
 import type { Page, PageRequest } from '../../platform/http/paging.js';
 import { formatDateTime } from '../../platform/time.js';
 import type { ResourceDetail } from './settlement-calc.js';
-import type { DetailResponse, MerchantFinance, SettlementPageQuery, SettlementSummary } from './settlement.schemas.js';
+import { insertDetails } from './settlement-detail.repository.js';
+import type { MerchantFinance, SettlementPageQuery, SettlementSummary } from './settlement.schemas.js';
 
-/** Settlement orders, their details, payments, log and the merchants' finance accounts. */
+/** Settlement orders, their payments, log and the merchants' finance accounts; details: settlement-detail.repository. */
 
-export type SettlementRow = Selectable<SettlementTable>;
-export type DetailRow = Selectable<SettlementDetailTable>;
+/** A settlement order. Money in cents. */
+export interface SettlementRecord {
+  id: number;
+  settlementNo: string;
+  estimationId: number | null;
+  cardModelId: number;
+  cardModelName: string;
+  startTime: Date;
+  endTime: Date;
+  issueNum: number;
+  profit: number;
+  totalAmount: number;
+  checkNum: number;
+  settlementMerchantId: number;
+  settlementMerchantName: string;
+  settlementStatus: number;
+  settlementFiles: string | null;
+  remark: string | null;
+  paidAmount: number;
+  createdAt: Date;
+}
 
-export const periodText = (start: Date, end: Date) => `${formatDateTime(start)} ~ ${formatDateTime(end)}`;
+/** What a status move may write besides the status. */
+export type MoveValues = Partial<{ settlementFiles: string; remark: string | null; paidAmount: number; afreshBy: number; afreshTime: Date }>;
 
-export function toSummary(r: SettlementRow): SettlementSummary {
+function toSettlement(r: Selectable<SettlementTable>): SettlementRecord {
   return {
     id: r.id,
     settlementNo: r.settlement_no,
     estimationId: r.estimation_id,
     cardModelId: r.card_model_id,
     cardModelName: r.card_model_name,
-    settlementPeriod: periodText(r.start_time, r.end_time),
-    startTime: formatDateTime(r.start_time)!,
-    endTime: formatDateTime(r.end_time)!,
-    totalAmount: Number(r.total_amount),
-    profit: Number(r.profit),
+    startTime: r.start_time,
+    endTime: r.end_time,
     issueNum: r.issue_num,
+    profit: Number(r.profit),
+    totalAmount: Number(r.total_amount),
     checkNum: Number(r.check_num),
-    settlementStatus: r.settlement_status,
-    settlementFiles: r.settlement_files,
     settlementMerchantId: r.settlement_merchant_id,
     settlementMerchantName: r.settlement_merchant_name,
-    paidAmount: Number(r.paid_amount),
+    settlementStatus: r.settlement_status,
+    settlementFiles: r.settlement_files,
     remark: r.remark,
-    createdTime: formatDateTime(r.created_at),
+    paidAmount: Number(r.paid_amount),
+    createdAt: r.created_at,
   };
 }
 
-/** A stored detail (estimation or settlement) on the wire. */
-export function toDetail(r: Omit<DetailRow, 'settlement_id'>, cardModelName: string, period: string, id = r.id): DetailResponse {
+// Only the keys given: a key left out keeps its column, as it did when the caller passed columns.
+function moveColumns(v: MoveValues) {
   return {
-    id,
-    cardModelName,
-    estimationPeriod: period,
-    resourceId: r.resource_id,
-    sceneryName: r.scenery_name,
-    merchantId: r.merchant_id,
-    settlementWay: r.settlement_way,
-    checkNum: Number(r.check_num),
-    ticketPriceInfo: r.ticket_price_info,
-    estimationFactor: Number(r.estimation_factor),
-    settlementAmount: Number(r.settlement_amount),
-    increaseAmount: Number(r.increase_amount),
-    decreaseAmount: Number(r.decrease_amount),
-    settlementAmountActual: Number(r.settlement_amount_actual),
+    ...('settlementFiles' in v ? { settlement_files: v.settlementFiles } : {}),
+    ...('remark' in v ? { remark: v.remark } : {}),
+    ...('paidAmount' in v ? { paid_amount: v.paidAmount } : {}),
+    ...('afreshBy' in v ? { afresh_by: v.afreshBy } : {}),
+    ...('afreshTime' in v ? { afresh_time: v.afreshTime } : {}),
   };
 }
 
-/** Columns of a computed detail, for estimation_detail and settlement_detail alike. */
-export function detailColumns(d: ResourceDetail, by: number) {
+export const periodText = (start: Date, end: Date) => `${formatDateTime(start)} ~ ${formatDateTime(end)}`;
+
+export function toSummary(r: SettlementRecord): SettlementSummary {
   return {
-    resource_id: d.resourceId,
-    scenery_name: d.sceneryName,
-    merchant_id: d.merchantId,
-    shop_id: d.shopId,
-    settlement_way: d.settlementWay,
-    check_num: d.checkNum,
-    ticket_price_info: JSON.stringify(d.ticketPriceInfo),
-    estimation_factor: d.estimationFactor,
-    settlement_amount: d.settlementAmount,
-    increase_amount: d.increaseAmount,
-    decrease_amount: d.decreaseAmount,
-    settlement_amount_actual: d.settlementAmountActual,
-    created_by: by,
-    updated_by: by,
+    id: r.id,
+    settlementNo: r.settlementNo,
+    estimationId: r.estimationId,
+    cardModelId: r.cardModelId,
+    cardModelName: r.cardModelName,
+    settlementPeriod: periodText(r.startTime, r.endTime),
+    startTime: formatDateTime(r.startTime)!,
+    endTime: formatDateTime(r.endTime)!,
+    totalAmount: r.totalAmount,
+    profit: r.profit,
+    issueNum: r.issueNum,
+    checkNum: r.checkNum,
+    settlementStatus: r.settlementStatus,
+    settlementFiles: r.settlementFiles,
+    settlementMerchantId: r.settlementMerchantId,
+    settlementMerchantName: r.settlementMerchantName,
+    paidAmount: r.paidAmount,
+    remark: r.remark,
+    createdTime: formatDateTime(r.createdAt),
   };
 }
 
@@ -88,21 +105,14 @@ function scopeCondition(scope: Scope): Expression<SqlBool> {
   return sql<SqlBool>`(${merchant} and exists (select 1 from settlement_detail d where d.settlement_id = settlement.id and d.shop_id = ${scope.shopId}))`;
 }
 
-export async function findSettlement(db: Executor, id: number): Promise<SettlementRow | null> {
-  return (await db.selectFrom('settlement').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
+export async function findSettlement(db: Executor, id: number): Promise<SettlementRecord | null> {
+  const r = await db.selectFrom('settlement').selectAll().where('id', '=', id).executeTakeFirst();
+  return r ? toSettlement(r) : null;
 }
 
 export async function visibleTo(db: Executor, id: number, scope: Scope): Promise<boolean> {
   const r = await db.selectFrom('settlement').select('id').where('id', '=', id).where(scopeCondition(scope)).executeTakeFirst();
   return r !== undefined;
-}
-
-export function detailRows(db: Executor, settlementId: number): Promise<DetailRow[]> {
-  return db.selectFrom('settlement_detail').selectAll().where('settlement_id', '=', settlementId).orderBy('resource_id').execute();
-}
-
-export async function findDetail(db: Executor, id: number): Promise<DetailRow | null> {
-  return (await db.selectFrom('settlement_detail').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
 }
 
 export interface NewSettlement {
@@ -135,40 +145,6 @@ export async function insertSettlement(db: Executor, s: NewSettlement, details: 
   return { id, detailIds: await insertDetails(db, id, details, by) };
 }
 
-/** Details of an order; answers the new detail id of each resource. */
-export async function insertDetails(db: Executor, settlementId: number, details: ResourceDetail[], by: number): Promise<Map<number, number>> {
-  const detailIds = new Map<number, number>();
-  if (details.length === 0) return detailIds;
-  const rows = await db
-    .insertInto('settlement_detail')
-    .values(details.map((d) => ({ ...detailColumns(d, by), settlement_id: settlementId })))
-    .returning(['id', 'resource_id'])
-    .execute();
-  for (const r of rows) detailIds.set(r.resource_id, r.id);
-  return detailIds;
-}
-
-/** A recomputed detail's figures; the platform's adjustments (factor, increase, decrease) are kept. */
-export async function updateDetailFigures(db: Executor, id: number, d: ResourceDetail, actual: number, by: number): Promise<void> {
-  await db
-    .updateTable('settlement_detail')
-    .set({
-      scenery_name: d.sceneryName, settlement_way: d.settlementWay, check_num: d.checkNum,
-      ticket_price_info: JSON.stringify(d.ticketPriceInfo), settlement_amount: d.settlementAmount,
-      settlement_amount_actual: actual, updated_by: by, updated_at: new Date(),
-    })
-    .where('id', '=', id)
-    .execute();
-}
-
-export async function adjustDetail(db: Executor, id: number, v: { factor: number; increase: number; decrease: number; actual: number }, by: number): Promise<void> {
-  await db
-    .updateTable('settlement_detail')
-    .set({ estimation_factor: v.factor, increase_amount: v.increase, decrease_amount: v.decrease, settlement_amount_actual: v.actual, updated_by: by, updated_at: new Date() })
-    .where('id', '=', id)
-    .execute();
-}
-
 /** The order's totals set to the sums of its details, in SQL. */
 export async function refreshTotals(db: Executor, id: number, by: number): Promise<void> {
   await sql`
@@ -189,17 +165,17 @@ export async function moveStatus(
   id: number,
   from: readonly number[],
   to: number | null,
-  set: Partial<{ settlement_files: string; remark: string | null; paid_amount: number; afresh_by: number; afresh_time: Date }>,
+  set: MoveValues,
   by: number,
-): Promise<SettlementRow | null> {
+): Promise<SettlementRecord | null> {
   const r = await db
     .updateTable('settlement')
-    .set({ ...set, ...(to === null ? {} : { settlement_status: to }), updated_by: by, updated_at: new Date() })
+    .set({ ...moveColumns(set), ...(to === null ? {} : { settlement_status: to }), updated_by: by, updated_at: new Date() })
     .where('id', '=', id)
     .where('settlement_status', 'in', [...from])
     .returningAll()
     .executeTakeFirst();
-  return r ?? null;
+  return r ? toSettlement(r) : null;
 }
 
 export async function insertLog(db: Executor, s: { id: number; settlementNo: string }, action: string, from: number | null, to: number | null, remark: string | null, by: number): Promise<void> {
@@ -234,7 +210,7 @@ export function pageSettlements(db: Executor, f: SettlementPageQuery, period: { 
   if (period) q = q.where('start_time', '<=', period.end).where('end_time', '>=', period.start);
   const kw = keywordsCondition(f.keywords, ['settlement.settlement_no', 'settlement.card_model_name', 'settlement.settlement_merchant_name']);
   if (kw) q = q.where(kw);
-  return paginate(q.orderBy('id', 'desc'), page, toSummary);
+  return paginate(q.orderBy('id', 'desc'), page, (r) => toSummary(toSettlement(r)));
 }
 
 function toFinance(r: Selectable<MerchantFinanceTable>): MerchantFinance {

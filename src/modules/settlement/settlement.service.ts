@@ -14,6 +14,7 @@ import { actualAmount, computeSettlementDetails, type ResourceDetail } from './s
 import {
   detailNotFound, detailOfAnother, merchantOnly, negativeActual, payAmountMismatch, platformOnly, settlementNotFound, tooManyDecimals, wrongStatus,
 } from './settlement.errors.js';
+import * as detailRepo from './settlement-detail.repository.js';
 import * as repo from './settlement.repository.js';
 import type { CalcRequest, CheckDetailPageQuery, ReviewRequest, SettlementInfo, SettlementPageQuery, SettlementSummary } from './settlement.schemas.js';
 
@@ -28,14 +29,14 @@ interface Move {
   /** null keeps the status (afresh) */
   to: number | null;
   remark?: string | null;
-  set?: Parameters<typeof repo.moveStatus>[4];
+  set?: repo.MoveValues;
   /** runs inside the transaction once the order is in its new state */
-  then?: (trx: Trx, row: repo.SettlementRow) => Promise<void>;
+  then?: (trx: Trx, row: repo.SettlementRecord) => Promise<void>;
 }
 
-const zeroDetail = (d: repo.DetailRow): ResourceDetail => ({
-  resourceId: d.resource_id, sceneryName: d.scenery_name, merchantId: d.merchant_id ?? 0, shopId: d.shop_id ?? 0,
-  settlementWay: d.settlement_way, checkNum: 0, ticketPriceInfo: [], estimationFactor: 1, settlementAmount: 0,
+const zeroDetail = (d: detailRepo.SettlementDetailRecord): ResourceDetail => ({
+  resourceId: d.resourceId, sceneryName: d.sceneryName, merchantId: d.merchantId ?? 0, shopId: d.shopId ?? 0,
+  settlementWay: d.settlementWay, checkNum: 0, ticketPriceInfo: [], estimationFactor: 1, settlementAmount: 0,
   increaseAmount: 0, decreaseAmount: 0, settlementAmountActual: 0,
 });
 
@@ -49,12 +50,12 @@ export function createSettlementService(deps: { db: Db }) {
   const { db } = deps;
 
   /** The order, 404 when absent, 403 when outside the caller's merchant or shop. */
-  async function visible(ctx: AuthedContext, id: number, ex: Trx | Db = db): Promise<{ row: repo.SettlementRow; scope: Scope }> {
+  async function visible(ctx: AuthedContext, id: number, ex: Trx | Db = db): Promise<{ row: repo.SettlementRecord; scope: Scope }> {
     const scope = scopeOf(ctx.account);
     const row = await repo.findSettlement(ex, id);
     if (!row) throw settlementNotFound();
     if (scope.kind !== 'platform' && !(await repo.visibleTo(ex, id, scope))) {
-      throw forbidden(scope.kind === 'shop' && row.settlement_merchant_id === scope.merchantId
+      throw forbidden(scope.kind === 'shop' && row.settlementMerchantId === scope.merchantId
         ? 'the record belongs to another shop' : 'the record belongs to another merchant');
     }
     return { row, scope };
@@ -74,62 +75,62 @@ export function createSettlementService(deps: { db: Db }) {
       if (!moved) {
         const now = await repo.findSettlement(trx, id);
         if (!now) throw settlementNotFound();
-        throw wrongStatus(now.settlement_status, m.verb);
+        throw wrongStatus(now.settlementStatus, m.verb);
       }
       if (m.then) await m.then(trx, moved);
-      const from = m.from.length === 1 ? m.from[0] : row.settlement_status;
-      await repo.insertLog(trx, { id, settlementNo: moved.settlement_no }, m.action, from, m.to ?? moved.settlement_status, m.remark ?? null, by);
+      const from = m.from.length === 1 ? m.from[0] : row.settlementStatus;
+      await repo.insertLog(trx, { id, settlementNo: moved.settlementNo }, m.action, from, m.to ?? moved.settlementStatus, m.remark ?? null, by);
     }, () => id);
   }
 
-  async function info(row: repo.SettlementRow, finance: SettlementInfo['merchantFinance']): Promise<SettlementInfo> {
+  async function info(row: repo.SettlementRecord, finance: SettlementInfo['merchantFinance']): Promise<SettlementInfo> {
     const summary = repo.toSummary(row);
-    const rows = await repo.detailRows(db, row.id);
-    const details = rows.map((d) => repo.toDetail(d, row.card_model_name, summary.settlementPeriod));
+    const rows = await detailRepo.detailRows(db, row.id);
+    const wire = rows.map((d) => detailRepo.toDetail(d, row.cardModelName, summary.settlementPeriod));
     const byWay: Record<string, number> = {};
-    for (const d of details) byWay[String(d.settlementWay)] = (byWay[String(d.settlementWay)] ?? 0) + d.settlementAmountActual;
+    for (const d of wire) byWay[String(d.settlementWay)] = (byWay[String(d.settlementWay)] ?? 0) + d.settlementAmountActual;
     return {
       ...summary,
       merchantFinance: finance,
       statisticData: {
-        sceneryNum: details.length,
+        sceneryNum: wire.length,
         paidAmount: summary.paidAmount,
         unpaidAmount: summary.totalAmount - summary.paidAmount,
         amountBySettlementWay: byWay,
       },
-      details,
+      details: wire,
     };
   }
 
   /** Recomputes an order's details from the current checks and rules, keeping the platform's adjustments. */
-  async function recompute(trx: Trx, row: repo.SettlementRow, by: number): Promise<void> {
+  async function recompute(trx: Trx, row: repo.SettlementRecord, by: number): Promise<void> {
     const maxCheckId = await checkWatermark(trx);
     const computed = await computeSettlementDetails(trx, {
-      cardModelId: row.card_model_id, start: row.start_time, end: row.end_time, issueNum: row.issue_num, profit: Number(row.profit), maxCheckId,
+      cardModelId: row.cardModelId, start: row.startTime, end: row.endTime, issueNum: row.issueNum, profit: row.profit, maxCheckId,
     });
-    const mine = new Map(computed.filter((d) => d.merchantId === row.settlement_merchant_id).map((d) => [d.resourceId, d]));
-    const existing = await repo.detailRows(trx, row.id);
+    const mine = new Map(computed.filter((d) => d.merchantId === row.settlementMerchantId).map((d) => [d.resourceId, d]));
+    const existing = await detailRepo.detailRows(trx, row.id);
     await checks.deleteSnapshots(trx, existing.map((d) => d.id));
     const detailIds = new Map<number, number>();
     for (const d of existing) {
-      const fresh = mine.get(d.resource_id) ?? zeroDetail(d);
-      mine.delete(d.resource_id);
-      const actual = actualAmount(fresh.settlementAmount, d.estimation_factor, Number(d.increase_amount), Number(d.decrease_amount));
-      await repo.updateDetailFigures(trx, d.id, fresh, actual, by);
-      detailIds.set(d.resource_id, d.id);
+      const fresh = mine.get(d.resourceId) ?? zeroDetail(d);
+      mine.delete(d.resourceId);
+      const actual = actualAmount(fresh.settlementAmount, d.estimationFactor, d.increaseAmount, d.decreaseAmount);
+      await detailRepo.updateDetailFigures(trx, d.id, fresh, actual, by);
+      detailIds.set(d.resourceId, d.id);
     }
     // Resources the merchant gained since (a new rule) join the order.
-    for (const [resourceId, id] of await repo.insertDetails(trx, row.id, [...mine.values()], by)) detailIds.set(resourceId, id);
+    for (const [resourceId, id] of await detailRepo.insertDetails(trx, row.id, [...mine.values()], by)) detailIds.set(resourceId, id);
     for (const [resourceId, detailId] of detailIds) {
-      await checks.snapshotChecks(trx, row.id, detailId, { cardModelId: row.card_model_id, resourceId, start: row.start_time, end: row.end_time, maxCheckId });
+      await checks.snapshotChecks(trx, row.id, detailId, { cardModelId: row.cardModelId, resourceId, start: row.startTime, end: row.endTime, maxCheckId });
     }
     await repo.refreshTotals(trx, row.id, by);
   }
 
   async function detailOf(ctx: AuthedContext, detailId: number) {
-    const detail = await repo.findDetail(db, detailId);
+    const detail = await detailRepo.findDetail(db, detailId);
     if (!detail) throw detailNotFound();
-    const { row } = await visible(ctx, detail.settlement_id);
+    const { row } = await visible(ctx, detail.settlementId);
     return { detail, row };
   }
 
@@ -143,8 +144,8 @@ export function createSettlementService(deps: { db: Db }) {
     async getInvoice(ctx: AuthedContext, id: number): Promise<SettlementInfo> {
       const { row, scope } = await visible(ctx, id);
       let financeMerchant: number | null = null;
-      if (row.settlement_status === 4) financeMerchant = scope.kind === 'platform' ? row.settlement_merchant_id : scope.merchantId;
-      else if (row.settlement_status === 5 || row.settlement_status === 6) financeMerchant = row.settlement_merchant_id;
+      if (row.settlementStatus === 4) financeMerchant = scope.kind === 'platform' ? row.settlementMerchantId : scope.merchantId;
+      else if (row.settlementStatus === 5 || row.settlementStatus === 6) financeMerchant = row.settlementMerchantId;
       return info(row, financeMerchant === null ? null : await repo.financeOf(db, financeMerchant));
     },
 
@@ -161,17 +162,17 @@ export function createSettlementService(deps: { db: Db }) {
         action: 'calc', verb: 'calculated', who: 'platform', from: [2], to: 3,
         then: async (trx, row) => {
           if (!req.details?.length) return;
-          const rows = new Map((await repo.detailRows(trx, row.id)).map((d) => [d.id, d]));
+          const rows = new Map((await detailRepo.detailRows(trx, row.id)).map((d) => [d.id, d]));
           for (const a of req.details) {
             const d = rows.get(a.id);
             if (!d) throw detailOfAnother();
-            const factor = a.estimationFactor ?? Number(d.estimation_factor);
+            const factor = a.estimationFactor ?? d.estimationFactor;
             if (Math.abs(factor * 10_000 - Math.round(factor * 10_000)) > 1e-6) throw tooManyDecimals('estimationFactor');
-            const increase = a.increaseAmount ?? Number(d.increase_amount);
-            const decrease = a.decreaseAmount ?? Number(d.decrease_amount);
-            const actual = actualAmount(Number(d.settlement_amount), factor.toFixed(4), increase, decrease);
+            const increase = a.increaseAmount ?? d.increaseAmount;
+            const decrease = a.decreaseAmount ?? d.decreaseAmount;
+            const actual = actualAmount(d.settlementAmount, factor.toFixed(4), increase, decrease);
             if (actual < 0) throw negativeActual(a.id);
-            await repo.adjustDetail(trx, a.id, { factor, increase, decrease, actual }, ctx.account.id);
+            await detailRepo.adjustDetail(trx, a.id, { factor, increase, decrease, actual }, ctx.account.id);
           }
           await repo.refreshTotals(trx, row.id, ctx.account.id);
         },
@@ -181,16 +182,16 @@ export function createSettlementService(deps: { db: Db }) {
       move(ctx, req.id, { action: req.pass ? 'review-pass' : 'review-reject', verb: 'reviewed', who: 'platform', from: [3], to: req.pass ? 4 : 1, remark: req.remark ?? null, set: { remark: req.remark ?? null } }),
 
     uploadInvoice: (ctx: AuthedContext, id: number, files: string) =>
-      move(ctx, id, { action: 'invoice', verb: 'given an invoice', who: 'merchant', from: [4], to: 5, remark: files, set: { settlement_files: files.trim() } }),
+      move(ctx, id, { action: 'invoice', verb: 'given an invoice', who: 'merchant', from: [4], to: 5, remark: files, set: { settlementFiles: files.trim() } }),
 
     async pay(ctx: AuthedContext, id: number, amount: number, voucher: string | null | undefined): Promise<void> {
       await move(ctx, id, {
         action: 'pay', verb: 'paid', who: 'platform', from: [5], to: 6, remark: voucher ?? null,
         then: async (trx, row) => {
-          const due = Number(row.total_amount) - Number(row.paid_amount);
+          const due = row.totalAmount - row.paidAmount;
           if (amount !== due) throw payAmountMismatch(due);
           await repo.insertPayment(trx, id, amount, voucher ?? null, ctx.account.id);
-          await repo.moveStatus(trx, id, [6], 6, { paid_amount: Number(row.paid_amount) + amount }, ctx.account.id);
+          await repo.moveStatus(trx, id, [6], 6, { paidAmount: row.paidAmount + amount }, ctx.account.id);
         },
       });
     },
@@ -201,11 +202,11 @@ export function createSettlementService(deps: { db: Db }) {
     async afresh(ctx: AuthedContext, settlementId: number, detailId: number): Promise<void> {
       await move(ctx, settlementId, {
         action: 'afresh', verb: 'recalculated', who: 'platform', from: [1, 2, 3], to: null,
-        set: { afresh_by: ctx.account.id, afresh_time: new Date() },
+        set: { afreshBy: ctx.account.id, afreshTime: new Date() },
         then: async (trx, row) => {
-          const detail = await repo.findDetail(trx, detailId);
+          const detail = await detailRepo.findDetail(trx, detailId);
           if (!detail) throw detailNotFound();
-          if (detail.settlement_id !== settlementId) throw detailOfAnother();
+          if (detail.settlementId !== settlementId) throw detailOfAnother();
           await recompute(trx, row, ctx.account.id);
         },
       });
@@ -216,7 +217,7 @@ export function createSettlementService(deps: { db: Db }) {
         const { row, scope } = await visible(ctx, id, trx);
         authorize(scope, 'platform', 'delete');
         if (!(await repo.deleteSettlement(trx, id))) throw settlementNotFound();
-        await repo.insertLog(trx, { id, settlementNo: row.settlement_no }, 'delete', row.settlement_status, null, null, ctx.account.id);
+        await repo.insertLog(trx, { id, settlementNo: row.settlementNo }, 'delete', row.settlementStatus, null, null, ctx.account.id);
       }, () => id);
     },
 
@@ -225,21 +226,21 @@ export function createSettlementService(deps: { db: Db }) {
       return checks.pageSnapshots(db, q.settlementDetailId, q.keywords, q);
     },
 
-    async exportCheckDetails(ctx: AuthedContext, detailId: number, keywords: string | null | undefined): Promise<XlsxExport<checks.SnapshotRow>> {
+    async exportCheckDetails(ctx: AuthedContext, detailId: number, keywords: string | null | undefined): Promise<XlsxExport<checks.CheckSnapshot>> {
       const { detail, row } = await detailOf(ctx, detailId);
-      return new XlsxExport<checks.SnapshotRow>({
-        fileName: `结算核销明细_${row.settlement_no}_${detail.resource_id}.xlsx`,
-        sheetName: detail.scenery_name.replace(/[:\\/?*[\]]/g, ' ').slice(0, 31),
+      return new XlsxExport<checks.CheckSnapshot>({
+        fileName: `结算核销明细_${row.settlementNo}_${detail.resourceId}.xlsx`,
+        sheetName: detail.sceneryName.replace(/[:\\/?*[\]]/g, ' ').slice(0, 31),
         columns: [
-          { header: '卡型', kind: 'text', width: 18, value: (r) => r.card_model_name },
-          { header: '景区', kind: 'text', width: 24, value: (r) => r.scenery_name },
-          { header: '游客姓名', kind: 'text', width: 12, value: (r) => r.tourist_name },
-          { header: '游客电话', kind: 'text', width: 14, value: (r) => r.tourist_phone },
-          { header: '卡号', kind: 'text', width: 20, value: (r) => r.card_number },
-          { header: '核销时间', kind: 'text', width: 20, value: (r) => formatDateTime(r.check_time) },
-          { header: '核销员ID', kind: 'integer', width: 10, value: (r) => r.checker_id },
-          { header: '核销员', kind: 'text', width: 12, value: (r) => r.checker_name },
-          { header: '核销次数', kind: 'integer', width: 10, value: (r) => r.consume_num, total: true },
+          { header: '卡型', kind: 'text', width: 18, value: (r) => r.cardModelName },
+          { header: '景区', kind: 'text', width: 24, value: (r) => r.sceneryName },
+          { header: '游客姓名', kind: 'text', width: 12, value: (r) => r.touristName },
+          { header: '游客电话', kind: 'text', width: 14, value: (r) => r.touristPhone },
+          { header: '卡号', kind: 'text', width: 20, value: (r) => r.cardNumber },
+          { header: '核销时间', kind: 'text', width: 20, value: (r) => formatDateTime(r.checkTime) },
+          { header: '核销员ID', kind: 'integer', width: 10, value: (r) => r.checkerId },
+          { header: '核销员', kind: 'text', width: 12, value: (r) => r.checkerName },
+          { header: '核销次数', kind: 'integer', width: 10, value: (r) => r.consumeNum, total: true },
         ],
         batches: readAhead((after, limit) => checks.snapshotsAfter(db, detailId, keywords, after?.id ?? null, limit)),
         totalRow: '合计',
