@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import type { EstimationSheetTable } from '../../db/tables/settlement.js';
+import type { EstimationDetailTable, EstimationSheetTable } from '../../db/tables/settlement.js';
 import type { DateRange } from '../../platform/date-range.js';
 import type { Executor } from '../../platform/db/executor.js';
 import { paginate } from '../../platform/db/paginate.js';
@@ -7,12 +7,53 @@ import { containsPattern, keywordsCondition } from '../../platform/db/text-match
 import type { Page, PageRequest } from '../../platform/http/paging.js';
 import { formatDateTime } from '../../platform/time.js';
 import type { ResourceDetail } from '../settlement/settlement-calc.js';
-import { detailColumns } from '../settlement/settlement-detail.repository.js';
+import { detailColumns, toDetailRecord, type DetailRecord } from '../settlement/settlement-detail.repository.js';
 import type { EstimationPageItem, EstimationPageQuery } from './estimation.schemas.js';
 
 /** Persisted estimation sheets and their details (DOMAIN.md §1, §3). */
 
-export type SheetRow = Selectable<EstimationSheetTable>;
+/** A submitted estimation sheet. Money in cents. */
+export interface SheetRecord {
+  id: number;
+  estimationNo: string;
+  cardModelId: number;
+  cardModelName: string;
+  startTime: Date;
+  endTime: Date;
+  issueNum: number;
+  profit: number;
+  totalAmount: number;
+  checkNum: number;
+  sceneryNum: number;
+  /** the highest check id the calculation saw */
+  checkWatermark: number;
+  createdAt: Date;
+}
+
+export interface EstimationDetailRecord extends DetailRecord {
+  sheetId: number;
+  virtualId: number;
+}
+
+function toSheet(r: Selectable<EstimationSheetTable>): SheetRecord {
+  return {
+    id: r.id,
+    estimationNo: r.estimation_no,
+    cardModelId: r.card_model_id,
+    cardModelName: r.card_model_name,
+    startTime: r.start_time,
+    endTime: r.end_time,
+    issueNum: r.issue_num,
+    profit: Number(r.profit),
+    totalAmount: Number(r.total_amount),
+    checkNum: Number(r.check_num),
+    sceneryNum: r.scenery_num,
+    checkWatermark: Number(r.check_watermark),
+    createdAt: r.created_at,
+  };
+}
+
+const toEstimationDetail = (r: Selectable<EstimationDetailTable>): EstimationDetailRecord => ({ ...toDetailRecord(r), sheetId: r.sheet_id, virtualId: r.virtual_id });
 
 export const SHEET_PKEY = 'estimation_sheet_pkey';
 
@@ -39,12 +80,14 @@ export async function countIssued(db: Executor, cardModelId: number, range: Date
   return Number(r.n);
 }
 
-export async function findSheet(db: Executor, id: number): Promise<SheetRow | null> {
-  return (await db.selectFrom('estimation_sheet').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
+export async function findSheet(db: Executor, id: number): Promise<SheetRecord | null> {
+  const r = await db.selectFrom('estimation_sheet').selectAll().where('id', '=', id).executeTakeFirst();
+  return r ? toSheet(r) : null;
 }
 
-export async function findDetail(db: Executor, id: number) {
-  return (await db.selectFrom('estimation_detail').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
+export async function findDetail(db: Executor, id: number): Promise<EstimationDetailRecord | null> {
+  const r = await db.selectFrom('estimation_detail').selectAll().where('id', '=', id).executeTakeFirst();
+  return r ? toEstimationDetail(r) : null;
 }
 
 export interface NewSheet {
@@ -79,20 +122,20 @@ export async function insertSheet(db: Executor, s: NewSheet, by: number): Promis
   }
 }
 
-function toPageItem(r: SheetRow): EstimationPageItem {
+function toPageItem(r: SheetRecord): EstimationPageItem {
   return {
     id: r.id,
-    estimationNo: r.estimation_no,
-    cardModelId: r.card_model_id,
-    cardModelName: r.card_model_name,
-    startTime: formatDateTime(r.start_time)!,
-    endTime: formatDateTime(r.end_time)!,
-    sceneryNum: r.scenery_num,
-    totalAmount: Number(r.total_amount),
-    issueNum: r.issue_num,
-    profit: Number(r.profit),
-    checkNum: Number(r.check_num),
-    createdTime: formatDateTime(r.created_at),
+    estimationNo: r.estimationNo,
+    cardModelId: r.cardModelId,
+    cardModelName: r.cardModelName,
+    startTime: formatDateTime(r.startTime)!,
+    endTime: formatDateTime(r.endTime)!,
+    sceneryNum: r.sceneryNum,
+    totalAmount: r.totalAmount,
+    issueNum: r.issueNum,
+    profit: r.profit,
+    checkNum: r.checkNum,
+    createdTime: formatDateTime(r.createdAt),
   };
 }
 
@@ -103,5 +146,5 @@ export function pageSheets(db: Executor, f: EstimationPageQuery, created: DateRa
   if (created) q = q.where('created_at', '>=', created.start).where('created_at', '<=', created.end);
   const kw = keywordsCondition(f.keywords, ['estimation_sheet.estimation_no', 'estimation_sheet.card_model_name']);
   if (kw) q = q.where(kw);
-  return paginate(q.orderBy('created_at', 'desc').orderBy('id', 'desc'), page, toPageItem);
+  return paginate(q.orderBy('created_at', 'desc').orderBy('id', 'desc'), page, (r) => toPageItem(toSheet(r)));
 }

@@ -111,9 +111,9 @@ export function createEstimationService(deps: { db: Db; store: Store }) {
       const sheet = await repo.findSheet(db, id);
       if (sheet) {
         return {
-          id: sheet.id, estimationNo: sheet.estimation_no, cardModelId: sheet.card_model_id, cardModelName: sheet.card_model_name,
-          estimationPeriod: periodText(sheet.start_time, sheet.end_time), totalAmount: Number(sheet.total_amount), profit: Number(sheet.profit),
-          issueNum: sheet.issue_num, checkNum: Number(sheet.check_num), sceneryNum: sheet.scenery_num, submitted: true,
+          id: sheet.id, estimationNo: sheet.estimationNo, cardModelId: sheet.cardModelId, cardModelName: sheet.cardModelName,
+          estimationPeriod: periodText(sheet.startTime, sheet.endTime), totalAmount: sheet.totalAmount, profit: sheet.profit,
+          issueNum: sheet.issueNum, checkNum: sheet.checkNum, sceneryNum: sheet.sceneryNum, submitted: true,
         };
       }
       const entry = await cached(id);
@@ -147,16 +147,16 @@ export function createEstimationService(deps: { db: Db; store: Store }) {
       assertPlatform(ctx);
       const detail = await repo.findDetail(db, q.estimationDetailId);
       if (!detail) throw estimationDetailNotFound();
-      const sheet = (await repo.findSheet(db, detail.sheet_id))!;
+      const sheet = (await repo.findSheet(db, detail.sheetId))!;
       return pageLiveChecks(db, {
-        cardModelId: sheet.card_model_id, resourceId: detail.resource_id, start: sheet.start_time, end: sheet.end_time, maxCheckId: Number(sheet.check_watermark),
+        cardModelId: sheet.cardModelId, resourceId: detail.resourceId, start: sheet.startTime, end: sheet.endTime, maxCheckId: sheet.checkWatermark,
       }, q.keywords, q);
     },
 
     async submit(ctx: AuthedContext, id: number): Promise<SubmitEstimationResponse> {
       assertPlatform(ctx);
       const done = await repo.findSheet(db, id);
-      if (done) throw alreadySubmitted(id, done.estimation_no);
+      if (done) throw alreadySubmitted(id, done.estimationNo);
       const e = await cached(id);
       if (!e) throw estimationExpired();
       const estimationNo = `EST${dayText(new Date()).replaceAll('-', '')}${id}`;
@@ -164,7 +164,7 @@ export function createEstimationService(deps: { db: Db; store: Store }) {
         return await loggedTransaction(db, ctx, async (trx) => {
           await advisoryLock(trx, 'estimation-submit', id);
           const again = await repo.findSheet(trx, id);
-          if (again) throw alreadySubmitted(id, again.estimation_no);
+          if (again) throw alreadySubmitted(id, again.estimationNo);
           const start = new Date(e.start);
           const end = new Date(e.end);
           await repo.insertSheet(trx, {
