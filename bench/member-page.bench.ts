@@ -19,6 +19,7 @@ process.env.TZ ??= 'Asia/Shanghai';
 const { openDatabase } = await import('../src/platform/db/database.js');
 const { migrateToLatest } = await import('../src/platform/db/migrate.js');
 const { memberPageQuery } = await import('../src/modules/member/member-profile.repository.js');
+const { cardCount, fillMembers } = await import('./member-fill.js');
 type Db = import('../src/platform/db/database.js').Db;
 type Scope = import('../src/platform/auth/permissions.js').Scope;
 type Filter = import('../src/modules/member/member-profile.repository.js').MemberPageFilter;
@@ -26,7 +27,7 @@ type Filter = import('../src/modules/member/member-profile.repository.js').Membe
 const args = process.argv.slice(2);
 const membersArg = args.indexOf('--members');
 const MEMBERS = membersArg >= 0 ? Number(args[membersArg + 1]) : 1_000_000;
-const CARDS = Math.round(MEMBERS * 0.4);
+const CARDS = cardCount(MEMBERS);
 const PGLITE = args.includes('--pglite');
 const VERBOSE = args.includes('--verbose');
 const keepArg = args.indexOf('--keep');
@@ -61,39 +62,6 @@ async function withDatabase<T>(fn: (db: Db) => Promise<T>): Promise<T> {
   }
 }
 
-/**
- * A million members (1% disabled, channel 8 for 5%, registered over two years, distinct mobiles) and
- * 0.4 cards per member sold by 20 merchants with 3 shops each, merchant 1 selling half of them.
- */
-async function fill(db: Db): Promise<void> {
-  await sql`insert into merchant (name) select 'Bench merchant ' || g from generate_series(1, 20) g`.execute(db);
-  await sql`insert into shop (merchant_id, name) select m.id, 'Shop ' || m.id || '-' || k from merchant m, generate_series(1, 3) k`.execute(db);
-  await sql`insert into card_model (name, price) values ('Bench card', 19800)`.execute(db);
-  await sql`
-    insert into member (open_id, mobile, status, channel, register_terminal, nickname, created_at)
-    select 'bench_' || g, '13' || lpad(((g::bigint * 48271) % 1000000000)::text, 9, '0'),
-      case when g % 100 = 0 then 0 else 1 end, case when g % 20 = 0 then 8 else 1 + g % 7 end, 2, 'M' || g,
-      timestamptz '2026-06-30 00:00:00' - (g % 730) * interval '1 day' - (g % 86400) * interval '1 second'
-    from generate_series(1, ${MEMBERS}) g`.execute(db);
-  await sql`
-    with ids as (
-      select (select array_agg(id order by id) from merchant) as m,
-             (select array_agg(id order by merchant_id, id) from shop) as s,
-             (select min(id) from card_model) as model
-    ), pick as (
-      select g, case when g % 2 = 0 then 0 else 1 + g % 19 end as k from generate_series(1, ${CARDS}) g
-    )
-    insert into card (card_number, card_model_id, status, channel, merchant_id, shop_id, active_time, expire_time)
-    select 'B' || g, ids.model, 2, 3, ids.m[k + 1], ids.s[k * 3 + g % 3 + 1], now() - interval '30 days', now() + interval '300 days'
-    from pick, ids`.execute(db);
-  await sql`
-    insert into card_binding (card_id, member_id, name, phone)
-    select c.id, mb.id, 'Holder', mb.mobile
-    from card c join member mb on mb.id = (select min(id) from member) + ((c.id * 7919) % ${MEMBERS})`.execute(db);
-  // As autovacuum leaves a settled table: statistics, and the visibility map that index-only scans need.
-  await sql`vacuum analyze`.execute(db);
-}
-
 async function median(fn: () => Promise<unknown>): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < RUNS; i++) {
@@ -125,7 +93,7 @@ await withDatabase(async (db) => {
   const t0 = performance.now();
   await migrateToLatest(db);
   const filled = await db.selectFrom('member').select('id').limit(1).executeTakeFirst();
-  if (!filled) await fill(db);
+  if (!filled) await fillMembers(db, MEMBERS);
   console.log(`member page on ${PGLITE ? 'PGlite' : 'PostgreSQL'}: ${MEMBERS.toLocaleString('en-US')} members, ${CARDS.toLocaleString('en-US')} cards (filled in ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
   const merchants = (await db.selectFrom('merchant').select('id').orderBy('id').execute()).map((r) => r.id);
   const smallShop = await db.selectFrom('shop').select(['id', 'merchant_id']).where('merchant_id', '=', merchants[7]).orderBy('id').executeTakeFirstOrThrow();

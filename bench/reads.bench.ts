@@ -3,9 +3,12 @@
  * metrics) against a bare Fastify route in a process of its own that answers the same bytes,
  * measured in this run with autocannon at BENCH_CONNECTIONS connections:
  * - cached reads: queryRegionPage, the area tree (target ≥ 0.5 of bare, p99 ≤ 10 ms at 50 connections);
- * - database reads: getRegion (target ≥ 0.3 of bare on PostgreSQL; on PGlite ≥ 0.6 of the raw PGlite
- *   query rate measured in this process, since the embedded database is the ceiling there).
- * DATABASE_URL / REDIS_URL choose the backends; BENCH_CPU_PROF=DIR profiles the service's measured runs
+ * - database reads: getRegion, getMember and queryMemberPage (first page, no filter) on BENCH_MEMBERS
+ *   members (1,000,000; filled by bench/member-fill.ts) (target ≥ 0.3 of bare on PostgreSQL; on PGlite
+ *   ≥ 0.6 of the raw PGlite rate of the statements the service runs for that request, run one at a time
+ *   in this process, since the embedded database is the ceiling there).
+ * DATABASE_URL / REDIS_URL choose the backends; on PostgreSQL the bench works in a scratch database made
+ * beside DATABASE_URL's and dropped at the end. BENCH_CPU_PROF=DIR profiles the service's measured runs
  * (bench/profile.ts). No assertions on time.
  */
 import { spawn } from 'node:child_process';
@@ -13,15 +16,19 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sql } from 'kysely';
+import { sql, type CompiledQuery, type QueryId, type RootOperationNode } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { buildApp } from '../src/app.js';
-import { openDatabase } from '../src/platform/db/database.js';
+import { openDatabase, type Db } from '../src/platform/db/database.js';
 import { migrateToLatest } from '../src/platform/db/migrate.js';
 import { seedReferenceData } from '../src/db/seed/reference.js';
 import { openStore } from '../src/platform/store/index.js';
+import { UserType, type AuthedContext } from '../src/platform/http/context.js';
+import { createMemberAdminService } from '../src/modules/member-admin/member-admin.service.js';
+import { createMemberProfileService } from '../src/modules/member/member-profile.service.js';
 import { freePort } from '../test/helpers/free-port.js';
-import { issuePlatformToken } from './bench-app.js';
+import { issuePlatformToken, scratchDatabase } from './bench-app.js';
+import { cardCount, fillMembers } from './member-fill.js';
 import { report } from './report.js';
 import { runLoadProcess } from './load-process.js';
 import { profiled } from './profile.js';
@@ -29,104 +36,163 @@ import { profiled } from './profile.js';
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tc-bench-reads-'));
-const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ADMIN_PASSWORD: 'Bench@Reads2026', STORE_PREFIX: `bench:${randomBytes(4).toString('hex')}:` });
-process.env.TZ = config.tz;
-const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, tz: config.tz });
-await migrateToLatest(database.db);
-await seedReferenceData(database.db, { adminUsername: config.adminUsername, adminPassword: 'Bench@Reads2026', openApp: null });
-const store = await openStore(config.redisUrl, config.storePrefix);
-const app = await buildApp({ config, database, store, logger: false });
-const token = await issuePlatformToken(database.db, store, ['region:read', 'area:read']);
-const serviceUrl = await app.listen({ port: 0, host: '127.0.0.1' });
+const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1_000_000);
 
-const regionId = (await database.db.selectFrom('region').select('id').where('level_type', '=', 3).orderBy('id').limit(1).executeTakeFirstOrThrow()).id;
-const targets = [
-  { name: 'queryRegionPage (cached)', path: '/manage-api/region/queryRegionPage', body: JSON.stringify({ pageNum: 1, pageSize: 10, levelType: 2 }), kind: 'cached' as const },
-  // Uncompressed: autocannon slows several-fold on an encoded answer while the service idles (profiled),
-  // so a compressed run measures the load generator. Compression is tested in test/platform/cached-reads.
-  { name: 'area tree (cached)', path: '/manage-api/system/area/tree', body: '{}', kind: 'cached' as const, headers: undefined as Record<string, string> | undefined },
-  { name: 'getRegion (database)', path: '/manage-api/region/getRegion', body: JSON.stringify({ id: regionId }), kind: 'database' as const },
-];
-
-// The bare route answers the very bytes of each real answer, with the same headers, from another
-// process: the load generator's cost depends on them (it slows on a Content-Encoding, and decodes
-// the region names' UTF-8 several times slower than ASCII filler of the same length).
-const sizes: number[] = [];
-const bodyFiles: string[] = [];
-const headerSets: Array<Record<string, string>> = [];
-for (const t of targets) {
-  const res = await fetch(serviceUrl + t.path, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'accept-encoding': 'identity', ...(t.headers ?? {}) }, body: t.body });
-  const bytes = Buffer.from(await res.arrayBuffer());
-  if (res.status !== 200) throw new Error(`${t.path} answered ${res.status}`);
-  if (!t.headers && JSON.parse(bytes.toString()).errcode !== 0) throw new Error(`${t.path} refused: ${bytes.toString().slice(0, 200)}`);
-  sizes.push(bytes.length);
-  bodyFiles.push(path.join(dataDir, `bare-${sizes.length - 1}.json`));
-  writeFileSync(bodyFiles[bodyFiles.length - 1], bytes);
-  const kept: Record<string, string> = {};
-  res.headers.forEach((v, k) => { if (!['date', 'content-length', 'connection', 'keep-alive', 'transfer-encoding'].includes(k)) kept[k] = v; });
-  headerSets.push(kept);
-}
-const barePort = await freePort();
-const bareScript = `
-  const app = require('fastify')({ logger: false });
-  const bodyFiles = ${JSON.stringify(bodyFiles)};
-  const headerSets = ${JSON.stringify(headerSets)};
-  bodyFiles.forEach((f, i) => { const body = require('node:fs').readFileSync(f); app.post('/' + i, (_q, r) => { r.headers(headerSets[i]).send(body); }); });
-  app.listen({ port: ${barePort}, host: '127.0.0.1' });`;
-const bare = spawn(process.execPath, ['-e', bareScript], { cwd: path.resolve(import.meta.dirname, '..'), stdio: 'inherit' });
-for (let i = 0; ; i++) {
-  try {
-    await fetch(`http://127.0.0.1:${barePort}/0`, { method: 'POST', body: '{}' });
-    break;
-  } catch {
-    if (i > 200) throw new Error('the bare server did not start');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-/** A load run from a process of its own (bench/http-load.ts), as clients are other machines. */
-async function load(url: string, body: string, headers: Record<string, string> = {}) {
-  const job = { url, body, headers, connections: CONNECTIONS, seconds: DURATION_S };
-  const r = await runLoadProcess<{ rps: number; p99: number; errors: number; non2xx: number; timeouts: number }>('http-load.ts', job);
-  if (r.errors || r.non2xx || r.timeouts) console.log(`  (warning: ${r.errors} errors, ${r.non2xx} non-2xx, ${r.timeouts} timeouts at ${url})`);
-  return { rps: r.rps, p99: r.p99 };
-}
-
-/** The raw rate of the same query getRegion runs, in this process, one at a time as PGlite runs them. */
-async function rawQueryRate(): Promise<number> {
-  const started = performance.now();
-  let n = 0;
-  while (performance.now() - started < DURATION_S * 1000) {
-    await sql`select * from region where id = ${regionId}`.execute(database.db);
-    n++;
-  }
-  return n / ((performance.now() - started) / 1000);
-}
-
+// Undone in reverse order at the end, whatever fails on the way: no scratch database, data directory
+// or bare server outlives the run.
+const cleanups: Array<() => unknown> = [];
 try {
+  const scratch = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL) : null;
+  if (scratch) cleanups.push(() => scratch.drop());
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tc-bench-reads-'));
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const config = loadConfig({ ...process.env, ...(scratch ? { DATABASE_URL: scratch.url } : {}), DATA_DIR: dataDir, LOG_LEVEL: 'silent', ADMIN_PASSWORD: 'Bench@Reads2026', STORE_PREFIX: `bench:${randomBytes(4).toString('hex')}:` });
+  process.env.TZ = config.tz;
+  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, tz: config.tz });
+  cleanups.push(() => database.close());
+  await migrateToLatest(database.db);
+  await seedReferenceData(database.db, { adminUsername: config.adminUsername, adminPassword: 'Bench@Reads2026', openApp: null });
+  const fillSeconds = await fillMembers(database.db, MEMBERS);
+  console.log(`filled ${MEMBERS.toLocaleString('en-US')} members and ${cardCount(MEMBERS).toLocaleString('en-US')} cards on ${database.kind} in ${fillSeconds.toFixed(1)} s`);
+  const store = await openStore(config.redisUrl, config.storePrefix);
+  cleanups.push(() => store.close());
+  const app = await buildApp({ config, database, store, logger: false });
+  cleanups.push(() => app.close());
+  const token = await issuePlatformToken(database.db, store, ['region:read', 'area:read', 'member:read']);
+  const serviceUrl = await app.listen({ port: 0, host: '127.0.0.1' });
+
+  const regionId = (await database.db.selectFrom('region').select('id').where('level_type', '=', 3).orderBy('id').limit(1).executeTakeFirstOrThrow()).id;
+  // A member holding a card, so its answer carries the card list as well.
+  const memberId = (await database.db.selectFrom('card_binding').select('member_id').where('member_id', 'is not', null).orderBy('card_id').limit(1).executeTakeFirstOrThrow()).member_id!;
+  const memberPage = { pageNum: 1, pageSize: 10 };
+
+  /** A platform staff member's context, for running a service outside a request. */
+  const staff: AuthedContext = {
+    account: { id: 0, kind: 'admin', name: 'bench', userType: UserType.PLATFORM, merchantId: null, shopId: null, permissions: ['member:read'] },
+    tokenHash: 'bench', sessionId: 'bench', channel: 'manage', ip: '127.0.0.1', userAgent: 'bench', method: 'POST', path: '/', startedAt: Date.now(),
+    operation: null, operationLog: 'none',
+  };
+
+  /**
+   * The statements `work` sends to the database, compiled as they were sent: the raw baseline replays
+   * exactly what the service runs for a request (both of paginate's queries, the member and its cards),
+   * not a copy of its SQL that could drift from it.
+   */
+  async function statementsOf(work: (db: Db) => Promise<unknown>): Promise<CompiledQuery[]> {
+    // Only queries that came back were sent: a builder's toOperationNode() (paginate inspects its
+    // query) passes through transformQuery too.
+    const built = new Map<QueryId, RootOperationNode>();
+    const sent: CompiledQuery[] = [];
+    await work(database.db.withPlugin({
+      transformQuery: ({ node, queryId }) => (built.set(queryId, node), node),
+      transformResult: async ({ result, queryId }) => (sent.push(database.db.getExecutor().compileQuery(built.get(queryId)!, queryId)), result),
+    }));
+    return sent;
+  }
+
+  type Target = {
+    name: string; path: string; body: string; kind: 'cached' | 'database'; headers?: Record<string, string>;
+    /** the statements one request runs, for the raw PGlite baseline */
+    raw?: CompiledQuery[];
+    /** why the answer's data is not the real thing, if it is not */
+    wrong?: (data: any) => string | null;
+  };
+  const membersLabel = MEMBERS.toLocaleString('en-US');
+  const targets: Target[] = [
+    { name: 'queryRegionPage (cached)', path: '/manage-api/region/queryRegionPage', body: JSON.stringify({ pageNum: 1, pageSize: 10, levelType: 2 }), kind: 'cached' as const },
+    // Uncompressed: autocannon slows several-fold on an encoded answer while the service idles (profiled),
+    // so a compressed run measures the load generator. Compression is tested in test/platform/cached-reads.
+    { name: 'area tree (cached)', path: '/manage-api/system/area/tree', body: '{}', kind: 'cached' as const, headers: undefined as Record<string, string> | undefined },
+    { name: 'getRegion (database)', path: '/manage-api/region/getRegion', body: JSON.stringify({ id: regionId }), kind: 'database',
+      raw: [sql`select * from region where id = ${regionId}`.compile(database.db)] },
+    { name: 'getMember (database)', path: '/manage-api/member/getMember', body: JSON.stringify({ id: memberId }), kind: 'database',
+      raw: await statementsOf((db) => createMemberAdminService({ db, tokens: null as never }).get(staff, memberId)),
+      wrong: (d) => (d?.id !== memberId ? `member ${d?.id}, not ${memberId}` : d.cards?.length ? null : 'no cards') },
+    { name: `queryMemberPage on ${membersLabel} members (database)`, path: '/manage-api/member/queryMemberPage', body: JSON.stringify(memberPage), kind: 'database',
+      raw: await statementsOf((db) => createMemberProfileService({ db, codes: null as never }).page(staff, memberPage)),
+      wrong: (d) => (d?.list?.length !== memberPage.pageSize ? `${d?.list?.length} rows` : d.total < MEMBERS ? `total ${d.total}` : null) },
+  ];
+
+  // The bare route answers the very bytes of each real answer, with the same headers, from another
+  // process: the load generator's cost depends on them (it slows on a Content-Encoding, and decodes
+  // the region names' UTF-8 several times slower than ASCII filler of the same length).
+  const sizes: number[] = [];
+  const bodyFiles: string[] = [];
+  const headerSets: Array<Record<string, string>> = [];
+  for (const t of targets) {
+    const res = await fetch(serviceUrl + t.path, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'accept-encoding': 'identity', ...(t.headers ?? {}) }, body: t.body });
+    const bytes = Buffer.from(await res.arrayBuffer());
+    if (res.status !== 200) throw new Error(`${t.path} answered ${res.status}`);
+    if (!t.headers && JSON.parse(bytes.toString()).errcode !== 0) throw new Error(`${t.path} refused: ${bytes.toString().slice(0, 200)}`);
+    const wrong = t.wrong?.(JSON.parse(bytes.toString()).data);
+    if (wrong) throw new Error(`${t.path} answered ${wrong}: ${bytes.toString().slice(0, 200)}`);
+    sizes.push(bytes.length);
+    bodyFiles.push(path.join(dataDir, `bare-${sizes.length - 1}.json`));
+    writeFileSync(bodyFiles[bodyFiles.length - 1], bytes);
+    const kept: Record<string, string> = {};
+    res.headers.forEach((v, k) => { if (!['date', 'content-length', 'connection', 'keep-alive', 'transfer-encoding'].includes(k)) kept[k] = v; });
+    headerSets.push(kept);
+  }
+  const barePort = await freePort();
+  const bareScript = `
+    const app = require('fastify')({ logger: false });
+    const bodyFiles = ${JSON.stringify(bodyFiles)};
+    const headerSets = ${JSON.stringify(headerSets)};
+    bodyFiles.forEach((f, i) => { const body = require('node:fs').readFileSync(f); app.post('/' + i, (_q, r) => { r.headers(headerSets[i]).send(body); }); });
+    app.listen({ port: ${barePort}, host: '127.0.0.1' });`;
+  const bare = spawn(process.execPath, ['-e', bareScript], { cwd: path.resolve(import.meta.dirname, '..'), stdio: 'inherit' });
+  cleanups.push(() => bare.kill());
+  for (let i = 0; ; i++) {
+    try {
+      await fetch(`http://127.0.0.1:${barePort}/0`, { method: 'POST', body: '{}' });
+      break;
+    } catch {
+      if (i > 200) throw new Error('the bare server did not start');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  /** A load run from a process of its own (bench/http-load.ts), as clients are other machines. */
+  async function load(url: string, body: string, headers: Record<string, string> = {}) {
+    const job = { url, body, headers, connections: CONNECTIONS, seconds: DURATION_S };
+    const r = await runLoadProcess<{ rps: number; p99: number; errors: number; non2xx: number; timeouts: number }>('http-load.ts', job);
+    if (r.errors || r.non2xx || r.timeouts) console.log(`  (warning: ${r.errors} errors, ${r.non2xx} non-2xx, ${r.timeouts} timeouts at ${url})`);
+    return { rps: r.rps, p99: r.p99 };
+  }
+
+  /**
+   * How many times a second this process runs `statements` (one request's worth), one statement at a
+   * time as PGlite runs them.
+   */
+  async function rawQueryRate(statements: CompiledQuery[]): Promise<number> {
+    const started = performance.now();
+    let n = 0;
+    while (performance.now() - started < DURATION_S * 1000) {
+      for (const q of statements) await database.db.executeQuery(q);
+      n++;
+    }
+    return n / ((performance.now() - started) / 1000);
+  }
+
   console.log(`authenticated reads: ${database.kind} database, ${store.kind} store, ${CONNECTIONS} connections, ${DURATION_S} s each`);
+  const nameWidth = Math.max(...targets.map((t) => t.name.length));
   for (const [i, t] of targets.entries()) {
     await load(`http://127.0.0.1:${barePort}/${i}`, '{}'); // warm both up
     await load(serviceUrl + t.path, t.body, { authorization: `Bearer ${token}`, ...(t.headers ?? {}) });
     const bareRun = await load(`http://127.0.0.1:${barePort}/${i}`, '{}');
     const real = await profiled(`service-${i}`, () => load(serviceUrl + t.path, t.body, { authorization: `Bearer ${token}`, ...(t.headers ?? {}) }));
     const ratio = real.rps / bareRun.rps;
-    console.log(`  ${t.name.padEnd(28)} ${real.rps.toFixed(0).padStart(7)} req/s p99 ${real.p99} ms   bare ${bareRun.rps.toFixed(0)} req/s p99 ${bareRun.p99} ms (${sizes[i]} B)   ratio ${ratio.toFixed(2)}`);
+    console.log(`  ${t.name.padEnd(nameWidth)} ${real.rps.toFixed(0).padStart(7)} req/s p99 ${real.p99} ms   bare ${bareRun.rps.toFixed(0)} req/s p99 ${bareRun.p99} ms (${sizes[i]} B)   ratio ${ratio.toFixed(2)}`);
     if (t.kind === 'cached') {
       report({ goal: `${t.name}, ${database.kind}`, value: real.rps, unit: 'req/s', baseline: { name: 'bare Fastify', value: bareRun.rps }, ratio, target: `≥ 0.5 of bare, p99 ≤ 10 ms`, met: ratio >= 0.5 && real.p99 <= 10, database: database.kind });
     } else if (database.kind === 'postgres') {
       report({ goal: `${t.name}, postgres`, value: real.rps, unit: 'req/s', baseline: { name: 'bare Fastify', value: bareRun.rps }, ratio, target: '≥ 0.3 of bare', met: ratio >= 0.3, database: database.kind });
     } else {
-      const raw = await rawQueryRate();
-      console.log(`  raw PGlite query rate in this process: ${raw.toFixed(0)} queries/s`);
+      const raw = await rawQueryRate(t.raw!);
+      console.log(`  raw PGlite rate of its ${t.raw!.length} statement(s) in this process: ${raw.toFixed(0)} per second`);
       report({ goal: `${t.name}, pglite`, value: real.rps, unit: 'req/s', baseline: { name: 'raw PGlite query', value: raw }, ratio: real.rps / raw, target: '≥ 0.6 of the raw query rate', met: real.rps / raw >= 0.6, database: database.kind });
     }
   }
 } finally {
-  bare.kill();
-  await app.close();
-  await store.close();
-  await database.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  for (const undo of cleanups.reverse()) await undo();
 }
