@@ -1,8 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
 import { copyFile, mkdir, open, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { assertObjectKey, MultipartGoneError, type ObjectStore, type PartTag } from './object-store.js';
 
 const HANDLE = /^[0-9a-f]{32}$/;
@@ -112,20 +110,34 @@ export function createLocalStore(root: string): ObjectStore {
       const joined = path.join(dir, 'joined');
       const hash = createHash('sha256');
       let size = 0;
-      async function* partBytes(list: PartTag[]) {
-        for (const part of list) {
-          let read = 0;
-          for await (const chunk of createReadStream(path.join(dir, String(part.partNumber)), { highWaterMark: READ_CHUNK })) {
-            read += (chunk as Buffer).length;
-            hash.update(chunk as Buffer);
-            yield chunk as Buffer;
-          }
-          if (read !== part.size) throw new Error(`part ${part.partNumber} holds ${read} bytes, ${part.size} were recorded`);
-          size += read;
-        }
-      }
+      // One buffer read into, hashed and written again and again: a stream would allocate a fresh
+      // buffer per read, and V8 frees those only when its heap collects, which a copy that makes
+      // almost no JavaScript garbage seldom causes (joining 200 MB grew RSS by ~30 MB).
+      const buffer = Buffer.allocUnsafe(READ_CHUNK);
       try {
-        await pipeline(partBytes(ordered), createWriteStream(joined, { flags: 'w', mode: 0o600 }));
+        const out = await open(joined, 'w', 0o600);
+        try {
+          for (const part of ordered) {
+            const input = await open(path.join(dir, String(part.partNumber)), 'r');
+            let read = 0;
+            try {
+              for (;;) {
+                const { bytesRead } = await input.read(buffer, 0, buffer.length, null);
+                if (bytesRead === 0) break;
+                const bytes = buffer.subarray(0, bytesRead);
+                hash.update(bytes);
+                for (let at = 0; at < bytesRead;) at += (await out.write(bytes, at, bytesRead - at)).bytesWritten;
+                read += bytesRead;
+              }
+            } finally {
+              await input.close();
+            }
+            if (read !== part.size) throw new Error(`part ${part.partNumber} holds ${read} bytes, ${part.size} were recorded`);
+            size += read;
+          }
+        } finally {
+          await out.close();
+        }
       } catch (err) {
         if (errno(err) === 'ENOENT') throw new MultipartGoneError();
         throw err;
