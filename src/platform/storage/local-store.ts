@@ -6,6 +6,10 @@ import { assertObjectKey, MultipartGoneError, type ObjectStore, type PartTag } f
 const HANDLE = /^[0-9a-f]{32}$/;
 // Large reads: joining a 200 MB upload is a sequential copy, and bigger buffers cost fewer syscalls.
 const READ_CHUNK = 256 * 1024;
+// Downloads read in smaller pieces: each piece is a fresh buffer that lives until V8's young
+// generation is next collected, and the pieces sent between two collections grow with their size
+// (a 200 MB download: buffers peaked at 34 MB with 256 KiB pieces, 26 MB with 64 KiB, no slower).
+const SEND_CHUNK = 64 * 1024;
 
 const errno = (err: unknown) => (err as NodeJS.ErrnoException | null)?.code;
 
@@ -75,7 +79,7 @@ export function createLocalStore(root: string): ObjectStore {
         await handle.close();
         return null;
       }
-      return { size: info.size, stream: handle.createReadStream({ highWaterMark: READ_CHUNK }) };
+      return { size: info.size, stream: handle.createReadStream({ highWaterMark: SEND_CHUNK }) };
     },
 
     async remove(key) {
