@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { contentDisposition } from '../http/responses.js';
-import { XlsxStreamWriter, type CellKind } from './xlsx-writer.js';
+import type { CellKind } from './xlsx-writer.js';
 
 export const XLSX_CONTENT_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
@@ -42,7 +42,13 @@ export class XlsxExport<R = unknown> {
   async send(reply: FastifyReply): Promise<void> {
     const { spec } = this;
     const limit = spec.batchSize ?? 5000;
+    // Loaded on the first export: the zip writer (archiver and its dependencies) held ~2 MB of heap
+    // in every process, most of which never export. Awaited before the reply is taken over, so a
+    // failure still answers the error envelope.
+    const writerModule = import('./xlsx-writer.js');
+    writerModule.catch(() => {}); // awaited below; a failed first read must not leave it unhandled
     let batch = await spec.batches(null, limit);
+    const { XlsxStreamWriter } = await writerModule;
 
     reply.hijack();
     const res = reply.raw;
