@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 
-describe('npm run openapi', () => {
+// The database and store are pointed at nothing either way: the suite on PostgreSQL would repeat it.
+describe.skipIf(process.env.DATABASE_URL)('npm run openapi', () => {
   it('`npm run openapi` prints the document without opening a database', async () => {
     const child = spawn('npm', ['run', 'openapi'], {
       cwd: process.cwd(),
