@@ -8,22 +8,15 @@ import type { Page, PageRequest } from '../../platform/http/paging.js';
 import { formatDateTime } from '../../platform/time.js';
 import type { ResourceDetail } from '../settlement/settlement-calc.js';
 import { detailColumns, toDetailRecord, type DetailRecord } from '../settlement/settlement-detail.repository.js';
+import { toPeriodFigures, type PeriodFigures } from '../settlement/settlement.repository.js';
 import type { EstimationPageItem, EstimationPageQuery } from './estimation.schemas.js';
 
 /** Persisted estimation sheets and their details (DOMAIN.md §1, §3). */
 
 /** A submitted estimation sheet. Money in cents. */
-export interface SheetRecord {
+export interface SheetRecord extends PeriodFigures {
   id: number;
   estimationNo: string;
-  cardModelId: number;
-  cardModelName: string;
-  startTime: Date;
-  endTime: Date;
-  issueNum: number;
-  profit: number;
-  totalAmount: number;
-  checkNum: number;
   sceneryNum: number;
   /** the highest check id the calculation saw */
   checkWatermark: number;
@@ -39,14 +32,7 @@ function toSheet(r: Selectable<EstimationSheetTable>): SheetRecord {
   return {
     id: r.id,
     estimationNo: r.estimation_no,
-    cardModelId: r.card_model_id,
-    cardModelName: r.card_model_name,
-    startTime: r.start_time,
-    endTime: r.end_time,
-    issueNum: r.issue_num,
-    profit: Number(r.profit),
-    totalAmount: Number(r.total_amount),
-    checkNum: Number(r.check_num),
+    ...toPeriodFigures(r),
     sceneryNum: r.scenery_num,
     checkWatermark: Number(r.check_watermark),
     createdAt: r.created_at,

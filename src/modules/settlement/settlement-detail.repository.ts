@@ -1,26 +1,19 @@
 import type { Selectable } from 'kysely';
-import type { SettlementDetailTable, TicketPriceRow } from '../../db/tables/settlement.js';
+import type { SettlementDetailTable } from '../../db/tables/settlement.js';
 import type { Executor } from '../../platform/db/executor.js';
 import type { ResourceDetail } from './settlement-calc.js';
 import type { DetailResponse } from './settlement.schemas.js';
 
 /** The details of settlement orders; the column set and its mapping are shared with estimation_detail. */
 
-/** A stored detail, of an estimation sheet or a settlement order. Money in cents. */
-export interface DetailRecord {
+/**
+ * A stored detail, of an estimation sheet or a settlement order: a computed ResourceDetail as kept,
+ * whose resource may have lost its merchant or shop since. Money in cents.
+ */
+export interface DetailRecord extends Omit<ResourceDetail, 'merchantId' | 'shopId'> {
   id: number;
-  resourceId: number;
-  sceneryName: string;
   merchantId: number | null;
   shopId: number | null;
-  settlementWay: number;
-  checkNum: number;
-  ticketPriceInfo: TicketPriceRow[];
-  estimationFactor: number;
-  settlementAmount: number;
-  increaseAmount: number;
-  decreaseAmount: number;
-  settlementAmountActual: number;
 }
 
 export interface SettlementDetailRecord extends DetailRecord {

@@ -12,11 +12,8 @@ import type { MerchantFinance, SettlementPageQuery, SettlementSummary } from './
 
 /** Settlement orders, their payments, log and the merchants' finance accounts; details: settlement-detail.repository. */
 
-/** A settlement order. Money in cents. */
-export interface SettlementRecord {
-  id: number;
-  settlementNo: string;
-  estimationId: number | null;
+/** What an estimation sheet and a settlement order both state of their card model's period. Money in cents. */
+export interface PeriodFigures {
   cardModelId: number;
   cardModelName: string;
   startTime: Date;
@@ -25,6 +22,29 @@ export interface SettlementRecord {
   profit: number;
   totalAmount: number;
   checkNum: number;
+}
+
+type PeriodColumns = Pick<Selectable<SettlementTable>, 'card_model_id' | 'card_model_name' | 'start_time' | 'end_time' | 'issue_num' | 'profit' | 'total_amount' | 'check_num'>;
+
+/** The period figures of a settlement or estimation_sheet row (the two tables share these columns). */
+export function toPeriodFigures(r: PeriodColumns): PeriodFigures {
+  return {
+    cardModelId: r.card_model_id,
+    cardModelName: r.card_model_name,
+    startTime: r.start_time,
+    endTime: r.end_time,
+    issueNum: r.issue_num,
+    profit: Number(r.profit),
+    totalAmount: Number(r.total_amount),
+    checkNum: Number(r.check_num),
+  };
+}
+
+/** A settlement order. Money in cents. */
+export interface SettlementRecord extends PeriodFigures {
+  id: number;
+  settlementNo: string;
+  estimationId: number | null;
   settlementMerchantId: number;
   settlementMerchantName: string;
   settlementStatus: number;
@@ -42,14 +62,7 @@ function toSettlement(r: Selectable<SettlementTable>): SettlementRecord {
     id: r.id,
     settlementNo: r.settlement_no,
     estimationId: r.estimation_id,
-    cardModelId: r.card_model_id,
-    cardModelName: r.card_model_name,
-    startTime: r.start_time,
-    endTime: r.end_time,
-    issueNum: r.issue_num,
-    profit: Number(r.profit),
-    totalAmount: Number(r.total_amount),
-    checkNum: Number(r.check_num),
+    ...toPeriodFigures(r),
     settlementMerchantId: r.settlement_merchant_id,
     settlementMerchantName: r.settlement_merchant_name,
     settlementStatus: r.settlement_status,
