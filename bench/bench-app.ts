@@ -79,7 +79,7 @@ export async function demoDatabase(serverUrl: string, scale: number, reuse: stri
 }
 
 /** A new, empty tc_bench_<random> database on `serverUrl`'s server, and how to drop it. */
-export async function scratchDatabase(serverUrl: string): Promise<{ name: string; url: string; drop: () => Promise<void> }> {
+export async function scratchDatabase(serverUrl: string): Promise<{ name: string; url: string; drop: () => Promise<void>; keep: () => Promise<void> }> {
   const { default: pg } = await import('pg');
   const name = `tc_bench_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
@@ -94,6 +94,8 @@ export async function scratchDatabase(serverUrl: string): Promise<{ name: string
       await admin.query(`drop database if exists ${name} with (force)`);
       await admin.end();
     },
+    /** leaves the database for a look afterwards */
+    keep: () => admin.end(),
   };
 }
 

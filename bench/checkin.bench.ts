@@ -39,6 +39,7 @@ import { createCheckinService } from '../src/modules/checker/checkin.service.js'
 import type { AuthedContext } from '../src/platform/http/context.js';
 import { report } from './report.js';
 import { runLoadProcess } from './load-process.js';
+import { scratchDatabase } from './bench-app.js';
 import { profiled } from './profile.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -59,15 +60,6 @@ const withDatabase = (url: string, name: string) => {
   return u.toString();
 };
 
-async function admin(statement: string): Promise<void> {
-  const c = new pg.Client({ connectionString: withDatabase(baseUrl!, 'postgres') });
-  await c.connect();
-  try {
-    await c.query(statement);
-  } finally {
-    await c.end();
-  }
-}
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tc-bench-checkin-'));
 const config = (databaseUrl: string) =>
@@ -153,11 +145,10 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 
 // ---------------------------------------------------------------- 1. throughput in a scratch database
 async function throughput(): Promise<void> {
-  const scratch = `checkin_bench_${randomBytes(4).toString('hex')}`;
-  await admin(`create database ${scratch}`);
+  const scratch = await scratchDatabase(withDatabase(baseUrl!, 'postgres'));
   let database: Database | null = null;
   try {
-    const cfg = config(withDatabase(baseUrl!, scratch));
+    const cfg = config(scratch.url);
     database = openDatabase({ databaseUrl: cfg.databaseUrl, dataDir, tz: cfg.tz, poolMax: POOL });
     const db = database.db;
     await migrateToLatest(db);
@@ -232,7 +223,7 @@ async function throughput(): Promise<void> {
     const runs = { bare: [] as Run[], direct: [] as Run[], checkin: [] as Run[] };
     const waits = { bare: new Map<string, number>(), direct: new Map<string, number>(), checkin: new Map<string, number>() };
     const measured = async (kind: keyof typeof runs, work: () => Promise<Run>) => {
-      const { result, states } = await backendStates(scratch, work);
+      const { result, states } = await backendStates(scratch.name, work);
       runs[kind].push(result);
       for (const [k, n] of states) waits[kind].set(k, (waits[kind].get(k) ?? 0) + n);
     };
@@ -260,8 +251,10 @@ async function throughput(): Promise<void> {
     await store.close();
   } finally {
     await database?.close();
-    if (process.env.BENCH_KEEP) console.log(`  (scratch database ${scratch} kept)`);
-    else await admin(`drop database if exists ${scratch} with (force)`);
+    if (process.env.BENCH_KEEP) {
+      console.log(`  (scratch database ${scratch.name} kept)`);
+      await scratch.keep();
+    } else await scratch.drop();
   }
 }
 

@@ -8,12 +8,12 @@
  * tc_bench_<random> there and drops it at the end. --with-triggers also loads the same data set through
  * the per-row foreign-key triggers (load mode "triggers") into a second fresh database.
  */
-import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { report as reportResult } from './report.js';
+import { scratchDatabase } from './bench-app.js';
 
 process.env.TZ ??= 'Asia/Shanghai';
 const { openDatabase } = await import('../src/platform/db/database.js');
@@ -28,22 +28,12 @@ const SCALE = scaleArg >= 0 ? Number(args[scaleArg + 1]) : 1_000_000;
 const WITH_TRIGGERS = args.includes('--with-triggers');
 const serverUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
-function urlFor(database: string): string {
-  const u = new URL(serverUrl);
-  u.pathname = '/' + database;
-  return u.toString();
-}
-
 async function withFreshDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
-  const name = `tc_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
+  const scratch = await scratchDatabase(serverUrl);
   try {
-    return await fn(urlFor(name));
+    return await fn(scratch.url);
   } finally {
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
+    await scratch.drop();
   }
 }
 
