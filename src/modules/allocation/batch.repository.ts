@@ -75,10 +75,11 @@ function batchScope(scope: Scope): Expression<SqlBool> {
 }
 
 /** A living batch, locked for the rest of the transaction when `forUpdate`. */
-export async function findBatch(db: Executor, id: number, forUpdate = false): Promise<Selectable<DistributeBatchTable> | null> {
+export async function findBatch(db: Executor, id: number, forUpdate = false): Promise<DistributeBatch | null> {
   let q = db.selectFrom('distribute_batch').selectAll().where('id', '=', id).where('is_deleted', '=', false);
   if (forUpdate) q = q.forUpdate();
-  return (await q.executeTakeFirst()) ?? null;
+  const row = await q.executeTakeFirst();
+  return row ? toBatch(row) : null;
 }
 
 export async function batchVisible(db: Executor, id: number, scope: Scope): Promise<boolean> {
@@ -108,17 +109,21 @@ export function pageDetails(db: Executor, batchId: number, keywords: string | nu
   return paginate(q.orderBy('id'), page, toDetail);
 }
 
-export type ExportRow = Pick<DetailRow, 'id' | 'park_id' | 'park_name' | 'check_num' | 'distribute_percent' | 'distribute_amount'>;
+export type ExportRecord = Pick<DistributeDetail, 'id' | 'parkId' | 'parkName' | 'checkNum' | 'distributePercent' | 'distributeAmount'>;
 
 /** Keyset read of a batch's details in id order, with only the columns the export writes. */
-export function detailsAfter(db: Executor, batchId: number, scope: Scope, afterId: number | null, limit: number): Promise<ExportRow[]> {
+export async function detailsAfter(db: Executor, batchId: number, scope: Scope, afterId: number | null, limit: number): Promise<ExportRecord[]> {
   let q = db
     .selectFrom('distribute_detail')
     .select(['id', 'park_id', 'park_name', 'check_num', 'distribute_percent', 'distribute_amount'])
     .where('batch_id', '=', batchId)
     .where(detailScope(scope));
   if (afterId !== null) q = q.where('id', '>', afterId);
-  return q.orderBy('id').limit(limit).execute();
+  const rows = await q.orderBy('id').limit(limit).execute();
+  return rows.map((r) => ({
+    id: r.id, parkId: r.park_id, parkName: r.park_name, checkNum: r.check_num,
+    distributePercent: Number(r.distribute_percent), distributeAmount: r.distribute_amount,
+  }));
 }
 
 /**

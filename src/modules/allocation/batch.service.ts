@@ -20,10 +20,10 @@ export function createBatchService(deps: { db: Db }) {
   /** The living batch, refused with 404 when absent and 403 when none of its details is the caller's. */
   async function visible(ctx: AuthedContext, id: number): Promise<{ batch: DistributeBatch; scope: Scope }> {
     const scope = scopeOf(ctx.account);
-    const row = await repo.findBatch(db, id);
-    if (!row) throw batchNotFound();
+    const batch = await repo.findBatch(db, id);
+    if (!batch) throw batchNotFound();
     if (scope.kind !== 'platform' && !(await repo.batchVisible(db, id, scope))) throw batchOfAnother(scope.kind);
-    return { batch: repo.toBatch(row), scope };
+    return { batch, scope };
   }
 
   return {
@@ -47,10 +47,10 @@ export function createBatchService(deps: { db: Db }) {
         const seen = await repo.findBatch(trx, id);
         if (!seen) throw batchNotFound();
         // The same lock as executeCalc, so a delete never interleaves with a run of the scope.
-        await advisoryLock(trx, 'allocation-scope', `${seen.year}-${seen.month}-${seen.card_model_id}`);
+        await advisoryLock(trx, 'allocation-scope', `${seen.year}-${seen.month}-${seen.cardModelId}`);
         const batch = await repo.findBatch(trx, id, true);
         if (!batch) throw batchNotFound();
-        await repo.deleteBatch(trx, { id, year: batch.year, month: batch.month, cardModelId: batch.card_model_id }, ctx.account.id);
+        await repo.deleteBatch(trx, { id, year: batch.year, month: batch.month, cardModelId: batch.cardModelId }, ctx.account.id);
       }, () => id);
     },
 
@@ -59,10 +59,10 @@ export function createBatchService(deps: { db: Db }) {
      * out whole, the batch moves from 1 or 2 to 3 (exported); a merchant's or shop's export holds only
      * its own parks' rows and leaves the status alone.
      */
-    async exportDetails(ctx: AuthedContext, batchId: number): Promise<XlsxExport<repo.ExportRow>> {
+    async exportDetails(ctx: AuthedContext, batchId: number): Promise<XlsxExport<repo.ExportRecord>> {
       const { batch, scope } = await visible(ctx, batchId);
       const period = `${batch.year}-${String(batch.month).padStart(2, '0')}`;
-      return new XlsxExport<repo.ExportRow>({
+      return new XlsxExport<repo.ExportRecord>({
         fileName: `分配明细_${batch.batchNo}.xlsx`,
         // Excel refuses : \ / ? * [ ] in sheet names.
         sheetName: `${period} ${batch.cardModelName}`.replace(/[:\\/?*[\]]/g, ' '),
