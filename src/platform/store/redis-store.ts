@@ -99,7 +99,10 @@ export async function createRedisStore(url: string, prefix: string): Promise<Sto
     },
     async close() {
       handlers.clear();
-      await Promise.allSettled([client.quit(), subscriber.quit()]);
+      // The subscriber owes nothing to flush, and a QUIT on a connection gone silent (nothing
+      // checks the subscriber's; docs/operations.md) would wait for a reply that never comes.
+      subscriber.disconnect();
+      await Promise.allSettled([client.quit()]);
     },
   };
 }

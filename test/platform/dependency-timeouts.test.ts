@@ -3,10 +3,12 @@ import { sql } from 'kysely';
 import { openDatabase, type Database } from '../../src/platform/db/database.js';
 import { isPgTimeout } from '../../src/platform/db/pg-errors.js';
 import { toErrorAnswer } from '../../src/platform/http/error-handler.js';
+import { openStore, type Store } from '../../src/platform/store/index.js';
 import { hostPort, TcpProxy, viaPort } from '../cluster/cluster.js';
 import { TEST_TZ } from '../helpers/test-env.js';
 
 const PG_URL = process.env.DATABASE_URL || null;
+const REDIS_URL = process.env.REDIS_URL || null;
 const QUERY_MS = 300;
 const CONNECT_MS = 300;
 /** statement_timeout is QUERY_MS; the client's read timeout comes 1 s later (database.ts) */
@@ -101,5 +103,41 @@ describe.skipIf(!PG_URL)('PostgreSQL timeouts (skipped unless DATABASE_URL is se
     // each batch well within the bound, the whole read four times over it
     for (let i = 0; i < 12; i += 1) await sql`select pg_sleep(0.1), ${i}::int as batch`.execute(db);
     expect(performance.now() - t0).toBeGreaterThan(4 * QUERY_MS);
+  });
+});
+
+// Redis that stops answering: commandTimeout (5 s, redis-store.ts) fails each command, and
+// socketTimeout drops the silent connection so the client reconnects once Redis answers again.
+describe.skipIf(!REDIS_URL)('Redis gone silent (skipped unless REDIS_URL is set)', () => {
+  let proxy: TcpProxy;
+  let store: Store;
+
+  afterAll(async () => {
+    await store?.close();
+    await proxy?.close();
+  });
+
+  it('a command answers 503 within the command timeout, and the next ones work once Redis answers again', async () => {
+    proxy = await TcpProxy.start(hostPort(REDIS_URL!, 6379));
+    store = await openStore(viaPort(REDIS_URL!, proxy.port), `test:silent:${process.pid}:`);
+    await store.set('k', 'v', 60);
+    proxy.blackhole();
+    const silent = await failure(store.get('k'));
+    expect(silent.ms).toBeLessThan(5_500);
+    expect(toErrorAnswer(silent.err)).toEqual(UNAVAILABLE);
+    proxy.restore();
+    // On the silenced connection this would time out for good. The client drops it after 5 s of
+    // silence; a reconnection attempted while still silent is itself dropped after 5 s, so service
+    // is back at most ~5 s after Redis answers again.
+    const t0 = performance.now();
+    let value: string | null = null;
+    while (value === null && performance.now() - t0 < 8_000) {
+      value = await store.get('k').catch(() => null);
+      if (value === null) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(value).toBe('v');
+    const backMs = performance.now() - t0;
+    console.info(`[timeouts] Redis silent: the command failed after ${Math.round(silent.ms)} ms; back ${Math.round(backMs)} ms after the silence ended`);
+    expect(backMs).toBeLessThan(6_000);
   });
 });
