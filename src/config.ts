@@ -8,6 +8,17 @@ export interface Config {
   databaseUrl: string | null;
   /** PostgreSQL connections each instance may hold (PGlite has one) */
   databasePoolMax: number;
+  /**
+   * How long a request waits for a PostgreSQL connection (a new one to open, or a pooled one to come
+   * free) before it answers 503.
+   */
+  databaseConnectTimeoutMs: number;
+  /**
+   * How long one statement of a request may run: the server cancels it then (statement_timeout),
+   * and the client gives up a second later when no answer comes at all (a server or network gone
+   * silent). 0 turns both off. Migrations and the statistics roll-up are not bound by it.
+   */
+  databaseQueryTimeoutMs: number;
   redisUrl: string | null;
   tz: string;
   logLevel: string;
@@ -155,6 +166,13 @@ function timeZone(env: Env): string {
   return tz;
 }
 
+/** 0 (off) or at least 100 ms: a bound of a few ms would refuse every request. */
+function queryTimeout(env: Env): number {
+  const ms = int(env, 'DATABASE_QUERY_TIMEOUT_MS', 30_000, 0, 3_600_000);
+  if (ms > 0 && ms < 100) throw new ConfigError(`DATABASE_QUERY_TIMEOUT_MS must be 0 (off) or between 100 and 3600000, got ${ms}`);
+  return ms;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = str(env, 'NODE_ENV', 'development');
   const captchaBypassCode = opt(env, 'CAPTCHA_BYPASS_CODE');
@@ -233,6 +251,8 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(str(env, 'DATA_DIR', './data')),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
+    databaseConnectTimeoutMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
+    databaseQueryTimeoutMs: queryTimeout(env),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     tz: timeZone(env),
     logLevel,

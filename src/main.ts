@@ -19,8 +19,16 @@ async function main(): Promise<void> {
   // compiles its WebAssembly, PostgreSQL connects) while the app's modules load and the app is built.
   const { openDatabase } = await import('./platform/db/database.js');
   const { prepareDatabase } = await import('./db/prepare.js');
-  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, tz: config.tz, poolMax: config.databasePoolMax });
-  const prepared = prepareDatabase(database.db, {
+  const database = openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    tz: config.tz,
+    poolMax: config.databasePoolMax,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+    queryTimeoutMs: config.databaseQueryTimeoutMs,
+  });
+  // Unbounded: a migration may run long, and so may the wait for another instance's.
+  const prepared = prepareDatabase(database.unbounded, {
     adminUsername: config.adminUsername,
     adminPassword: config.adminPassword,
     openApp: config.openAppKey && config.openAppSecret ? { appKey: config.openAppKey, appSecret: config.openAppSecret } : null,

@@ -312,16 +312,25 @@ export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex'
 // Faults
 
 /**
- * A TCP proxy in front of PostgreSQL or Redis. `cut()` resets every open connection and every new
- * one until `restore()`: to the server behind it the dependency is down (as when it restarts or the
- * network between them fails), while the real service keeps running for everyone else.
+ * A TCP proxy in front of PostgreSQL or Redis, with two faults a test can switch on:
+ * - `cut()` resets every open connection and every new one until `restore()`: to the server behind
+ *   it the dependency is down (as when it restarts or the network between them fails), while the
+ *   real service keeps running for everyone else;
+ * - `blackhole()` answers nothing and refuses nothing: new connections are accepted and then never
+ *   hear back, open ones stop forwarding in both directions (what is sent is read and dropped). The
+ *   connections it silenced stay silent after `restore()`, as those of a server that hung and was
+ *   restarted without their resets reaching the client: only new connections work again, so a
+ *   client that keeps a silenced connection never recovers.
  */
 export class TcpProxy {
-  private down = false;
+  private mode: 'up' | 'cut' | 'blackhole' = 'up';
   private readonly pairs = new Set<[net.Socket, net.Socket]>();
-  /** connections accepted while up, and refused while cut */
+  /** sockets the blackhole silenced (opened during it, or open when it began), until they close */
+  private readonly silenced = new Set<net.Socket>();
+  /** connections accepted while up, refused while cut, and accepted into the blackhole */
   accepted = 0;
   refused = 0;
+  swallowed = 0;
 
   private constructor(private readonly server: net.Server, readonly port: number) {}
 
@@ -329,9 +338,14 @@ export class TcpProxy {
     let proxy!: TcpProxy;
     const server = net.createServer((client) => {
       client.on('error', () => {});
-      if (proxy.down) {
+      if (proxy.mode === 'cut') {
         proxy.refused += 1;
         client.resetAndDestroy();
+        return;
+      }
+      if (proxy.mode === 'blackhole') {
+        proxy.swallowed += 1;
+        proxy.silence(client);
         return;
       }
       proxy.accepted += 1;
@@ -362,17 +376,38 @@ export class TcpProxy {
     return this.pairs.size;
   }
 
+  /** Reads and drops whatever arrives on `socket` from now on, and sends nothing back. */
+  private silence(socket: net.Socket): void {
+    socket.unpipe();
+    socket.on('data', () => {});
+    socket.resume();
+    this.silenced.add(socket);
+    socket.once('close', () => this.silenced.delete(socket));
+  }
+
   cut(): void {
-    this.down = true;
+    this.mode = 'cut';
     for (const [client, upstream] of this.pairs) {
       client.resetAndDestroy();
       upstream.destroy();
     }
     this.pairs.clear();
+    for (const socket of this.silenced) socket.resetAndDestroy();
+    this.silenced.clear();
+  }
+
+  blackhole(): void {
+    this.mode = 'blackhole';
+    // Each side is unpiped from the other and drained into nothing; the pair stays open until the
+    // client (or the server) closes it, and is no longer counted as open.
+    for (const pair of this.pairs) {
+      for (const socket of pair) this.silence(socket);
+    }
+    this.pairs.clear();
   }
 
   restore(): void {
-    this.down = false;
+    this.mode = 'up';
   }
 
   async close(): Promise<void> {

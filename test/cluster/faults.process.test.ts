@@ -15,6 +15,9 @@ import {
  * - PostgreSQL, then Redis, made unreachable under load by cutting a TCP proxy the server's URL points
  *   at: every request answers within a bounded time, with the 503 envelope (never a 500, never a hang),
  *   /readyz says 503 while /healthz stays 200, and service comes back without a restart;
+ * - PostgreSQL made silent under load (the proxy's blackhole: nothing refused, nothing answered, the
+ *   silenced connections dead for good): the same, within the bound the server's short database
+ *   timeouts set;
  * - kill -9 under write load, then a restart on the same database: every acknowledged write is there,
  *   on PostgreSQL and on PGlite (a data directory, no DATABASE_URL).
  */
@@ -24,6 +27,18 @@ const BOUND_MS = 10_000;
 const CALL_TIMEOUT_MS = 30_000;
 /** how long each dependency stays cut */
 const OUTAGE_MS = 2_000;
+/**
+ * The faults server's database timeouts, short so a silent database costs the test seconds: a
+ * statement is cancelled by the server after QUERY_MS, given up by the client 1 s later, and a
+ * connection (new, or a pooled one coming free) is awaited at most CONNECT_MS.
+ */
+const DB_TIMEOUTS = { CONNECT_MS: 1_000, QUERY_MS: 1_500 };
+/**
+ * Longest answer while PostgreSQL is silent: a pooled connection awaited (CONNECT_MS), its statement
+ * given up (QUERY_MS + 1 s), plus 1 s of slack. Nothing else waits: the transaction's rollback and
+ * the failure's operation-log row are not sent to the connection or the database that timed out.
+ */
+const SILENT_BOUND_MS = DB_TIMEOUTS.CONNECT_MS + DB_TIMEOUTS.QUERY_MS + 1_000 + 1_000;
 
 interface Shot {
   phase: string;
@@ -78,12 +93,12 @@ const ok = (s: Shot) => s.answer.status === 200 && s.answer.body.errcode === 0;
 const unavailable = (s: Shot) => s.answer.status === 503 && s.answer.body.errcode === 503 && s.answer.body.errmsg === 'service temporarily unavailable';
 
 /** What every answer of a fault run must be: success or the 503 envelope, in bounded time. */
-function expectOnlySuccessOr503(shots: Shot[], server: Server) {
+function expectOnlySuccessOr503(shots: Shot[], server: Server, bound = BOUND_MS) {
   const odd = shots.filter((s) => !ok(s) && !unavailable(s));
   const errors = server.output().split('\n').filter((l) => /"level":(50|60)/.test(l)).slice(0, 3).join('\n');
   expect(odd.map((s) => ({ phase: s.phase, op: s.op, status: s.answer.status, body: s.answer.body })).slice(0, 5), errors).toEqual([]);
   const slowest = Math.max(...shots.map((s) => s.answer.ms));
-  expect(slowest, 'slowest answer (ms)').toBeLessThan(BOUND_MS);
+  expect(slowest, 'slowest answer (ms)').toBeLessThan(bound);
   return slowest;
 }
 
@@ -151,6 +166,8 @@ describe.skipIf(!PG_URL || !REDIS_URL)('PostgreSQL and Redis behind proxies the 
       STORE_PREFIX: prefix,
       DATA_DIR: scratch,
       TRUST_PROXY: '1',
+      DATABASE_CONNECT_TIMEOUT_MS: String(DB_TIMEOUTS.CONNECT_MS),
+      DATABASE_QUERY_TIMEOUT_MS: String(DB_TIMEOUTS.QUERY_MS),
     });
     server = await startServer(env);
     token = await adminToken(store, server.base);
@@ -170,23 +187,26 @@ describe.skipIf(!PG_URL || !REDIS_URL)('PostgreSQL and Redis behind proxies the 
   });
 
   /**
-   * Load on the server; the proxy cut for OUTAGE_MS (at least 30 answers); /readyz and /healthz
-   * checked while cut; the proxy restored; load until 20 successes again. Answers the shots, how
-   * long the service took to come back, and checks what holds for every outage.
+   * Load on the server; the proxy cut (or blackholed) for OUTAGE_MS and at least `minDown` 503
+   * answers; /readyz and /healthz checked meanwhile; the proxy restored; load until 20 successes
+   * again. Answers the shots, how long the service took to come back, and checks what holds for
+   * every outage: only successes or the 503 envelope, none slower than `bound`.
    */
-  async function outage(proxy: TcpProxy, ops: string[], op: (n: number) => Promise<{ op: string; answer: Answer }>) {
+  async function outage(proxy: TcpProxy, ops: string[], op: (n: number) => Promise<{ op: string; answer: Answer }>,
+    o: { fault?: 'cut' | 'blackhole'; minDown?: number; bound?: number } = {}) {
     let phase = 'up';
     const load = runLoad(6, op, () => phase);
     try {
       await until('successes before the cut', () => alive(server) && load.shots.filter(ok).length >= 20, 20_000);
-      proxy.cut();
+      if (o.fault === 'blackhole') proxy.blackhole();
+      else proxy.cut();
       const cutAt = performance.now();
       phase = 'down';
-      await until('503 answers while cut', () => alive(server) && load.shots.filter((s) => s.phase === 'down' && unavailable(s)).length >= 30, 20_000);
+      await until('503 answers while cut', () => alive(server) && load.shots.filter((s) => s.phase === 'down' && unavailable(s)).length >= (o.minDown ?? 30), 20_000);
       await new Promise((r) => setTimeout(r, Math.max(0, OUTAGE_MS - (performance.now() - cutAt))));
       const ready = await call(server.base, '/readyz', undefined, { timeoutMs: CALL_TIMEOUT_MS });
       expect([ready.status, ready.body]).toEqual([503, { errcode: 503, errmsg: 'database or store unreachable' }]);
-      expect(ready.ms).toBeLessThan(BOUND_MS);
+      expect(ready.ms).toBeLessThan(o.bound ?? BOUND_MS);
       expect((await call(server.base, '/healthz')).body.errcode).toBe(0);
 
       const restoredAt = performance.now();
@@ -197,12 +217,13 @@ describe.skipIf(!PG_URL || !REDIS_URL)('PostgreSQL and Redis behind proxies the 
       await load.stop();
       const firstBack = Math.min(...load.shots.filter((s) => s.phase === 'back' && ok(s)).map((s) => s.answeredAt));
 
-      const slowest = expectOnlySuccessOr503(load.shots, server);
+      const slowest = expectOnlySuccessOr503(load.shots, server, o.bound);
       // sent and answered while cut: every operation answered 503, none succeeded
       const whileCut = load.shots.filter((s) => s.sentAt > cutAt && s.answeredAt < restoredAt);
       expect(whileCut.filter(ok).map((s) => [s.op, s.answer.body])).toEqual([]);
       expect(new Set(whileCut.map((s) => s.op))).toEqual(new Set(ops));
-      return { shots: load.shots, slowest, recoveredMs: firstBack - restoredAt };
+      const down = load.shots.filter((s) => s.phase === 'down' && unavailable(s)).map((s) => s.answer.ms);
+      return { shots: load.shots, slowest, recoveredMs: firstBack - restoredAt, readyMs: ready.ms, downMs: { min: Math.min(...down), max: Math.max(...down) } };
     } finally {
       proxy.restore();
       await load.stop();
@@ -221,6 +242,24 @@ describe.skipIf(!PG_URL || !REDIS_URL)('PostgreSQL and Redis behind proxies the 
     console.info(`[faults] PostgreSQL cut: ${run.shots.length} requests (${summary(run.shots)}), slowest ${Math.round(run.slowest)} ms, ` +
       `first success ${Math.round(run.recoveredMs)} ms after the restore; the proxy refused ${pgProxy.refused} connections while cut`);
     // every write acknowledged before, during or after the outage is in the database
+    expect(await expectAllPresent(server.base, token, acked)).toBe(acked.length);
+  });
+
+  it('PostgreSQL silent under load (blackhole): 503 envelopes within the timeouts\' bound, /readyz 503, then service again without a restart', async () => {
+    const acked: Array<{ id: number; name: string }> = [];
+    const run = await outage(pgProxy, ['get', 'add'], async (n) => {
+      if (n % 2 === 0) return { op: 'get', answer: await call(server.base, `${M}/region/getRegion`, { id: firstRegion }, { token, timeoutMs: CALL_TIMEOUT_MS }) };
+      const name = `pgsilent-${n}`;
+      const answer = await call(server.base, `${M}/region/addRegion`, { name, levelType: 1 }, { token, timeoutMs: CALL_TIMEOUT_MS });
+      if (answer.body.errcode === 0) acked.push({ id: answer.body.data.id, name });
+      return { op: 'add', answer };
+    }, { fault: 'blackhole', minDown: 12, bound: SILENT_BOUND_MS });
+    console.info(`[faults] PostgreSQL silent: ${run.shots.length} requests (${summary(run.shots)}), 503 answers in ` +
+      `${Math.round(run.downMs.min)}–${Math.round(run.downMs.max)} ms, /readyz 503 in ${Math.round(run.readyMs)} ms, slowest ${Math.round(run.slowest)} ms ` +
+      `(bound ${SILENT_BOUND_MS} ms), first success ${Math.round(run.recoveredMs)} ms after the blackhole lifted; ` +
+      `${pgProxy.swallowed} connections swallowed while silent`);
+    // the connections silenced for good were given up, not kept: service came back within the bound
+    expect(run.recoveredMs).toBeLessThan(SILENT_BOUND_MS);
     expect(await expectAllPresent(server.base, token, acked)).toBe(acked.length);
   });
 

@@ -11,6 +11,8 @@ describe('loadConfig defaults (DESIGN.md §7)', () => {
       dataDir: path.resolve('./data'),
       databaseUrl: null,
       databasePoolMax: 10,
+      databaseConnectTimeoutMs: 5_000,
+      databaseQueryTimeoutMs: 30_000,
       redisUrl: null,
       tz: 'Asia/Shanghai',
       logLevel: 'info',
@@ -32,6 +34,10 @@ describe('loadConfig defaults (DESIGN.md §7)', () => {
       openAppSecret: null,
       trustProxy: false,
     });
+  });
+
+  it('takes DATABASE_QUERY_TIMEOUT_MS=0 as no bound', () => {
+    expect(loadConfig({ DATABASE_QUERY_TIMEOUT_MS: '0', DATABASE_CONNECT_TIMEOUT_MS: '2000' })).toMatchObject({ databaseQueryTimeoutMs: 0, databaseConnectTimeoutMs: 2000 });
   });
 
   it('reads given values and treats empty strings as unset', () => {
@@ -56,6 +62,9 @@ describe('bad values stop with one line naming the variable', () => {
     [{ DATABASE_URL: 'not a url' }, /^DATABASE_URL is not a valid URL/],
     [{ REDIS_URL: 'http://cache' }, /^REDIS_URL must start with redis:/],
     [{ DATABASE_POOL_MAX: '0' }, /^DATABASE_POOL_MAX must be between 1 and 1000/],
+    [{ DATABASE_CONNECT_TIMEOUT_MS: '0' }, /^DATABASE_CONNECT_TIMEOUT_MS must be between 100 and 600000/],
+    [{ DATABASE_QUERY_TIMEOUT_MS: '50' }, /^DATABASE_QUERY_TIMEOUT_MS must be 0 \(off\) or between 100 and 3600000/],
+    [{ DATABASE_QUERY_TIMEOUT_MS: '3600001' }, /^DATABASE_QUERY_TIMEOUT_MS must be between 0 and 3600000/],
     [{ TZ: 'Mars/Phobos' }, /^TZ is not a known time zone: "Mars\/Phobos"/],
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of /],
     [{ NODE_ENV: 'production', CAPTCHA_BYPASS_CODE: '0000' }, /^CAPTCHA_BYPASS_CODE must not be set when NODE_ENV=production/],

@@ -7,5 +7,6 @@ import { createStatisticsService } from './statistics.service.js';
 export const statisticsModule = defineModule({
   name: 'statistics',
   routes: ({ db }) => statisticsRoutes(createStatisticsService({ db })),
-  jobs: ({ db }) => [checkRollupJob(db)],
+  // A fold that has fallen behind (100 000 checks a transaction) may outlast a request's bound.
+  jobs: ({ database }) => [checkRollupJob(database.unbounded)],
 });

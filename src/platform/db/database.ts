@@ -2,15 +2,23 @@ import path from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { CompiledQuery, Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
 import type { PGlite } from '@electric-sql/pglite';
-import type { PoolConfig } from 'pg';
+import type { PoolConfig, QueryConfig } from 'pg';
 import type { DB } from '../../db/types.js';
 import { TransactionGuard } from './transaction.js';
 import { namedStatement } from './prepared.js';
+import { isPgTimeout } from './pg-errors.js';
 
 export type Db = Kysely<DB>;
 
 export interface Database {
+  /** Request work: on PostgreSQL each statement is bound by the query timeout (DatabaseOptions). */
   db: Db;
+  /**
+   * Long work that must not be cut by a request's bound: migrations (start-up waits for another
+   * instance's on the same lock) and the statistics roll-up. On PostgreSQL a small pool of its own
+   * with no statement or read timeout; on PGlite (one connection) the same `db`.
+   */
+  unbounded: Db;
   kind: 'pglite' | 'postgres';
   /** Resolves when the database answers; rejects otherwise (readiness probe). */
   ping(): Promise<void>;
@@ -27,6 +35,13 @@ export interface DatabaseOptions {
   inMemory?: boolean;
   loadDataDir?: Blob;
   poolMax?: number;
+  /**
+   * PostgreSQL only; unset → no bound (tests, scripts). `connectTimeoutMs` bounds the wait for a
+   * connection (a new one, or a pooled one to come free) and /readyz's `select 1`; `queryTimeoutMs`
+   * each statement on `db` (Config.databaseQueryTimeoutMs says how).
+   */
+  connectTimeoutMs?: number;
+  queryTimeoutMs?: number;
 }
 
 // Ids and counts are bigint in SQL but stay far below 2^53, so they travel as plain numbers;
@@ -44,51 +59,115 @@ function guarded(guard: TransactionGuard, create: (plugins: [TransactionGuard]) 
 }
 
 export function openDatabase(opts: DatabaseOptions): Database {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.tz, opts.poolMax ?? 10) : openPglite(opts);
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts) : openPglite(opts);
+}
+
+/**
+ * The client gives up on a statement this long after the server should have cancelled it
+ * (statement_timeout): a healthy server's cancel arrives first and the connection stays usable; only a
+ * server or network gone silent leaves the client's read timeout to end it.
+ */
+const READ_TIMEOUT_GRACE_MS = 1_000;
+/** Unbounded work is one migration connection at start, then one roll-up transaction at a time. */
+const UNBOUNDED_POOL_MAX = 2;
+
+interface PoolSettings {
+  url: string;
+  tz: string;
+  max: number;
+  connectTimeoutMs?: number;
+  queryTimeoutMs?: number;
 }
 
 // The drivers are loaded when the first query needs them: a process uses one of the two, and
 // loading neither until then lets the app be built while the database starts.
-function openPostgres(url: string, tz: string, max: number): Database {
-  const createPool = async () => {
-    const { default: pg } = await import('pg');
-    const types: PoolConfig['types'] = {
-      getTypeParser(oid: number, format?: 'text' | 'binary') {
-        if (oid === INT8) return parseInt8;
-        if (oid === DATE) return keepText;
-        return pg.types.getTypeParser(oid, format as 'text');
-      },
-    } as PoolConfig['types'];
-    // Queries marked with preparedAs(name) run as named statements: parsed once per connection.
-    class PreparingClient extends pg.Client {
-      constructor(config?: ConstructorParameters<typeof pg.Client>[0]) {
-        super(config);
-        // A connection that breaks while checked out of the pool (a query or a transaction under way)
-        // emits 'error' on its client, where the pool's idle listener is not attached: unheard, that
-        // event ends the process. Its queries have already failed with the error (answered 503), and
-        // the pool discards the client when it is released.
-        this.on('error', () => {});
-      }
+async function createPgPool(s: PoolSettings) {
+  const { default: pg } = await import('pg');
+  const types: PoolConfig['types'] = {
+    getTypeParser(oid: number, format?: 'text' | 'binary') {
+      if (oid === INT8) return parseInt8;
+      if (oid === DATE) return keepText;
+      return pg.types.getTypeParser(oid, format as 'text');
+    },
+  } as PoolConfig['types'];
+  // Queries marked with preparedAs(name) run as named statements: parsed once per connection.
+  class PreparingClient extends pg.Client {
+    /** The timeout this connection was given up after, if it was. */
+    gaveUp: Error | null = null;
+
+    constructor(config?: ConstructorParameters<typeof pg.Client>[0]) {
+      super(config);
+      // A connection that breaks while checked out of the pool (a query or a transaction under way)
+      // emits 'error' on its client, where the pool's idle listener is not attached: unheard, that
+      // event ends the process. Its queries have already failed with the error (answered 503), and
+      // the pool discards the client when it is released.
+      this.on('error', () => {});
     }
-    const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
-    (PreparingClient.prototype as unknown as { query: typeof query }).query = function (this: unknown, ...args: unknown[]) {
-      const [text, values] = args;
-      const name = args.length === 2 && typeof text === 'string' && Array.isArray(values) ? namedStatement(text) : null;
-      return name ? query.call(this, { name, text, values }) : query.apply(this, args);
-    };
-    const pool = new pg.Pool({ connectionString: url, max, types, options: `-c TimeZone=${tz}`, Client: PreparingClient });
-    // An idle client that loses its server must not crash the process; the next query reconnects.
-    pool.on('error', () => {});
-    return pool;
+  }
+  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+  (PreparingClient.prototype as unknown as { query: typeof query }).query = function (this: PreparingClient, ...args: unknown[]) {
+    // A transaction's rollback after its statement timed out fails with that timeout too (not with
+    // node-postgres's "not queryable"), so the request's error says what happened (app.ts skips the
+    // failure's log row then, which would wait as long again).
+    if (this.gaveUp && typeof args[args.length - 1] !== 'function') return Promise.reject(this.gaveUp);
+    const [text, values] = args;
+    const name = args.length === 2 && typeof text === 'string' && Array.isArray(values) ? namedStatement(text) : null;
+    const result = name ? query.call(this, { name, text, values }) : query.apply(this, args);
+    if (!(result instanceof Promise)) return result;
+    // After a read timeout node-postgres still waits on this connection for the lost answer, and
+    // Kysely hands the client back to the pool as healthy: the next request would queue behind that
+    // answer. Ending it (the socket is destroyed, as a query is still active) makes the pool discard
+    // it at release, since it is ending; its own 'end' is not awaited (a silent peer never answers).
+    return result.catch((err: unknown) => {
+      if (isPgTimeout(err) && !this.gaveUp) {
+        this.gaveUp = err as Error;
+        this.end().catch(() => {});
+      }
+      throw err;
+    });
   };
-  const db = guarded(new TransactionGuard(), (plugins) => new Kysely<DB>({ dialect: new PostgresDialect({ pool: createPool }), plugins }));
+  const pool = new pg.Pool({
+    connectionString: s.url,
+    max: s.max,
+    types,
+    options: `-c TimeZone=${s.tz}`,
+    Client: PreparingClient,
+    connectionTimeoutMillis: s.connectTimeoutMs ?? 0,
+    // Probes keep idle pooled connections alive through NAT and firewalls and, in the end (the
+    // kernel's probe interval and count, ~11 min on Linux defaults), drop one whose peer vanished.
+    // They bound nothing a request waits for: the timeouts do.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 30_000,
+    ...(s.queryTimeoutMs
+      ? { statement_timeout: s.queryTimeoutMs, query_timeout: s.queryTimeoutMs + READ_TIMEOUT_GRACE_MS }
+      : {}),
+  });
+  // An idle client that loses its server must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  return pool;
+}
+
+function openPostgres(url: string, opts: DatabaseOptions): Database {
+  const settings: PoolSettings = { url, tz: opts.tz, max: opts.poolMax ?? 10, connectTimeoutMs: opts.connectTimeoutMs, queryTimeoutMs: opts.queryTimeoutMs };
+  let requestPool: ReturnType<typeof createPgPool> | null = null;
+  const pool = () => (requestPool ??= createPgPool(settings));
+  const kysely = (create: () => ReturnType<typeof createPgPool>) =>
+    guarded(new TransactionGuard(), (plugins) => new Kysely<DB>({ dialect: new PostgresDialect({ pool: create }), plugins }));
+  const db = kysely(pool);
+  const unbounded = kysely(() => createPgPool({ ...settings, max: UNBOUNDED_POOL_MAX, queryTimeoutMs: undefined }));
   return {
     db,
+    unbounded,
     kind: 'postgres',
+    // Straight on the pool, so its own bound applies (a `select 1` has no reason to take long) and a
+    // failed ping's client is discarded (pool.query releases it with the error).
     ping: async () => {
-      await sql`select 1`.execute(db);
+      // (query_timeout per query is node-postgres's own, missing from @types/pg's QueryConfig)
+      await (await pool()).query({ text: 'select 1', query_timeout: opts.connectTimeoutMs } as QueryConfig);
     },
-    close: () => db.destroy(),
+    close: async () => {
+      await Promise.all([db.destroy(), unbounded.destroy()]);
+    },
   };
 }
 
@@ -121,6 +200,7 @@ function openPglite(opts: DatabaseOptions): Database {
   }));
   return {
     db,
+    unbounded: db,
     kind: 'pglite',
     ping: async () => {
       await sql`select 1`.execute(db);

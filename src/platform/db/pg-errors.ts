@@ -11,3 +11,13 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   return constraint === undefined || e.constraint === constraint;
 }
 
+
+/**
+ * node-postgres's own timeouts (plain Errors, told apart by message): no connection within
+ * connectionTimeoutMillis (a new one, or a pooled one coming free), or no answer within query_timeout.
+ * The server or the network stopped answering; the connection, if any, is of no further use.
+ */
+export function isPgTimeout(err: unknown): boolean {
+  const msg = (err as { message?: unknown } | null)?.message;
+  return typeof msg === 'string' && /^(Query read timeout|timeout exceeded when trying to connect|Connection terminated due to connection timeout)$/.test(msg);
+}

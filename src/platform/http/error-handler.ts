@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ErrorCode } from '../errors.js';
 import { validationMessage } from './validation-message.js';
+import { isPgTimeout } from '../db/pg-errors.js';
 
 /**
  * How an answer is logged: `info` for a request refused as the rules say, `warn` for a dependency
@@ -17,7 +18,9 @@ export interface ErrorAnswer {
 }
 
 // Connection-level failures of PostgreSQL or Redis: the dependency is down, not the request wrong.
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+// 57014 (query_canceled) is the statement_timeout of DATABASE_QUERY_TIMEOUT_MS: an overloaded or
+// stuck server, a 503 like the read timeout that takes over when the server cannot even cancel.
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '53300', '57014']);
 // PostgreSQL data exceptions that only a value sent by the client can cause (text too long, number out
 // of range, a character the encoding refuses, malformed number or date text). The input guard refuses
 // these before SQL; a schema that forgot a bound still answers 400, not 500.
@@ -25,7 +28,7 @@ const VALUE_REFUSED_CODES = new Set(['22001', '22003', '22007', '22008', '22021'
 
 function isUnavailable(err: { code?: unknown; message?: unknown }): boolean {
   const code = typeof err.code === 'string' ? err.code : '';
-  if (UNAVAILABLE_CODES.has(code) || code.startsWith('08')) return true;
+  if (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || isPgTimeout(err)) return true;
   const msg = typeof err.message === 'string' ? err.message : '';
   return /Connection terminated|Connection is closed|connect ECONNREFUSED|MaxRetriesPerRequest|Stream isn't writeable|Command timed out|is not queryable/i.test(msg);
 }
@@ -73,7 +76,7 @@ function summary(err: unknown): Record<string, unknown> | undefined {
   return { type: c.name, code: c.code, message: c.message };
 }
 
-export function registerErrorHandling(app: FastifyInstance, onFailure: (req: FastifyRequest, answer: ErrorAnswer) => Promise<void>): void {
+export function registerErrorHandling(app: FastifyInstance, onFailure: (req: FastifyRequest, answer: ErrorAnswer, err: unknown) => Promise<void>): void {
   app.setErrorHandler(async (err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     const answer = toErrorAnswer(err);
     const fields = { errcode: answer.errcode, errmsg: answer.errmsg };
@@ -81,7 +84,7 @@ export function registerErrorHandling(app: FastifyInstance, onFailure: (req: Fas
     else if (answer.log === 'warn') req.log.warn({ ...fields, cause: summary(err) }, 'request failed on a dependency or a refused value');
     else req.log.info(fields, 'request refused');
     try {
-      await onFailure(req, answer);
+      await onFailure(req, answer, err);
     } catch (logErr) {
       req.log.error({ err: logErr }, 'could not write the failure operation log');
     }

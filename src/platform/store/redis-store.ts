@@ -29,11 +29,18 @@ export async function createRedisStore(url: string, prefix: string): Promise<Sto
   // together) go out in one write and their replies come back in one read: on a busy instance each
   // socket write to Redis had cost more CPU than the rest of a cached read (profiled), and replies
   // and ordering are unchanged. Each command keeps its own timeout.
+  //
+  // A Redis that stops answering without closing the connection (a hung server, packets dropped):
+  // commandTimeout fails each command, but alone it leaves the client on that silent connection, so
+  // every later command waited its 5 s too, and for good if the connection never answers again.
+  // socketTimeout drops a connection that gives no byte back for as long while replies are owed, and
+  // the client reconnects (an attempt to a silent server is refused at once: not ready yet).
   const client = new Redis(url, {
     ...options,
     enableAutoPipelining: true,
     enableOfflineQueue: false,
     commandTimeout: COMMAND_TIMEOUT_MS,
+    socketTimeout: COMMAND_TIMEOUT_MS,
     autoResendUnfulfilledCommands: false,
   });
   const subscriber = new Redis(url, { ...options, maxRetriesPerRequest: null });
@@ -92,7 +99,10 @@ export async function createRedisStore(url: string, prefix: string): Promise<Sto
     },
     async close() {
       handlers.clear();
-      await Promise.allSettled([client.quit(), subscriber.quit()]);
+      // The subscriber owes nothing to flush, and a QUIT on a connection gone silent (nothing
+      // checks the subscriber's; docs/operations.md) would wait for a reply that never comes.
+      subscriber.disconnect();
+      await Promise.allSettled([client.quit()]);
     },
   };
 }
