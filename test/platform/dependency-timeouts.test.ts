@@ -4,6 +4,7 @@ import { openDatabase, type Database } from '../../src/platform/db/database.js';
 import { isPgTimeout } from '../../src/platform/db/pg-errors.js';
 import { toErrorAnswer } from '../../src/platform/http/error-handler.js';
 import { openStore, type Store } from '../../src/platform/store/index.js';
+import { createRedisStore } from '../../src/platform/store/redis-store.js';
 import { hostPort, TcpProxy, viaPort } from '../cluster/cluster.js';
 import { TEST_TZ } from '../helpers/test-env.js';
 
@@ -139,5 +140,39 @@ describe.skipIf(!REDIS_URL)('Redis gone silent (skipped unless REDIS_URL is set)
     const backMs = performance.now() - t0;
     console.info(`[timeouts] Redis silent: the command failed after ${Math.round(silent.ms)} ms; back ${Math.round(backMs)} ms after the silence ended`);
     expect(backMs).toBeLessThan(6_000);
+  });
+
+  it('a silent subscriber is noticed by its heartbeat: it reconnects, the caches are told, and messages flow again', async () => {
+    const subProxy = await TcpProxy.start(hostPort(REDIS_URL!, 6379));
+    const silenceMs = 400;
+    const prefix = `test:silent-sub:${process.pid}:`;
+    const listener = await createRedisStore(viaPort(REDIS_URL!, subProxy.port), prefix, { silenceMs, heartbeatMs: 200 });
+    const sender = await openStore(REDIS_URL!, prefix);
+    try {
+      const got: string[] = [];
+      let reconnects = 0;
+      listener.onReconnect(() => (reconnects += 1));
+      await listener.subscribe('bus', (m) => got.push(m));
+      subProxy.blackhole();
+      await sender.publish('bus', 'lost');
+      // without a heartbeat nothing is owed by the subscriber, and nothing would ever end its silence
+      await new Promise((r) => setTimeout(r, silenceMs + 400));
+      subProxy.restore();
+      const t0 = performance.now();
+      while (reconnects === 0 && performance.now() - t0 < 5_000) await new Promise((r) => setTimeout(r, 20));
+      expect(reconnects).toBe(1);
+      expect(got).toEqual([]);
+      // resubscribed: a message published now arrives
+      const t1 = performance.now();
+      while (!got.includes('after') && performance.now() - t1 < 2_000) {
+        await sender.publish('bus', 'after');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(got).toContain('after');
+    } finally {
+      await listener.close();
+      await sender.close();
+      await subProxy.close();
+    }
   });
 });

@@ -8,6 +8,14 @@ return n`;
 
 /** How long one command may wait for its reply, reconnections included, before it fails. */
 const COMMAND_TIMEOUT_MS = 5_000;
+
+export interface RedisStoreTimings {
+  /** a command's bound, and how long a connection may stay silent while it owes a reply */
+  silenceMs: number;
+  /** how often the subscriber asks for a PING, so that its silence can be noticed at all */
+  heartbeatMs: number;
+}
+const TIMINGS: RedisStoreTimings = { silenceMs: COMMAND_TIMEOUT_MS, heartbeatMs: COMMAND_TIMEOUT_MS };
 /**
  * The longest wait between two reconnection attempts. ioredis waits 50 ms more after each failed
  * attempt, up to 2 s by default, so after an outage of a few seconds the service kept answering 503
@@ -18,7 +26,7 @@ const MAX_RECONNECT_DELAY_MS = 250;
 const reconnectDelay = (attempt: number) => Math.min(attempt * 50, MAX_RECONNECT_DELAY_MS);
 
 /** The shared store on Redis. Keys and channels carry the deployment prefix. */
-export async function createRedisStore(url: string, prefix: string): Promise<Store> {
+export async function createRedisStore(url: string, prefix: string, timings: RedisStoreTimings = TIMINGS): Promise<Store> {
   const options = { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: true, retryStrategy: reconnectDelay };
   // Requests must not wait for Redis to come back (measured with the connection cut: commands queued
   // while it was away, or written just before it broke, waited for a reconnection that never came).
@@ -39,11 +47,15 @@ export async function createRedisStore(url: string, prefix: string): Promise<Sto
     ...options,
     enableAutoPipelining: true,
     enableOfflineQueue: false,
-    commandTimeout: COMMAND_TIMEOUT_MS,
-    socketTimeout: COMMAND_TIMEOUT_MS,
+    commandTimeout: timings.silenceMs,
+    socketTimeout: timings.silenceMs,
     autoResendUnfulfilledCommands: false,
   });
-  const subscriber = new Redis(url, { ...options, maxRetriesPerRequest: null });
+  // The subscriber only listens, so it owes no reply that would let socketTimeout notice a silent
+  // connection: the cache invalidations of other instances would be lost until TCP keepalive gave up
+  // (~11 min). A PING now and then is owed a reply; a silent connection is dropped, the subscriber
+  // reconnects and resubscribes, and 'ready' tells the caches to forget what they may have missed.
+  const subscriber = new Redis(url, { ...options, maxRetriesPerRequest: null, socketTimeout: timings.silenceMs });
   // Errors surface on the commands that fail; the connection events would otherwise crash the process.
   client.on('error', () => {});
   subscriber.on('error', () => {});
@@ -59,6 +71,10 @@ export async function createRedisStore(url: string, prefix: string): Promise<Sto
   subscriber.on('message', (channel: string, message: string) => {
     for (const h of handlers.get(channel) ?? []) h(message);
   });
+  const heartbeat = setInterval(() => {
+    if (subscriber.status === 'ready') subscriber.ping().catch(() => {});
+  }, timings.heartbeatMs);
+  heartbeat.unref();
 
   const k = (key: string) => prefix + key;
   const secs = (ttl: number) => Math.max(1, Math.ceil(ttl));
@@ -98,9 +114,10 @@ export async function createRedisStore(url: string, prefix: string): Promise<Sto
       await client.ping();
     },
     async close() {
+      clearInterval(heartbeat);
       handlers.clear();
-      // The subscriber owes nothing to flush, and a QUIT on a connection gone silent (nothing
-      // checks the subscriber's; docs/operations.md) would wait for a reply that never comes.
+      // The subscriber owes nothing to flush, and a QUIT on a connection gone silent would wait for
+      // a reply that never comes.
       subscriber.disconnect();
       await Promise.allSettled([client.quit()]);
     },
