@@ -82,6 +82,8 @@ export interface DemoStats {
   seconds: number;
   checkSeconds: number;
   checkRate: number;
+  /** seconds per step, in the order run (what a bench prints to see where the time goes) */
+  steps: Record<string, number>;
 }
 
 export type DemoResult =
@@ -101,6 +103,13 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
   const now = startOfLocalDay(opts.now ?? new Date());
   const tz = opts.tz ?? process.env.TZ ?? 'Asia/Shanghai';
   const progress = opts.onProgress ?? (() => {});
+  const steps: Record<string, number> = {};
+  let lapStart = started;
+  const lap = (step: string) => {
+    const t = performance.now();
+    steps[step] = (steps[step] ?? 0) + (t - lapStart) / 1000;
+    lapStart = t;
+  };
   const passwordHash = await hashPassword(DEMO_PASSWORD);
 
   return withDemoSession(database, opts.databaseUrl ?? null, tz, async (session) => {
@@ -143,6 +152,7 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
     const roleIds = await demoRoleIds(exec, { ...DEMO_ROLES, super_admin: { name: 'Super administrator', permissions: ['*'] } });
     const staffIds = await insertDemoStaff(exec, org.staff, passwordHash, roleIds);
     rows.admin_user = org.staff.length;
+    lap('catalog and staff');
 
     const plan = planCards({
       seed, days, now, count: Math.max(MIN_CARDS, Math.round(scale / CHECKS_PER_CARD)), firstCardId: ids.peek('card'),
@@ -159,22 +169,29 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
     await write(memberRows(holders), 'members');
     await write(cardRows(holders), 'cards');
     await write(bindingRows(holders), 'bindings');
+    lap('members, cards, bindings: write');
     await rebuildIndexes(exec, holderIndexes);
+    lap('members, cards, bindings: indexes');
     for (const t of await writeBankDemo(exec, { org, models: cardModels.models, ids, passwordHash, soldCards: plan.count, now })) await write(t, 'cards');
+    lap('bank demo');
     // The portrait's holder table, whose triggers the fast load skipped, from the holders just written.
     if (fast) await rebuildStatHolders(exec);
+    lap('holders');
 
     const checkStart = performance.now();
     const tally: CheckTally = { rows: 0, lastId: 0 };
     const indexes = fast ? await dropPlainIndexes(exec, ['card_check']) : [];
     await write(checkRows({ seed, days, now, target: scale, plan, models: cardModels.models, firstCheckId: ids.peek('card_check'), referenceYear: now.getFullYear() }, tally), 'checks');
+    lap('checks: write');
     if (indexes.length) progress({ phase: 'indexes', done: 0, total: indexes.length });
     await rebuildIndexes(exec, indexes);
+    lap('checks: indexes');
     if (fast) {
       progress({ phase: 'validate', done: 0, total: 1 });
       await setReplicationRole(exec, false);
       await assertForeignKeys(session, ['card_check']);
     }
+    lap('checks: foreign keys');
     // The statistics' check roll-up (check-rollup.ts) takes the loaded checks now, in this transaction,
     // rather than leaving them to its job; card_check is held in SHARE mode so no check-in of another
     // session can hold an id below the mark.
@@ -184,9 +201,12 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
     // by row (1M checks: the fold 7.6 s → 6.0 s + 0.4 s of index builds).
     const rollupIndexes = fast ? await dropPlainIndexes(exec, ['stat_check_rollup', 'stat_card_use']) : [];
     await foldNextChecks(exec, Number(lastCheck?.id ?? 0), null);
+    lap('statistics fold');
     await rebuildIndexes(exec, rollupIndexes);
+    lap('statistics indexes');
     const checkSeconds = (performance.now() - checkStart) / 1000;
     if (fast) await assertForeignKeys(session, WRITTEN_TABLES.filter((t) => t !== 'card_check'));
+    lap('other foreign keys');
 
     rows.hotel_order = await seedDemoHotels(exec, { seed, scale, now, org });
     rows.coupon_template = await seedDemoCoupons(exec, { seed, now, org, scenic });
@@ -195,6 +215,7 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
     await insertDemoDataset(exec, {
       seed, scale, maxMerchantId: max.merchant ?? 0, maxCardId: max.card ?? 0, maxCheckId: max.check ?? 0, checkRows: tally.rows,
     });
+    lap('hotels, coupons, sequences');
     progress({ phase: 'done', done: 1, total: 1 });
     const seconds = (performance.now() - started) / 1000;
     return {
@@ -202,7 +223,7 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
       message: `Demo data set made: ${tally.rows} check-ins, ${plan.count} cards, ${plan.newMembers} members (seed ${seed}, reference date ${formatDay(now)}).`,
       stats: {
         seed, scale, now: formatDay(now), backend: session.kind, loadMode: fast ? 'fast' : 'triggers', rows, checkRows: tally.rows,
-        seconds, checkSeconds, checkRate: checkSeconds > 0 ? tally.rows / checkSeconds : 0,
+        seconds, checkSeconds, checkRate: checkSeconds > 0 ? tally.rows / checkSeconds : 0, steps,
       },
     };
   });
