@@ -230,15 +230,20 @@ describe.skipIf(!PG_URL || !REDIS_URL)('PostgreSQL and Redis behind proxies the 
     }
   }
 
-  it('PostgreSQL cut under load: 503 envelopes in bounded time, /readyz 503, then service again without a restart', async () => {
-    const acked: Array<{ id: number; name: string }> = [];
-    const run = await outage(pgProxy, ['get', 'add'], async (n) => {
+  /** Every other call reads a region, the others add one; each acknowledged addition is kept in `acked`. */
+  function regionReadsAndWrites(prefix: string, acked: Array<{ id: number; name: string }>) {
+    return async (n: number): Promise<{ op: string; answer: Answer }> => {
       if (n % 2 === 0) return { op: 'get', answer: await call(server.base, `${M}/region/getRegion`, { id: firstRegion }, { token, timeoutMs: CALL_TIMEOUT_MS }) };
-      const name = `pgcut-${n}`;
+      const name = `${prefix}-${n}`;
       const answer = await call(server.base, `${M}/region/addRegion`, { name, levelType: 1 }, { token, timeoutMs: CALL_TIMEOUT_MS });
       if (answer.body.errcode === 0) acked.push({ id: answer.body.data.id, name });
       return { op: 'add', answer };
-    });
+    };
+  }
+
+  it('PostgreSQL cut under load: 503 envelopes in bounded time, /readyz 503, then service again without a restart', async () => {
+    const acked: Array<{ id: number; name: string }> = [];
+    const run = await outage(pgProxy, ['get', 'add'], regionReadsAndWrites('pgcut', acked));
     console.info(`[faults] PostgreSQL cut: ${run.shots.length} requests (${summary(run.shots)}), slowest ${Math.round(run.slowest)} ms, ` +
       `first success ${Math.round(run.recoveredMs)} ms after the restore; the proxy refused ${pgProxy.refused} connections while cut`);
     // every write acknowledged before, during or after the outage is in the database
@@ -247,13 +252,7 @@ describe.skipIf(!PG_URL || !REDIS_URL)('PostgreSQL and Redis behind proxies the 
 
   it('PostgreSQL silent under load (blackhole): 503 envelopes within the timeouts\' bound, /readyz 503, then service again without a restart', async () => {
     const acked: Array<{ id: number; name: string }> = [];
-    const run = await outage(pgProxy, ['get', 'add'], async (n) => {
-      if (n % 2 === 0) return { op: 'get', answer: await call(server.base, `${M}/region/getRegion`, { id: firstRegion }, { token, timeoutMs: CALL_TIMEOUT_MS }) };
-      const name = `pgsilent-${n}`;
-      const answer = await call(server.base, `${M}/region/addRegion`, { name, levelType: 1 }, { token, timeoutMs: CALL_TIMEOUT_MS });
-      if (answer.body.errcode === 0) acked.push({ id: answer.body.data.id, name });
-      return { op: 'add', answer };
-    }, { fault: 'blackhole', minDown: 12, bound: SILENT_BOUND_MS });
+    const run = await outage(pgProxy, ['get', 'add'], regionReadsAndWrites('pgsilent', acked), { fault: 'blackhole', minDown: 12, bound: SILENT_BOUND_MS });
     console.info(`[faults] PostgreSQL silent: ${run.shots.length} requests (${summary(run.shots)}), 503 answers in ` +
       `${Math.round(run.downMs.min)}–${Math.round(run.downMs.max)} ms, /readyz 503 in ${Math.round(run.readyMs)} ms, slowest ${Math.round(run.slowest)} ms ` +
       `(bound ${SILENT_BOUND_MS} ms), first success ${Math.round(run.recoveredMs)} ms after the blackhole lifted; ` +
