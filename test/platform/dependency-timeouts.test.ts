@@ -98,6 +98,21 @@ describe.skipIf(!PG_URL)('PostgreSQL timeouts (skipped unless DATABASE_URL is se
     await d.ping();
   });
 
+  it('a transaction left idle longer than the bound is ended by the server: its locks go, the request answers 503, the pool recovers', async () => {
+    const { db } = open(2);
+    const { err } = await failure(db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(4242)`.execute(trx);
+      await new Promise((r) => setTimeout(r, QUERY_MS + 400));
+      await select1(trx);
+    }));
+    expect(toErrorAnswer(err)).toEqual(UNAVAILABLE);
+    // the lock went with the session: another transaction takes it at once
+    const t0 = performance.now();
+    await db.transaction().execute((trx) => sql`select pg_advisory_xact_lock(4242)`.execute(trx));
+    expect(performance.now() - t0).toBeLessThan(QUERY_MS);
+    expect((await select1(db)).rows).toEqual([{ one: 1 }]);
+  });
+
   it('the bound is per statement: keyset batches (as exports read) may together run far longer', async () => {
     const { db } = open(1);
     const t0 = performance.now();

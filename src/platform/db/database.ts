@@ -138,8 +138,14 @@ async function createPgPool(s: PoolSettings) {
     // They bound nothing a request waits for: the timeouts do.
     keepAlive: true,
     keepAliveInitialDelayMillis: 30_000,
+    // A request's transaction waiting that long between two of its statements has lost its way (or its
+    // instance its network): the server ends that session rather than hold its locks indefinitely.
     ...(s.queryTimeoutMs
-      ? { statement_timeout: s.queryTimeoutMs, query_timeout: s.queryTimeoutMs + READ_TIMEOUT_GRACE_MS }
+      ? {
+          statement_timeout: s.queryTimeoutMs,
+          query_timeout: s.queryTimeoutMs + READ_TIMEOUT_GRACE_MS,
+          idle_in_transaction_session_timeout: s.queryTimeoutMs,
+        }
       : {}),
   });
   // An idle client that loses its server must not crash the process; the next query reconnects.
