@@ -35,10 +35,11 @@ const OUTAGE_MS = 2_000;
 const DB_TIMEOUTS = { CONNECT_MS: 1_000, QUERY_MS: 1_500 };
 /**
  * Longest answer while PostgreSQL is silent: a pooled connection awaited (CONNECT_MS), its statement
- * given up (QUERY_MS + 1 s), plus 1 s of slack. Nothing else waits: the transaction's rollback and
- * the failure's operation-log row are not sent to the connection or the database that timed out.
+ * given up (QUERY_MS + 1 s), plus 2.5 s of slack for a machine shared with the rest of CI (measured
+ * there: slowest 4.05 s against the 3.5 s of timeouts). Nothing else waits: the transaction's rollback
+ * and the failure's operation-log row are not sent to the connection or the database that timed out.
  */
-const SILENT_BOUND_MS = DB_TIMEOUTS.CONNECT_MS + DB_TIMEOUTS.QUERY_MS + 1_000 + 1_000;
+const SILENT_BOUND_MS = DB_TIMEOUTS.CONNECT_MS + DB_TIMEOUTS.QUERY_MS + 1_000 + 2_500;
 
 interface Shot {
   phase: string;
