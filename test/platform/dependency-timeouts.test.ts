@@ -139,7 +139,7 @@ describe.skipIf(!REDIS_URL)('Redis gone silent (skipped unless REDIS_URL is set)
     await store.set('k', 'v', 60);
     proxy.blackhole();
     const silent = await failure(store.get('k'));
-    expect(silent.ms).toBeLessThan(5_500);
+    expect(silent.ms).toBeLessThan(6_500);
     expect(toErrorAnswer(silent.err)).toEqual(UNAVAILABLE);
     proxy.restore();
     // On the silenced connection this would time out for good. The client drops it after 5 s of
@@ -147,14 +147,15 @@ describe.skipIf(!REDIS_URL)('Redis gone silent (skipped unless REDIS_URL is set)
     // is back at most ~5 s after Redis answers again.
     const t0 = performance.now();
     let value: string | null = null;
-    while (value === null && performance.now() - t0 < 8_000) {
+    while (value === null && performance.now() - t0 < 10_000) {
       value = await store.get('k').catch(() => null);
       if (value === null) await new Promise((r) => setTimeout(r, 50));
     }
     expect(value).toBe('v');
     const backMs = performance.now() - t0;
     console.info(`[timeouts] Redis silent: the command failed after ${Math.round(silent.ms)} ms; back ${Math.round(backMs)} ms after the silence ended`);
-    expect(backMs).toBeLessThan(6_000);
+    // 5 s of silence at most, and room for a machine busy with the rest of CI
+    expect(backMs).toBeLessThan(7_500);
   });
 
   it('a silent subscriber is noticed by its heartbeat: it reconnects, the caches are told, and messages flow again', async () => {
