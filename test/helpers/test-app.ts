@@ -74,20 +74,31 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const testDb = shared?.db ?? (await openTestDatabase());
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tc-test-'));
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    TZ: TEST_TZ,
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: process.env.DATABASE_URL ?? '',
-    REDIS_URL: process.env.REDIS_URL ?? '',
-    STORE_PREFIX: `test:${inject('runId')}:${randomBytes(4).toString('hex')}:`,
-    LOGIN_RATE_PER_MIN: '1000',
-    CAPTCHA_RATE_PER_MIN: '1000',
-    ...env,
-  });
-  const store = shared?.store ?? (await openStore(config.redisUrl, config.storePrefix));
-  const app = await buildApp({ config, database: testDb.database, store, logger: false, services: shared?.services });
-  await app.ready();
+  let config: Config;
+  let store: Store | undefined;
+  let app: FastifyInstance;
+  try {
+    config = loadConfig({
+      DATA_DIR: dataDir,
+      TZ: TEST_TZ,
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: process.env.DATABASE_URL ?? '',
+      REDIS_URL: process.env.REDIS_URL ?? '',
+      STORE_PREFIX: `test:${inject('runId')}:${randomBytes(4).toString('hex')}:`,
+      LOGIN_RATE_PER_MIN: '1000',
+      CAPTCHA_RATE_PER_MIN: '1000',
+      ...env,
+    });
+    store = shared?.store ?? (await openStore(config.redisUrl, config.storePrefix));
+    app = await buildApp({ config, database: testDb.database, store, logger: false, services: shared?.services });
+    await app.ready();
+  } catch (err) {
+    // A test that expects the app not to start gets no TestApp to close: nothing of it may outlive it.
+    if (!shared?.store) await store?.close();
+    if (!shared?.db) await testDb.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
 
   const call: TestApp['call'] = async (method, url, opts = {}) => {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };

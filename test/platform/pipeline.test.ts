@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
@@ -258,6 +259,8 @@ describe('failures', () => {
     expect(res.body).toEqual({ errcode: 500, errmsg: 'internal server error' });
     await own.app.close();
     await own.store.close();
+    // closed piece by piece (its database first), so its data directory is removed here too
+    rmSync(own.config.dataDir, { recursive: true, force: true });
   });
 
   it('answers 503 when the database is unreachable, and /readyz says not ready', async () => {
@@ -285,6 +288,7 @@ describe('failures', () => {
     expect(img.json()).toEqual({ errcode: 503, errmsg: 'service temporarily unavailable' });
     expect((await own.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
     await own.app.close();
+    rmSync(own.config.dataDir, { recursive: true, force: true });
   });
 });
 
