@@ -11,7 +11,6 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   return constraint === undefined || e.constraint === constraint;
 }
 
-
 /**
  * node-postgres's own timeouts (plain Errors, told apart by message): no connection within
  * connectionTimeoutMillis (a new one, or a pooled one coming free), or no answer within query_timeout.
