@@ -252,6 +252,23 @@ describe('guardInput on schemas of other shapes', () => {
     expect(blank.ok).toBe(false);
   });
 
+  it('judges each input on its own when one schema guards many (what it derives from the schema is kept)', () => {
+    const schema = {
+      $defs: { Item: { type: 'object', properties: { q: { type: 'integer' } }, required: ['q'] } },
+      type: 'object',
+      properties: { items: { type: 'array', items: { $ref: 'Item' } }, note: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+      required: ['items'],
+    };
+    for (let round = 0; round < 3; round++) {
+      expect(guardInput(schema, { items: [{ q: '3' }], note: null }, 'body')).toEqual({ ok: true, value: { items: [{ q: 3 }], note: null } });
+      // A field the schema does not know, sent in one request, changes nothing for the next.
+      expect(guardInput(schema, { items: [{ q: 4, extra: '5' }] }, 'body')).toEqual({ ok: true, value: { items: [{ q: 4, extra: '5' }] } });
+      const missing = guardInput(schema, { items: [{ q: null }] }, 'body');
+      expect(missing.ok ? null : missing.errors[0].params).toEqual({ missingProperty: 'q' });
+      expect(guardInput(schema, { items: null }, 'body').ok).toBe(false);
+    }
+  });
+
   it('leaves a string where a union allows text, and any value where the schema says nothing', () => {
     const schema = { type: 'object', properties: { v: { anyOf: [{ type: 'string' }, { type: 'integer' }] }, free: {} } };
     expect(guardInput(schema, { v: '12', free: '12' }, 'body')).toEqual({ ok: true, value: { v: '12', free: '12' } });

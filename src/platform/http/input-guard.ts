@@ -54,11 +54,40 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** What a route's object schema declares, merged over its `allOf` parts once. */
+interface ObjectShape {
+  properties: Record<string, unknown>;
+  required: Set<string>;
+  /** each property's schema with its `$ref` resolved, filled as fields arrive */
+  resolved: Map<string, Schema | undefined>;
+}
+
+/**
+ * What the walker derives from a route's schemas (types, union branches, object shapes), kept per root
+ * schema: the schemas never change after the routes are built, and deriving them again for every
+ * field of every request showed in the profile of the cached reads.
+ */
+class SchemaFacts {
+  readonly types = new WeakMap<Schema, Set<string>>();
+  readonly objectBranch = new WeakMap<Schema, Schema | undefined>();
+  readonly arrayBranch = new WeakMap<Schema, Schema | undefined>();
+  readonly shapes = new WeakMap<Schema, ObjectShape>();
+}
+
+const factsByRoot = new WeakMap<Schema, SchemaFacts>();
+const NO_TYPES: ReadonlySet<string> = new Set();
+
 class Walker {
+  private readonly facts: SchemaFacts;
+
   constructor(
     private readonly root: Schema,
     private readonly part: InputPart,
-  ) {}
+  ) {
+    let facts = factsByRoot.get(root);
+    if (!facts) factsByRoot.set(root, (facts = new SchemaFacts()));
+    this.facts = facts;
+  }
 
   /** A local `$ref` (`#/$defs/X`, or TypeBox's bare `X` into `$defs`) resolved; anything else as it is. */
   private resolve(schema: unknown): Schema | undefined {
@@ -72,7 +101,14 @@ class Walker {
   }
 
   /** Every JSON type a value may take under the schema (anyOf/oneOf branches included). */
-  private types(schema: Schema | undefined, seen = 0): Set<string> {
+  private types(schema: Schema | undefined): ReadonlySet<string> {
+    if (!schema) return NO_TYPES;
+    let known = this.facts.types.get(schema);
+    if (!known) this.facts.types.set(schema, (known = this.typesOf(schema, 0)));
+    return known;
+  }
+
+  private typesOf(schema: Schema | undefined, seen: number): Set<string> {
     const out = new Set<string>();
     if (!schema || seen > 8) return out;
     const t = schema.type;
@@ -80,7 +116,7 @@ class Walker {
     else if (Array.isArray(t)) for (const x of t) out.add(String(x));
     for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
       const branches = schema[key];
-      if (Array.isArray(branches)) for (const b of branches) for (const x of this.types(this.resolve(b), seen + 1)) out.add(x);
+      if (Array.isArray(branches)) for (const b of branches) for (const x of this.typesOf(this.resolve(b), seen + 1)) out.add(x);
     }
     const values = Array.isArray(schema.enum) ? schema.enum : 'const' in schema ? [schema.const] : [];
     for (const v of values) out.add(v === null ? 'null' : typeof v === 'number' ? 'number' : typeof v);
@@ -90,10 +126,38 @@ class Walker {
   /** The one branch of a union that fits a value of this kind, when exactly one does. */
   private branchFor(schema: Schema | undefined, kind: 'object' | 'array'): Schema | undefined {
     if (!schema) return undefined;
+    const known = kind === 'object' ? this.facts.objectBranch : this.facts.arrayBranch;
+    if (known.has(schema)) return known.get(schema);
     const branches = [schema.anyOf, schema.oneOf].find(Array.isArray) as unknown[] | undefined;
-    if (!branches) return schema;
-    const fitting = branches.map((b) => this.resolve(b)).filter((b) => this.types(b).has(kind));
-    return fitting.length === 1 ? fitting[0] : undefined;
+    let branch: Schema | undefined = schema;
+    if (branches) {
+      const fitting = branches.map((b) => this.resolve(b)).filter((b) => this.types(b).has(kind));
+      branch = fitting.length === 1 ? fitting[0] : undefined;
+    }
+    known.set(schema, branch);
+    return branch;
+  }
+
+  /** The properties and required fields of an object schema, its `allOf` parts merged. */
+  private shapeOf(own: Schema | undefined): ObjectShape {
+    const cached = own && this.facts.shapes.get(own);
+    if (cached) return cached;
+    const parts = [own, ...(Array.isArray(own?.allOf) ? own.allOf.map((b) => this.resolve(b)) : [])].filter(Boolean) as Schema[];
+    const shape: ObjectShape = {
+      properties: Object.assign({}, ...parts.map((p) => (isObject(p.properties) ? p.properties : {}))),
+      required: new Set(parts.flatMap((p) => (Array.isArray(p.required) ? p.required.map(String) : []))),
+      resolved: new Map(),
+    };
+    if (own) this.facts.shapes.set(own, shape);
+    return shape;
+  }
+
+  private propertySchema(shape: ObjectShape, key: string): Schema | undefined {
+    if (shape.resolved.has(key)) return shape.resolved.get(key);
+    const schema = Object.hasOwn(shape.properties, key) ? this.resolve(shape.properties[key]) : undefined;
+    // Only declared fields are remembered: a client's made-up field names must not grow the map.
+    if (Object.hasOwn(shape.properties, key)) shape.resolved.set(key, schema);
+    return schema;
   }
 
   walk(schema: Schema | undefined, value: unknown, path: string, depth: number): unknown {
@@ -148,17 +212,15 @@ class Walker {
   }
 
   private object(schema: Schema | undefined, value: Record<string, unknown>, path: string, depth: number): Record<string, unknown> {
-    const own = this.branchFor(schema, 'object');
-    const parts = [own, ...(Array.isArray(own?.allOf) ? own.allOf.map((b) => this.resolve(b)) : [])].filter(Boolean) as Schema[];
-    const properties: Record<string, unknown> = Object.assign({}, ...parts.map((p) => (isObject(p.properties) ? p.properties : {})));
-    const required = new Set(parts.flatMap((p) => (Array.isArray(p.required) ? p.required.map(String) : [])));
+    const shape = this.shapeOf(this.branchFor(schema, 'object'));
+    const required = shape.required;
 
     for (const key of Object.keys(value)) {
       const at = pointer(path, key);
       if (CONTROL.test(key)) refuse(at, 'controlCharacters', 'must not contain control characters in its name');
       // JSON.parse keeps "__proto__" as a plain key; assigned back, it would replace the object's prototype.
       if (key === '__proto__') refuse(at, 'name', 'is not an allowed field name');
-      const propSchema = Object.hasOwn(properties, key) ? this.resolve(properties[key]) : undefined;
+      const propSchema = this.propertySchema(shape, key);
       const raw = value[key];
       if (raw === null && propSchema && !this.types(propSchema).has('null')) {
         if (required.has(key)) refuse(path, 'required', 'is required', { params: { missingProperty: key } });
