@@ -9,7 +9,8 @@
  *   in this process, since the embedded database is the ceiling there).
  * DATABASE_URL / REDIS_URL choose the backends; on PostgreSQL the bench works in a scratch database made
  * beside DATABASE_URL's and dropped at the end. BENCH_CPU_PROF=DIR profiles the service's measured runs
- * (bench/profile.ts). No assertions on time.
+ * (bench/profile.ts). BENCH_READS=a,b measures only the reads whose names contain one of the words
+ * (case-insensitive), for a quick look at one path. No assertions on time.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -37,6 +38,7 @@ const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1_000_000);
+const ONLY = process.env.BENCH_READS ? process.env.BENCH_READS.toLowerCase().split(',').map((w) => w.trim()).filter(Boolean) : null;
 
 // Undone in reverse order at the end, whatever fails on the way: no scratch database, data directory
 // or bare server outlives the run.
@@ -98,7 +100,7 @@ try {
     wrong?: (data: any) => string | null;
   };
   const membersLabel = MEMBERS.toLocaleString('en-US');
-  const targets: Target[] = [
+  const allTargets: Target[] = [
     { name: 'queryRegionPage (cached)', path: '/manage-api/region/queryRegionPage', body: JSON.stringify({ pageNum: 1, pageSize: 10, levelType: 2 }), kind: 'cached' as const },
     // Uncompressed: autocannon slows several-fold on an encoded answer while the service idles (profiled),
     // so a compressed run measures the load generator. Compression is tested in test/platform/cached-reads.
@@ -112,6 +114,7 @@ try {
       raw: await statementsOf((db) => createMemberProfileService({ db, codes: null as never }).page(staff, memberPage)),
       wrong: (d) => (d?.list?.length !== memberPage.pageSize ? `${d?.list?.length} rows` : d.total < MEMBERS ? `total ${d.total}` : null) },
   ];
+  const targets = allTargets.filter((t) => !ONLY || ONLY.some((w) => t.name.toLowerCase().includes(w)));
 
   // The bare route answers the very bytes of each real answer, with the same headers, from another
   // process: the load generator's cost depends on them (it slows on a Content-Encoding, and decodes
