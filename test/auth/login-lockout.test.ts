@@ -4,6 +4,7 @@ import { createStaff, requestCaptcha } from '../helpers/platform-fixtures.js';
 import { createChecker, randomMobile } from '../helpers/factories.js';
 import { openStore, type Store } from '../../src/platform/store/index.js';
 import { ACCOUNT_FAILURE_LIMIT, FAILURES_BEFORE_LOCK } from '../../src/modules/auth/login-guard.js';
+import { testStorePrefix } from '../helpers/store-prefix.js';
 
 const CHECKER_LOGIN = '/app-api/auth/checkerLogin';
 const STAFF_LOGIN = '/manage-api/auth/login';
@@ -31,7 +32,7 @@ let subnet = 0;
 const freshNet = () => `10.${100 + Math.floor(++subnet / 200)}.${subnet % 200}`;
 
 beforeAll(async () => {
-  const base = await openStore(process.env.REDIS_URL || null, `test:lockout:${process.pid}:${Date.now()}:`);
+  const base = await openStore(process.env.REDIS_URL || null, testStorePrefix('lockout'));
   store = recording(base);
   t = await createTestApp({}, { store });
 });

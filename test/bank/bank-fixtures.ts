@@ -11,6 +11,7 @@ import { loadBankAccount } from '../../src/modules/bank/bank-user.repository.js'
 import { createCardModel, createMerchant, createShop, uniq } from '../helpers/factories.js';
 import { issueFor } from '../helpers/staff.js';
 import type { TestApp } from '../helpers/test-app.js';
+import { testStorePrefix } from '../helpers/store-prefix.js';
 
 /** Bank-channel test data: a bank with a channel, operators with quotas, bank staff and a card pool. */
 
@@ -48,7 +49,7 @@ export interface Recorder {
 
 /** A store of the test's own and SMS services whose texts the test can read (the log provider's outbox). */
 export async function recordingSms(): Promise<Recorder> {
-  const store = await openStore(process.env.REDIS_URL || null, `test:bank:${randomBytes(6).toString('hex')}:`);
+  const store = await openStore(process.env.REDIS_URL || null, testStorePrefix('bank'));
   const sender = createLogSmsSender({ info() {} });
   let offsetMs = 0;
   const now = () => Date.now() + offsetMs;

@@ -12,6 +12,7 @@ import { adminUrl } from '../helpers/global-setup.js';
 import { freePort } from '../helpers/free-port.js';
 import { startProcess, stopProcess, waitReady, type Started } from '../helpers/processes.js';
 import { TEST_ADMIN, TEST_TZ } from '../helpers/test-env.js';
+import { testStorePrefix } from '../helpers/store-prefix.js';
 
 /**
  * Real server processes for the cluster and fault tests: `node --import tsx src/main.ts` on loopback,
@@ -141,7 +142,7 @@ export interface Cluster {
 export async function startCluster(o: { size?: number; from?: 'empty' | 'template'; env?: Record<string, string> } = {}): Promise<Cluster> {
   const size = o.size ?? 2;
   const pgDb = await createPgDatabase('cluster', o.from ?? 'template');
-  const prefix = `test:cluster:${randomBytes(4).toString('hex')}:`;
+  const prefix = testStorePrefix('cluster');
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'tc-cluster-'));
   const started = Date.now();
   const settled = await Promise.allSettled(

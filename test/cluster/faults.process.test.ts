@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +8,7 @@ import {
   adminToken, bypassLogin, call, createPgDatabase, hostPort, PG_URL, REDIS_URL, serverEnv, startServer, TcpProxy, viaPort,
   type Answer, type PgDatabase, type Server,
 } from './cluster.js';
+import { testStorePrefix } from '../helpers/store-prefix.js';
 
 /**
  * Faults a real server process must survive (DESIGN.md §2, docs/operations.md):
@@ -161,7 +161,7 @@ describe.skipIf(!PG_URL || !REDIS_URL)('PostgreSQL and Redis behind proxies the 
     database = await createPgDatabase('faults', 'template');
     pgProxy = await TcpProxy.start(hostPort(PG_URL!, 5432));
     redisProxy = await TcpProxy.start(hostPort(REDIS_URL!, 6379));
-    const prefix = `test:faults:${randomBytes(4).toString('hex')}:`;
+    const prefix = testStorePrefix('faults');
     store = await openStore(REDIS_URL, prefix);
     env = serverEnv({
       DATABASE_URL: viaPort(database.url, pgProxy.port),

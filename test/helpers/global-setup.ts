@@ -1,5 +1,6 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/platform/db/database.js';
@@ -18,6 +19,20 @@ export function adminUrl(url: string, database: string): string {
   const u = new URL(url);
   u.pathname = '/' + database;
   return u.toString();
+}
+
+/** Deletes the run's Redis keys (test-app and testStorePrefix put every key under `test:<runId>:`). */
+async function dropStoreKeys(runId: string): Promise<void> {
+  const url = process.env.REDIS_URL;
+  if (!url) return;
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    for await (const keys of redis.scanStream({ match: `test:${runId}:*`, count: 1000 }) as AsyncIterable<string[]>) {
+      if (keys.length) await redis.del(...keys);
+    }
+  } finally {
+    redis.disconnect();
+  }
 }
 
 /**
@@ -40,7 +55,10 @@ export default async function setup(project: TestProject) {
     await database.close();
     project.provide('pgliteSnapshot', file);
     project.provide('pgTemplate', '');
-    return () => rmSync(file, { force: true });
+    return async () => {
+      rmSync(file, { force: true });
+      await dropStoreKeys(runId);
+    };
   }
   const template = `tc_tpl_${runId}`;
   const admin = new pg.Client({ connectionString: url });
@@ -55,5 +73,6 @@ export default async function setup(project: TestProject) {
     const rows = await admin.query(`select datname from pg_database where datname like $1 or datname = $2`, [`tc_t_${runId}_%`, template]);
     for (const r of rows.rows) await admin.query(`drop database if exists ${r.datname} with (force)`);
     await admin.end();
+    await dropStoreKeys(runId);
   };
 }

@@ -7,6 +7,7 @@ import { openStore, type Store } from '../../src/platform/store/index.js';
 import { createRedisStore } from '../../src/platform/store/redis-store.js';
 import { hostPort, TcpProxy, viaPort } from '../cluster/cluster.js';
 import { TEST_TZ } from '../helpers/test-env.js';
+import { testStorePrefix } from '../helpers/store-prefix.js';
 
 const PG_URL = process.env.DATABASE_URL || null;
 const REDIS_URL = process.env.REDIS_URL || null;
@@ -135,7 +136,7 @@ describe.skipIf(!REDIS_URL)('Redis gone silent (skipped unless REDIS_URL is set)
 
   it('a command answers 503 within the command timeout, and the next ones work once Redis answers again', async () => {
     proxy = await TcpProxy.start(hostPort(REDIS_URL!, 6379));
-    store = await openStore(viaPort(REDIS_URL!, proxy.port), `test:silent:${process.pid}:`);
+    store = await openStore(viaPort(REDIS_URL!, proxy.port), testStorePrefix('silent'));
     await store.set('k', 'v', 60);
     proxy.blackhole();
     const silent = await failure(store.get('k'));
@@ -161,7 +162,7 @@ describe.skipIf(!REDIS_URL)('Redis gone silent (skipped unless REDIS_URL is set)
   it('a silent subscriber is noticed by its heartbeat: it reconnects, the caches are told, and messages flow again', async () => {
     const subProxy = await TcpProxy.start(hostPort(REDIS_URL!, 6379));
     const silenceMs = 400;
-    const prefix = `test:silent-sub:${process.pid}:`;
+    const prefix = testStorePrefix('silent-sub');
     const listener = await createRedisStore(viaPort(REDIS_URL!, subProxy.port), prefix, { silenceMs, heartbeatMs: 200 });
     const sender = await openStore(REDIS_URL!, prefix);
     try {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { adminUrl } from '../helpers/global-setup.js';
 import { TEST_ADMIN } from '../helpers/test-env.js';
 import { freePort, sleep } from '../helpers/platform-fixtures.js';
+import { testStorePrefix } from '../helpers/store-prefix.js';
 
 // The real process: `node --import tsx src/main.ts` on a data directory of its own (PGlite), or on a
 // database copied from the seeded template with Redis when the suite runs on PostgreSQL.
@@ -26,7 +27,7 @@ beforeAll(async () => {
     ADMIN_PASSWORD: TEST_ADMIN.password,
     CAPTCHA_BYPASS_CODE: '0000',
     LOG_LEVEL: 'warn',
-    STORE_PREFIX: `test:shutdown:${randomBytes(4).toString('hex')}:`,
+    STORE_PREFIX: testStorePrefix('shutdown'),
   };
   const url = process.env.DATABASE_URL;
   if (url) {

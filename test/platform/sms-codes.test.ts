@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/platform/errors.js';
 import { createLogSmsSender } from '../../src/platform/sms/log-sender.js';
@@ -8,6 +7,7 @@ import type { SmsMessage, SmsSender } from '../../src/platform/sms/sms-sender.js
 import { createMemoryStore } from '../../src/platform/store/memory-store.js';
 import { createRedisStore } from '../../src/platform/store/redis-store.js';
 import type { Store } from '../../src/platform/store/store.js';
+import { testStorePrefix } from '../helpers/store-prefix.js';
 
 /** Two handles on one store: the same object in memory, two connections (two instances) on Redis. */
 const backends: Array<{ name: string; open(): Promise<[Store, Store]> }> = [
@@ -15,7 +15,7 @@ const backends: Array<{ name: string; open(): Promise<[Store, Store]> }> = [
 ];
 if (process.env.REDIS_URL) {
   const url = process.env.REDIS_URL;
-  const prefix = `test:sms:${randomBytes(4).toString('hex')}:`;
+  const prefix = testStorePrefix('sms');
   backends.push({ name: 'redis', open: async () => [await createRedisStore(url, prefix), await createRedisStore(url, prefix)] });
 }
 

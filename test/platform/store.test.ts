@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../src/platform/store/memory-store.js';
 import { createRedisStore } from '../../src/platform/store/redis-store.js';
 import type { Store } from '../../src/platform/store/store.js';
 import { sleep } from '../helpers/platform-fixtures.js';
+import { testStorePrefix } from '../helpers/store-prefix.js';
 
-const runPrefix = `test:store:${randomBytes(4).toString('hex')}:`;
+const runPrefix = testStorePrefix('store');
 
 interface Backend {
   name: string;

@@ -5,6 +5,7 @@ import { openStore, type Store } from '../../src/platform/store/index.js';
 import { RegionResponse, type Region } from '../../src/modules/region/region.schemas.js';
 import { Envelope, PageInfo } from '../../src/platform/http/schemas.js';
 import fastJson from 'fast-json-stringify';
+import { testStorePrefix } from '../helpers/store-prefix.js';
 
 const M = '/manage-api/region';
 const LIST = '/open-api/region/queryRegionList';
@@ -300,7 +301,7 @@ describe('across instances', () => {
   beforeAll(async () => {
     if (process.env.REDIS_URL) {
       // two connections, as two processes would have, over one prefix
-      const prefix = `test:${uniqueName('xi')}:`;
+      const prefix = testStorePrefix('region-xi');
       storeA = await openStore(process.env.REDIS_URL, prefix);
       storeB = await openStore(process.env.REDIS_URL, prefix);
     } else {
