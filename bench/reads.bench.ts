@@ -9,8 +9,9 @@
  *   in this process, since the embedded database is the ceiling there).
  * DATABASE_URL / REDIS_URL choose the backends; on PostgreSQL the bench works in a scratch database made
  * beside DATABASE_URL's and dropped at the end. BENCH_CPU_PROF=DIR profiles the service's measured runs
- * (bench/profile.ts). BENCH_READS=a,b measures only the reads whose names contain one of the words
- * (case-insensitive), for a quick look at one path. No assertions on time.
+ * (bench/profile.ts). Each read is measured in BENCH_ROUNDS rounds (3) of bare then service, and
+ * the round of the median ratio is reported. BENCH_READS=a,b measures only the reads whose names
+ * contain one of the words (case-insensitive), for a quick look at one path. No assertions on time.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -36,6 +37,8 @@ import { profiled } from './profile.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+/** bare and service measured in turn this many times per read; the median ratio is reported */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1_000_000);
 const ONLY = process.env.BENCH_READS ? process.env.BENCH_READS.toLowerCase().split(',').map((w) => w.trim()).filter(Boolean) : null;
@@ -182,18 +185,27 @@ try {
   for (const [i, t] of targets.entries()) {
     await load(`http://127.0.0.1:${barePort}/${i}`, '{}'); // warm both up
     await load(serviceUrl + t.path, t.body, { authorization: `Bearer ${token}`, ...(t.headers ?? {}) });
-    const bareRun = await load(`http://127.0.0.1:${barePort}/${i}`, '{}');
-    const real = await profiled(`service-${i}`, () => load(serviceUrl + t.path, t.body, { authorization: `Bearer ${token}`, ...(t.headers ?? {}) }));
-    const ratio = real.rps / bareRun.rps;
-    console.log(`  ${t.name.padEnd(nameWidth)} ${real.rps.toFixed(0).padStart(7)} req/s p99 ${real.p99} ms   bare ${bareRun.rps.toFixed(0)} req/s p99 ${bareRun.p99} ms (${sizes[i]} B)   ratio ${ratio.toFixed(2)}`);
+    const pgliteRead = t.kind === 'database' && database.kind === 'pglite';
+    const rounds: Array<{ rps: number; p99: number; base: number; ratio: number }> = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const bareRun = await load(`http://127.0.0.1:${barePort}/${i}`, '{}');
+      const real = await profiled(`service-${i}-${round}`, () => load(serviceUrl + t.path, t.body, { authorization: `Bearer ${token}`, ...(t.headers ?? {}) }));
+      const raw = pgliteRead ? await rawQueryRate(t.raw!) : null;
+      const base = raw ?? bareRun.rps;
+      rounds.push({ rps: real.rps, p99: real.p99, base, ratio: real.rps / base });
+      const against = raw === null ? `bare ${bareRun.rps.toFixed(0)} req/s p99 ${bareRun.p99} ms (${sizes[i]} B)` : `raw PGlite rate of its ${t.raw!.length} statement(s) in this process ${raw.toFixed(0)}/s`;
+      console.log(`  ${t.name.padEnd(nameWidth)} ${real.rps.toFixed(0).padStart(7)} req/s p99 ${real.p99} ms   ${against}   ratio ${(real.rps / base).toFixed(2)}`);
+    }
+    // The round of the median ratio stands for the target: one bare run's noise (bare varied 29k–44k
+    // req/s between runs minutes apart) no longer decides it alone.
+    const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
+    const figures = { value: median.rps, unit: 'req/s', ratio: median.ratio, database: database.kind };
     if (t.kind === 'cached') {
-      report({ goal: `${t.name}, ${database.kind}`, value: real.rps, unit: 'req/s', baseline: { name: 'bare Fastify', value: bareRun.rps }, ratio, target: `≥ 0.5 of bare, p99 ≤ 10 ms`, met: ratio >= 0.5 && real.p99 <= 10, database: database.kind });
-    } else if (database.kind === 'postgres') {
-      report({ goal: `${t.name}, postgres`, value: real.rps, unit: 'req/s', baseline: { name: 'bare Fastify', value: bareRun.rps }, ratio, target: '≥ 0.3 of bare', met: ratio >= 0.3, database: database.kind });
+      report({ goal: `${t.name}, ${database.kind}`, ...figures, baseline: { name: 'bare Fastify', value: median.base }, target: `≥ 0.5 of bare, p99 ≤ 10 ms`, met: median.ratio >= 0.5 && median.p99 <= 10 });
+    } else if (!pgliteRead) {
+      report({ goal: `${t.name}, postgres`, ...figures, baseline: { name: 'bare Fastify', value: median.base }, target: '≥ 0.3 of bare', met: median.ratio >= 0.3 });
     } else {
-      const raw = await rawQueryRate(t.raw!);
-      console.log(`  raw PGlite rate of its ${t.raw!.length} statement(s) in this process: ${raw.toFixed(0)} per second`);
-      report({ goal: `${t.name}, pglite`, value: real.rps, unit: 'req/s', baseline: { name: 'raw PGlite query', value: raw }, ratio: real.rps / raw, target: '≥ 0.6 of the raw query rate', met: real.rps / raw >= 0.6, database: database.kind });
+      report({ goal: `${t.name}, pglite`, ...figures, baseline: { name: 'raw PGlite query', value: median.base }, target: '≥ 0.6 of the raw query rate', met: median.ratio >= 0.6 });
     }
   }
 } finally {
