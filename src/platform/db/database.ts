@@ -7,6 +7,7 @@ import type { DB } from '../../db/types.js';
 import { TransactionGuard } from './transaction.js';
 import { namedStatement } from './prepared.js';
 import { isPgTimeout } from './pg-errors.js';
+import { ensurePgliteDataDir } from './pglite-initdb.js';
 
 export type Db = Kysely<DB>;
 
@@ -185,8 +186,11 @@ function openPglite(opts: DatabaseOptions): Database {
   }
   let instance: Promise<PGlite> | null = null;
   const pglite = () =>
-    (instance ??= import('@electric-sql/pglite').then(
-      ({ PGlite }) =>
+    (instance ??= Promise.all([
+      import('@electric-sql/pglite'),
+      dataDir && !opts.loadDataDir ? ensurePgliteDataDir(dataDir) : null,
+    ]).then(
+      ([{ PGlite }]) =>
         new PGlite({
           dataDir,
           loadDataDir: opts.loadDataDir,
