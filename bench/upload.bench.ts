@@ -4,14 +4,15 @@
  * baselines measured in the same run: a plain copy of the same file on the same disk, and a bare
  * Fastify + @fastify/multipart server receiving the same chunk requests into files (the cost of HTTP
  * and multipart parsing on this machine, without the service). Both servers run in processes of their
- * own, so the service's peak RSS (VmHWM) is its alone (target ≤ 128 MB). No assertions on time.
+ * own, so the service's peak RSS (VmHWM) is its alone (target ≤ 128 MB), counted from the first upload
+ * (the start's peak is printed beside it). No assertions on time.
  *
  * BENCH_UPLOAD_MB (200), BENCH_CHUNK_MIB (5), BENCH_PARALLEL (3 chunks in flight in the parallel run);
  * DATABASE_URL / REDIS_URL / STORAGE and S3_* choose the service's backends as they do for the service.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { copyFile, open, unlink } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
@@ -83,6 +84,20 @@ function memoryOf(pid: number): { rssMb: number; peakMb: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
   return { rssMb: (kb('VmRSS') * 1024) / MB, peakMb: (kb('VmHWM') * 1024) / MB };
+}
+
+/**
+ * Starts a new peak (VmHWM) for the process (Linux resets it when 5 is written to clear_refs), so the
+ * peak read afterwards is the upload's and not the start's: on PGlite the start peaks near 900 MB
+ * in PGlite's own initdb of the fresh data directory, which says nothing about uploads.
+ */
+function resetPeak(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const agent = new http.Agent({ keepAlive: true });
@@ -195,6 +210,7 @@ async function measure(): Promise<void> {
     const login = await json(`${service.url}/manage-api/auth/login`, { username, password, code: bypass, uuid: String(captcha.headers['x-captcha-key']) });
     const auth = { authorization: `Bearer ${login.data.accessToken}` };
     const idle = memoryOf(service.child.pid!);
+    const peakReset = resetPeak(service.child.pid!);
 
     const source = path.join(dataDir, 'source.bin');
     const sourceSha = await writeSource(source);
@@ -256,8 +272,9 @@ async function measure(): Promise<void> {
     console.log(`  ratio upload/bare receive: ${ratio(bareRun.seconds, sequential.seconds)} sequential, ${ratio(bareRun.seconds, parallel.seconds)} parallel`);
     console.log(`  downloads equal the source by sha256: ${down.out === sourceSha && downParallel.out === sourceSha ? 'yes' : 'NO'}`);
     report({ goal: `chunked upload of ${SIZE / MB} MB, service peak RSS`, value: peak.peakMb, unit: 'MB', target: '≤ 128 MB', met: peak.peakMb <= 128, database: process.env.DATABASE_URL ? 'postgres' : 'pglite' });
-    console.log(`  service RSS: ${idle.rssMb.toFixed(0)} MB idle after start, peak ${peak.peakMb.toFixed(0)} MB (target ≤ 128 MB); ` +
-      `bare server peak ${bareMemory.peakMb.toFixed(0)} MB`);
+    console.log(`  service RSS: ${idle.rssMb.toFixed(0)} MB idle after start (${idle.peakMb.toFixed(0)} MB peak while starting), ` +
+      `peak ${peak.peakMb.toFixed(0)} MB ${peakReset ? 'from the first upload to the last download' : 'since start (the peak could not be reset)'} ` +
+      `(target ≤ 128 MB); bare server peak ${bareMemory.peakMb.toFixed(0)} MB`);
     if (down.out !== sourceSha || downParallel.out !== sourceSha) process.exitCode = 1;
   } finally {
     agent.destroy();
