@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -31,6 +32,18 @@ describe('the embedded data directory made in a child process', () => {
     await expect(ensurePgliteDataDir(dir)).rejects.toThrow(/holds files but no database/);
     expect(readdirSync(dir)).toEqual(['notes.txt']);
     expect(readdirSync(root)).toEqual(['pglite']);
+  });
+
+  it('removes the staging directory of an earlier start killed during initdb, and no other', async () => {
+    const dir = path.join(root, 'pglite');
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, 'notes.txt'), 'mine'); // refused below, after the clean-up
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!; // a process that has exited
+    mkdirSync(path.join(root, `pglite.init-${dead}`));
+    mkdirSync(path.join(root, `pglite.init-${process.ppid}`)); // a living process's
+    mkdirSync(path.join(root, 'pglite.init-x'));
+    await expect(ensurePgliteDataDir(dir)).rejects.toThrow(/holds files but no database/);
+    expect(readdirSync(root).sort()).toEqual(['pglite', `pglite.init-${process.ppid}`, 'pglite.init-x'].sort());
   });
 
   it('reports a child that fails, and leaves neither a half-made directory nor its staging one', async () => {

@@ -30,6 +30,7 @@ function pgliteModuleUrl(): string {
  */
 export async function ensurePgliteDataDir(dataDir: string): Promise<void> {
   if (existsSync(path.join(dataDir, 'PG_VERSION'))) return;
+  removeAbandonedStaging(dataDir);
   if (existsSync(dataDir) && readdirSync(dataDir).length > 0) {
     throw new Error(`${dataDir} holds files but no database (no PG_VERSION); move them away or point DATA_DIR elsewhere`);
   }
@@ -44,6 +45,26 @@ export async function ensurePgliteDataDir(dataDir: string): Promise<void> {
   } catch (err) {
     rmSync(staging, { recursive: true, force: true });
     throw err;
+  }
+}
+
+/** Staging directories of earlier starts that were killed during initdb (their process is gone). */
+function removeAbandonedStaging(dataDir: string): void {
+  const parent = path.dirname(dataDir);
+  const prefix = `${path.basename(dataDir)}.init-`;
+  if (!existsSync(parent)) return;
+  for (const name of readdirSync(parent)) {
+    const pid = name.startsWith(prefix) ? Number(name.slice(prefix.length)) : NaN;
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !isAlive(pid)) rmSync(path.join(parent, name), { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
