@@ -11,6 +11,7 @@ import { openDatabase, type Database, type Db } from '../../src/platform/db/data
 import { openStore, type Store } from '../../src/platform/store/index.js';
 import type { PlatformServices } from '../../src/platform/services.js';
 import { adminUrl } from './global-setup.js';
+import { testStorePrefix } from './store-prefix.js';
 import { TEST_ADMIN, TEST_TZ } from './test-env.js';
 
 export interface TestDb {
@@ -84,7 +85,7 @@ export async function createTestApp(
       LOG_LEVEL: 'silent',
       DATABASE_URL: process.env.DATABASE_URL ?? '',
       REDIS_URL: process.env.REDIS_URL ?? '',
-      STORE_PREFIX: `test:${inject('runId')}:${randomBytes(4).toString('hex')}:`,
+      STORE_PREFIX: testStorePrefix('app'),
       LOGIN_RATE_PER_MIN: '1000',
       CAPTCHA_RATE_PER_MIN: '1000',
       ...env,

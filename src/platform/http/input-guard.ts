@@ -152,12 +152,11 @@ class Walker {
     return shape;
   }
 
+  /** A declared field's schema, `$ref` resolved; only declared names are kept, so made-up ones cannot grow the map. */
   private propertySchema(shape: ObjectShape, key: string): Schema | undefined {
-    if (shape.resolved.has(key)) return shape.resolved.get(key);
-    const schema = Object.hasOwn(shape.properties, key) ? this.resolve(shape.properties[key]) : undefined;
-    // Only declared fields are remembered: a client's made-up field names must not grow the map.
-    if (Object.hasOwn(shape.properties, key)) shape.resolved.set(key, schema);
-    return schema;
+    if (!Object.hasOwn(shape.properties, key)) return undefined;
+    if (!shape.resolved.has(key)) shape.resolved.set(key, this.resolve(shape.properties[key]));
+    return shape.resolved.get(key);
   }
 
   walk(schema: Schema | undefined, value: unknown, path: string, depth: number): unknown {
