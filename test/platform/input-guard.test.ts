@@ -79,6 +79,11 @@ describe('control characters', () => {
     expect((await echo('__proto__=1')).body).toEqual(refused('__proto__ is invalid: is not an allowed field name'));
   });
 
+  it('quotes a field name that is not a plain identifier, so the path it names is unambiguous', async () => {
+    expect((await raw(GET, '{"id":{" ":{"__proto__":0}}}')).body).toEqual(refused('id[" "].__proto__ is invalid: is not an allowed field name'));
+    expect((await raw(GET, '{"id":320000,"a.b":[{"":{"__proto__":1}}]}')).body).toEqual(refused('["a.b"][0][""].__proto__ is invalid: is not an allowed field name'));
+  });
+
   it('refuses them in the query string', async () => {
     const res = await t.post(`/manage-api/system/area/get-by-ip?ip=${encodeURIComponent('1.2.3.4\u0000')}`, {}, token);
     expect(res.body).toEqual(refused('ip is invalid: must not contain control characters'));
@@ -156,8 +161,8 @@ describe('numbers', () => {
         const res = await post(GET, { id });
         expect(res.status).toBe(200);
         expect(res.body.errcode).toBe(400);
-        // the field, or something nested in the value given for it
-        expect(res.body.errmsg).toMatch(/^id([.[]\S*)? (is required|is invalid: .+)$/);
+        // the field, or something nested in the value given for it, as one well-formed path
+        expect(res.body.errmsg).toMatch(/^id(\.[A-Za-z_$][\w$]*|\[(\d+|"(?:[^"\\]|\\.)*")\])* (is required|is invalid: .+)$/);
       }),
       { numRuns: 150 },
     );

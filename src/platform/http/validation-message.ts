@@ -8,11 +8,18 @@ interface AjvError {
   parentSchema?: Record<string, unknown>;
 }
 
+// A name that is not a plain identifier (a space, a dot, empty) is quoted, so the path stays one
+// unambiguous token a client can read back.
+function segment(name: string): string {
+  if (/^\d+$/.test(name)) return `[${name}]`;
+  return /^[A-Za-z_$][\w$]*$/.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`;
+}
+
 function fieldName(err: AjvError, context: string): string {
   const path = err.instancePath
     .split('/')
-    .filter(Boolean)
-    .map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p.replace(/~1/g, '/').replace(/~0/g, '~')}`))
+    .slice(1) // a JSON pointer starts with "/"; an empty segment after it is a field named ""
+    .map((p) => segment(p.replace(/~1/g, '/').replace(/~0/g, '~')))
     .join('')
     .replace(/^\./, '');
   if (err.keyword === 'required') {
