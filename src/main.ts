@@ -53,7 +53,8 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     lifecycle.draining = true;
-    const force = setTimeout(() => process.exit(1), config.shutdownDelayMs + 20_000);
+    const { CLOSE_WITHIN_MS, forcedExitAfterMs, settledWithin } = await import('./platform/shutdown.js');
+    const force = setTimeout(() => process.exit(1), forcedExitAfterMs(config));
     force.unref();
     try {
       // Behind a load balancer: keep serving while /readyz fails, until it has stopped sending.
@@ -62,9 +63,20 @@ async function main(): Promise<void> {
         await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
       }
       app.log.info({ signal }, 'draining in-flight requests');
+      // Answers sent while draining close their connections; a connection whose answer began before
+      // (a long download) would still idle until its keep-alive timeout and hold the close that long.
+      const sweep = setInterval(() => app.server.closeIdleConnections(), 250);
       await app.close();
-      await store.close();
-      await database.close();
+      clearInterval(sweep);
+      // PGlite's close writes its data directory and is awaited whole; a network peer's is bounded.
+      const [databaseClosed, storeClosed] = await Promise.all([
+        database.kind === 'postgres' ? settledWithin(database.close(), CLOSE_WITHIN_MS) : database.close().then(() => true),
+        settledWithin(store.close(), CLOSE_WITHIN_MS),
+      ]);
+      if (!databaseClosed || !storeClosed) {
+        app.log.warn({ database: databaseClosed ? 'closed' : 'dropped', store: storeClosed ? 'closed' : 'dropped', waitedMs: CLOSE_WITHIN_MS },
+          'connections did not close in time (a silent peer); dropped at exit');
+      }
       process.exit(0);
     } catch (err) {
       app.log.error({ err }, 'shutdown failed');

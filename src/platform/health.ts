@@ -9,6 +9,14 @@ export interface Lifecycle {
 
 /** Liveness answers while the process runs; readiness only while the database and store answer. */
 export function registerHealth(app: FastifyInstance, deps: { database: Database; store: Store; lifecycle: Lifecycle }): void {
+  // Once draining, every answer asks its client to close the connection: a keep-alive connection
+  // would otherwise stay open after its last answer and hold the shutdown until its keep-alive
+  // timeout (65 s), and the client opens its next one to another instance. (A callback hook: it runs
+  // on every answer and waits for nothing.)
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (deps.lifecycle.draining) reply.header('connection', 'close');
+    done(null, payload);
+  });
   app.get('/healthz', { schema: { hide: true } }, async () => ({ errcode: 0, errmsg: 'success', data: { status: 'ok' } }));
   app.get('/readyz', { schema: { hide: true } }, async (req, reply) => {
     if (deps.lifecycle.draining) {

@@ -321,7 +321,8 @@ export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex'
  *   hear back, open ones stop forwarding in both directions (what is sent is read and dropped). The
  *   connections it silenced stay silent after `restore()`, as those of a server that hung and was
  *   restarted without their resets reaching the client: only new connections work again, so a
- *   client that keeps a silenced connection never recovers.
+ *   client that keeps a silenced connection never recovers, and one that closes it waits for an
+ *   answer to its FIN that never comes.
  */
 export class TcpProxy {
   private mode: 'up' | 'cut' | 'blackhole' = 'up';
@@ -379,6 +380,9 @@ export class TcpProxy {
 
   /** Reads and drops whatever arrives on `socket` from now on, and sends nothing back. */
   private silence(socket: net.Socket): void {
+    // A host gone silent does not answer a goodbye either: the client's FIN gets no FIN back (by
+    // default Node would end this side at once, and the client's close would complete).
+    socket.allowHalfOpen = true;
     socket.unpipe();
     socket.on('data', () => {});
     socket.resume();

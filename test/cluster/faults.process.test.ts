@@ -18,6 +18,8 @@ import { testStorePrefix } from '../helpers/store-prefix.js';
  * - PostgreSQL made silent under load (the proxy's blackhole: nothing refused, nothing answered, the
  *   silenced connections dead for good): the same, within the bound the server's short database
  *   timeouts set;
+ * - SIGTERM with PostgreSQL and Redis silent: the requests in flight answered 503, the connections
+ *   given up after a bounded wait, exit 0 long before the forced exit;
  * - kill -9 under write load, then a restart on the same database: every acknowledged write is there,
  *   on PostgreSQL and on PGlite (a data directory, no DATABASE_URL).
  */
@@ -294,6 +296,39 @@ describe.skipIf(!PG_URL || !REDIS_URL)('PostgreSQL and Redis behind proxies the 
     // what a region write on another instance publishes (src/modules/region/region.service.ts)
     for (const name of ['region:list', 'region:tree']) await store.publish('cache-invalidate', name);
     await until('the invalidation to arrive', async () => (await tree()).some((r) => r.id === id), 5_000);
+  });
+
+  it('SIGTERM while PostgreSQL and Redis are silent: the requests in flight get their 503, the connections are dropped after a bounded wait, exit 0 long before the forced exit', async () => {
+    const second = await startServer(env);
+    const exited = () => second.proc.child.exitCode !== null || second.proc.child.signalCode !== null;
+    try {
+      const reads = () => call(second.base, `${M}/region/getRegion`, { id: firstRegion }, { token, timeoutMs: CALL_TIMEOUT_MS });
+      // more pooled connections than requests will be in flight: idle ones fall silent too
+      await until('the pool warmed', async () => (await Promise.all(Array.from({ length: 8 }, () => reads()))).every((a) => a.body.errcode === 0), 20_000);
+      pgProxy.blackhole();
+      // requests waiting on the silent database when the signal comes (past their session's read)
+      const inFlight = Array.from({ length: 3 }, () => reads());
+      await new Promise((r) => setTimeout(r, 300));
+      // and Redis silent from then on: the close's goodbye (QUIT) gets no answer
+      redisProxy.blackhole();
+      const signalledAt = performance.now();
+      process.kill(-second.proc.child.pid!, 'SIGTERM');
+      const answers = await Promise.all(inFlight);
+      const code = await second.proc.exited;
+      const stoppedMs = performance.now() - signalledAt;
+      console.info(`[faults] SIGTERM with PostgreSQL and Redis silent: ${answers.length} requests in flight answered ` +
+        `${answers.map((a) => a.status).join('/')} within ${Math.round(Math.max(...answers.map((a) => a.ms)))} ms, exit ${code} after ${Math.round(stoppedMs)} ms`);
+      expect(answers.map((a) => [a.status, a.body.errcode])).toEqual(answers.map(() => [503, 503]));
+      expect(code, second.output().split('\n').slice(-20).join('\n')).toBe(0);
+      // given up after 2 s instead of waiting out Redis's 5 s socket timeout
+      expect(second.output()).toMatch(/"store":"dropped".*did not close in time/);
+      // the requests' database bound and the bounded close (2 s), with slack; the forced exit comes at 20 s
+      expect(stoppedMs).toBeLessThan(SILENT_BOUND_MS + 2_000 + 2_000);
+    } finally {
+      pgProxy.restore();
+      redisProxy.restore();
+      if (!exited()) await second.kill9();
+    }
   });
 
   it('kill -9 under write load, restart on the same PostgreSQL database: every acknowledged write is there', async () => {

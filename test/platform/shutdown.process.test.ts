@@ -105,16 +105,21 @@ async function login(base: string): Promise<string> {
  * A POST sent in two parts: the headers and half the body now, the rest on `finish()`. Once the
  * server has read the first part the request is in flight, whatever happens to the process next.
  */
-function postInTwoParts(base: string, url: string, body: unknown) {
+function postInTwoParts(base: string, url: string, body: unknown, o: { keepAlive?: boolean } = {}) {
   const payload = Buffer.from(JSON.stringify(body));
   const half = Math.floor(payload.length / 2);
   let req!: http.ClientRequest;
-  const done = new Promise<{ status: number; body: any }>((resolve, reject) => {
-    req = http.request(base + url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': payload.length } }, (res) => {
+  // (agent: false sends "Connection: close"; a keep-alive agent leaves the connection to the server)
+  const agent = o.keepAlive ? new http.Agent({ keepAlive: true }) : false;
+  const done = new Promise<{ status: number; body: any; connection: string | undefined }>((resolve, reject) => {
+    req = http.request(base + url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': payload.length } }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      res.on('end', () => {
+        if (agent) agent.destroy();
+        resolve({ status: res.statusCode!, body: JSON.parse(text), connection: res.headers.connection });
+      });
     });
     req.on('error', reject);
     req.write(payload.subarray(0, half));
@@ -135,8 +140,9 @@ describe('graceful shutdown', () => {
 
       // logins (argon2 and a transaction each) that the service has begun to read when the signal comes
       const keys = await Promise.all(Array.from({ length: 4 }, () => captchaKey(first.base)));
-      const calls = keys.map((uuid) =>
-        postInTwoParts(first.base, '/manage-api/auth/login', { username: TEST_ADMIN.username, password: TEST_ADMIN.password, code: '0000', uuid }),
+      // half of them from keep-alive clients: their connections must not hold the exit once answered
+      const calls = keys.map((uuid, i) =>
+        postInTwoParts(first.base, '/manage-api/auth/login', { username: TEST_ADMIN.username, password: TEST_ADMIN.password, code: '0000', uuid }, { keepAlive: i % 2 === 0 }),
       );
       await sleep(200);
       first.child.kill('SIGTERM');
@@ -146,11 +152,16 @@ describe('graceful shutdown', () => {
       expect(first.child.exitCode).toBeNull();
       for (const c of calls) c.finish();
       const results = await Promise.all(calls.map((c) => c.done));
+      const answeredAt = performance.now();
       for (const r of results) {
         expect(r.status).toBe(200);
         expect(r.body.errcode, r.body.errmsg).toBe(0);
+        // answered while draining: the client is told to close (a keep-alive connection left open
+        // would hold the close until its 65 s keep-alive timeout, past the forced exit)
+        expect(r.connection).toBe('close');
       }
       expect(await first.exited, first.output()).toBe(0);
+      expect(performance.now() - answeredAt, 'exit after the last answer (ms)').toBeLessThan(10_000);
     } finally {
       if (first.child.exitCode === null) first.child.kill('SIGKILL');
     }

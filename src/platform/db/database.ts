@@ -68,7 +68,7 @@ export function openDatabase(opts: DatabaseOptions): Database {
  * (statement_timeout): a healthy server's cancel arrives first and the connection stays usable; only a
  * server or network gone silent leaves the client's read timeout to end it.
  */
-const READ_TIMEOUT_GRACE_MS = 1_000;
+export const READ_TIMEOUT_GRACE_MS = 1_000;
 /** Unbounded work is one migration connection at start, then one roll-up transaction at a time. */
 const UNBOUNDED_POOL_MAX = 2;
 
