@@ -299,18 +299,21 @@ describe.skipIf(!PG_URL || !REDIS_URL)('PostgreSQL and Redis behind proxies the 
   });
 
   it('SIGTERM while PostgreSQL and Redis are silent: the requests in flight get their 503, the connections are dropped after a bounded wait, exit 0 long before the forced exit', async () => {
-    const second = await startServer(env);
+    // proxies of its own: silencing the shared ones would silence the other server's connections for good
+    const pgSilent = await TcpProxy.start(hostPort(PG_URL!, 5432));
+    const redisSilent = await TcpProxy.start(hostPort(REDIS_URL!, 6379));
+    const second = await startServer({ ...env, DATABASE_URL: viaPort(database.url, pgSilent.port), REDIS_URL: viaPort(REDIS_URL!, redisSilent.port) });
     const exited = () => second.proc.child.exitCode !== null || second.proc.child.signalCode !== null;
     try {
       const reads = () => call(second.base, `${M}/region/getRegion`, { id: firstRegion }, { token, timeoutMs: CALL_TIMEOUT_MS });
       // more pooled connections than requests will be in flight: idle ones fall silent too
       await until('the pool warmed', async () => (await Promise.all(Array.from({ length: 8 }, () => reads()))).every((a) => a.body.errcode === 0), 20_000);
-      pgProxy.blackhole();
+      pgSilent.blackhole();
       // requests waiting on the silent database when the signal comes (past their session's read)
       const inFlight = Array.from({ length: 3 }, () => reads());
       await new Promise((r) => setTimeout(r, 300));
       // and Redis silent from then on: the close's goodbye (QUIT) gets no answer
-      redisProxy.blackhole();
+      redisSilent.blackhole();
       const signalledAt = performance.now();
       process.kill(-second.proc.child.pid!, 'SIGTERM');
       const answers = await Promise.all(inFlight);
@@ -325,9 +328,9 @@ describe.skipIf(!PG_URL || !REDIS_URL)('PostgreSQL and Redis behind proxies the 
       // the requests' database bound and the bounded close (2 s), with slack; the forced exit comes at 20 s
       expect(stoppedMs).toBeLessThan(SILENT_BOUND_MS + 2_000 + 2_000);
     } finally {
-      pgProxy.restore();
-      redisProxy.restore();
       if (!exited()) await second.kill9();
+      await pgSilent.close();
+      await redisSilent.close();
     }
   });
 

@@ -187,6 +187,8 @@ describe('graceful shutdown', () => {
       const ready = await fetch(`${svc.base}/readyz`);
       expect(ready.status).toBe(503);
       expect((await ready.json()).errmsg).toBe('shutting down');
+      // still serving, but each answer tells its client to take the next request elsewhere
+      expect(ready.headers.get('connection')).toBe('close');
       const token = await login(svc.base);
       expect(token).toBeTruthy();
       expect(await svc.exited, svc.output()).toBe(0);
