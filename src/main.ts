@@ -19,6 +19,7 @@ async function main(): Promise<void> {
   // compiles its WebAssembly, PostgreSQL connects) while the app's modules load and the app is built.
   const { openDatabase } = await import('./platform/db/database.js');
   const { prepareDatabase } = await import('./db/prepare.js');
+  const { CLOSE_WITHIN_MS, forcedExitAfterMs, settledWithin } = await import('./platform/shutdown.js');
   const database = openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -53,7 +54,6 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     lifecycle.draining = true;
-    const { CLOSE_WITHIN_MS, forcedExitAfterMs, settledWithin } = await import('./platform/shutdown.js');
     const force = setTimeout(() => process.exit(1), forcedExitAfterMs(config));
     force.unref();
     try {

@@ -21,13 +21,17 @@ export function forcedExitAfterMs(c: Pick<Config, 'shutdownDelayMs' | 'databaseC
   return c.shutdownDelayMs + Math.max(DRAIN_FLOOR_MS, longestDatabaseWait + CLOSE_WITHIN_MS + 1_000);
 }
 
-/** True when `closing` settled within `ms`; false when it is still waiting (then left to the exit). */
+/**
+ * True when `closing` finished within `ms`; false when it is still waiting (then left to the exit).
+ * A failure within `ms` is thrown; one after it is nobody's to handle any more.
+ */
 export async function settledWithin(closing: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), ms);
   });
   try {
+    // (the race handles a later failure too: it does not surface as an unhandled rejection)
     return await Promise.race([closing.then(() => true), late]);
   } finally {
     clearTimeout(timer);
