@@ -10,6 +10,8 @@ export const CLOSE_WITHIN_MS = 2_000;
 
 /** The forced exit's floor: requests that wait on no database (an upload, an export's batches) get this long. */
 const DRAIN_FLOOR_MS = 20_000;
+/** Room for the answer's write and the log line between the last wait and the exit. */
+const EXIT_MARGIN_MS = 1_000;
 
 /**
  * When a draining process gives up and exits 1: after the delay behind the load balancer, long enough
@@ -18,7 +20,7 @@ const DRAIN_FLOOR_MS = 20_000;
  */
 export function forcedExitAfterMs(c: Pick<Config, 'shutdownDelayMs' | 'databaseConnectTimeoutMs' | 'databaseQueryTimeoutMs'>): number {
   const longestDatabaseWait = c.databaseQueryTimeoutMs > 0 ? c.databaseConnectTimeoutMs + c.databaseQueryTimeoutMs + READ_TIMEOUT_GRACE_MS : 0;
-  return c.shutdownDelayMs + Math.max(DRAIN_FLOOR_MS, longestDatabaseWait + CLOSE_WITHIN_MS + 1_000);
+  return c.shutdownDelayMs + Math.max(DRAIN_FLOOR_MS, longestDatabaseWait + CLOSE_WITHIN_MS + EXIT_MARGIN_MS);
 }
 
 /**
