@@ -9,7 +9,8 @@
  *   in this process, since the embedded database is the ceiling there).
  * DATABASE_URL / REDIS_URL choose the backends; on PostgreSQL the bench works in a scratch database made
  * beside DATABASE_URL's and dropped at the end. BENCH_CPU_PROF=DIR profiles the service's measured runs
- * (bench/profile.ts). Each read is measured in BENCH_ROUNDS rounds (3) of bare then service, and
+ * (bench/profile.ts); each service run also prints this process's CPU time per answer. Each read is
+ * measured in BENCH_ROUNDS rounds (3) of bare then service, and
  * the round of the median ratio is reported. BENCH_READS=a,b measures only the reads whose names
  * contain one of the words (case-insensitive), for a quick look at one path. No assertions on time.
  */
@@ -189,12 +190,17 @@ try {
     const rounds: Array<{ rps: number; p99: number; base: number; ratio: number }> = [];
     for (let round = 0; round < ROUNDS; round++) {
       const bareRun = await load(`http://127.0.0.1:${barePort}/${i}`, '{}');
+      // The service answers in this process (the load comes from another): its CPU per answer tells
+      // the service's own cost apart from the machine's, which moves the rates from run to run.
+      const cpuBefore = process.cpuUsage();
       const real = await profiled(`service-${i}-${round}`, () => load(serviceUrl + t.path, t.body, { authorization: `Bearer ${token}`, ...(t.headers ?? {}) }));
+      const cpu = process.cpuUsage(cpuBefore);
+      const cpuPerAnswer = (cpu.user + cpu.system) / (real.rps * DURATION_S);
       const raw = pgliteRead ? await rawQueryRate(t.raw!) : null;
       const base = raw ?? bareRun.rps;
       rounds.push({ rps: real.rps, p99: real.p99, base, ratio: real.rps / base });
       const against = raw === null ? `bare ${bareRun.rps.toFixed(0)} req/s p99 ${bareRun.p99} ms (${sizes[i]} B)` : `raw PGlite rate of its ${t.raw!.length} statement(s) in this process ${raw.toFixed(0)}/s`;
-      console.log(`  ${t.name.padEnd(nameWidth)} ${real.rps.toFixed(0).padStart(7)} req/s p99 ${real.p99} ms   ${against}   ratio ${(real.rps / base).toFixed(2)}`);
+      console.log(`  ${t.name.padEnd(nameWidth)} ${real.rps.toFixed(0).padStart(7)} req/s p99 ${real.p99} ms   ${against}   ratio ${(real.rps / base).toFixed(2)}   service CPU ${cpuPerAnswer.toFixed(0)} µs/answer`);
     }
     // The round of the median ratio stands for the target: one bare run's noise (bare varied 29k–44k
     // req/s between runs minutes apart) no longer decides it alone.
