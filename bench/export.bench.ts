@@ -31,6 +31,7 @@ import { openStore } from '../src/platform/store/index.js';
 import { formatDateTime } from '../src/platform/time.js';
 import { serviceNodeArgs } from './bench-app.js';
 import { report } from './report.js';
+import { deleteRedisKeys } from '../test/helpers/redis-keys.js';
 
 if (!process.env.BENCH_EXPORT_CAPPED) {
   const heap = serviceNodeArgs().filter((a) => a.startsWith('--max-old-space-size'));
@@ -150,5 +151,6 @@ report({ goal: `xlsx export of ${ROWS.toLocaleString('en')} rows (${database.kin
 await app.close();
 await sql`drop table ${sql.table(table)}`.execute(db);
 await store.close();
+await deleteRedisKeys(config.redisUrl, config.storePrefix);
 await database.close();
 rmSync(dataDir, { recursive: true, force: true });

@@ -35,6 +35,7 @@ import { cardCount, fillMembers } from './member-fill.js';
 import { report } from './report.js';
 import { runLoadProcess } from './load-process.js';
 import { profiled } from './profile.js';
+import { deleteRedisKeys } from '../test/helpers/redis-keys.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -53,6 +54,7 @@ try {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tc-bench-reads-'));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
   const config = loadConfig({ ...process.env, ...(scratch ? { DATABASE_URL: scratch.url } : {}), DATA_DIR: dataDir, LOG_LEVEL: 'silent', ADMIN_PASSWORD: 'Bench@Reads2026', STORE_PREFIX: `bench:${randomBytes(4).toString('hex')}:` });
+  cleanups.push(() => deleteRedisKeys(config.redisUrl, config.storePrefix));
   process.env.TZ = config.tz;
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, tz: config.tz });
   cleanups.push(() => database.close());

@@ -18,6 +18,7 @@ import { ensureRole, insertStaff } from '../src/db/seed/admin.repository.js';
 import { hashPassword } from '../src/platform/auth/password.js';
 import { openStore } from '../src/platform/store/index.js';
 import { report } from './report.js';
+import { deleteRedisKeys } from '../test/helpers/redis-keys.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
@@ -129,5 +130,6 @@ report({ goal: `authenticated cached read (region tree, ${database.kind}), p99`,
 await bare.close();
 await app.close();
 await store.close();
+await deleteRedisKeys(config.redisUrl, config.storePrefix);
 await database.close();
 rmSync(dataDir, { recursive: true, force: true });

@@ -1,11 +1,11 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { seedReferenceData } from '../../src/db/seed/reference.js';
+import { deleteRedisKeys } from './redis-keys.js';
 import { TEST_ADMIN, TEST_TZ } from './test-env.js';
 
 const cacheDir = path.resolve('.test-cache');
@@ -19,20 +19,6 @@ export function adminUrl(url: string, database: string): string {
   const u = new URL(url);
   u.pathname = '/' + database;
   return u.toString();
-}
-
-/** Deletes the run's Redis keys (test-app and testStorePrefix put every key under `test:<runId>:`). */
-async function dropStoreKeys(runId: string): Promise<void> {
-  const url = process.env.REDIS_URL;
-  if (!url) return;
-  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
-  try {
-    for await (const keys of redis.scanStream({ match: `test:${runId}:*`, count: 1000 }) as AsyncIterable<string[]>) {
-      if (keys.length) await redis.del(...keys);
-    }
-  } finally {
-    redis.disconnect();
-  }
 }
 
 /**
@@ -57,7 +43,8 @@ export default async function setup(project: TestProject) {
     project.provide('pgTemplate', '');
     return async () => {
       rmSync(file, { force: true });
-      await dropStoreKeys(runId);
+      // test-app and testStorePrefix put every key of the run under test:<runId>:
+      await deleteRedisKeys(process.env.REDIS_URL, `test:${runId}:`);
     };
   }
   const template = `tc_tpl_${runId}`;
@@ -73,6 +60,6 @@ export default async function setup(project: TestProject) {
     const rows = await admin.query(`select datname from pg_database where datname like $1 or datname = $2`, [`tc_t_${runId}_%`, template]);
     for (const r of rows.rows) await admin.query(`drop database if exists ${r.datname} with (force)`);
     await admin.end();
-    await dropStoreKeys(runId);
+    await deleteRedisKeys(process.env.REDIS_URL, `test:${runId}:`);
   };
 }
