@@ -99,9 +99,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // Handled from the next turn of the event loop: every request read in one poll phase is parsed
     // before any is answered, and the answers leave in a burst. Run through from read to write (as
     // when nothing on the way waits on the network: the in-process store, the cache), each answer's
-    // write sat between two reads and the service and its clients woke each other once per request:
-    // the cached queryRegionPage on PGlite went from 10–12k to 16–22k req/s; neutral on Redis, whose
-    // round trip already yields (docs/decisions.md).
+    // write sat between the reads of the others and the service spent twice the CPU per answer
+    // (cached queryRegionPage on PGlite: 92–118 → 46–58 µs, 8.5–12.2k → 16.2–22.0k req/s); neutral
+    // on Redis, whose round trip already yields (docs/decisions.md).
     setImmediate(done);
   });
   registerErrorHandling(app, async (req, answer, err) => {

@@ -9,7 +9,9 @@ export async function deleteRedisKeys(url: string | null | undefined, prefix: st
   if (!url) return;
   const redis = new Redis(url, { maxRetriesPerRequest: 1 });
   try {
-    for await (const keys of redis.scanStream({ match: `${prefix}*`, count: 1000 }) as AsyncIterable<string[]>) {
+    // SCAN's pattern is a glob: the prefix's own *, ?, [ and \ are taken literally.
+    const match = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
+    for await (const keys of redis.scanStream({ match, count: 1000 }) as AsyncIterable<string[]>) {
       if (keys.length) await redis.del(...keys);
     }
   } finally {
