@@ -88,12 +88,22 @@ try {
    */
   async function statementsOf(work: (db: Db) => Promise<unknown>): Promise<CompiledQuery[]> {
     // Only queries that came back were sent: a builder's toOperationNode() (paginate inspects its
-    // query) passes through transformQuery too.
+    // query) passes through transformQuery too. A statement compiled once (compiledOnce) reaches the
+    // executor already compiled, past transformQuery: it is taken as it is run.
     const built = new Map<QueryId, RootOperationNode>();
     const sent: CompiledQuery[] = [];
-    await work(database.db.withPlugin({
+    const plugged = database.db.withPlugin({
       transformQuery: ({ node, queryId }) => (built.set(queryId, node), node),
-      transformResult: async ({ result, queryId }) => (sent.push(database.db.getExecutor().compileQuery(built.get(queryId)!, queryId)), result),
+      transformResult: async ({ result, queryId }) => {
+        const node = built.get(queryId);
+        if (node) sent.push(database.db.getExecutor().compileQuery(node, queryId));
+        return result;
+      },
+    });
+    await work(new Proxy(plugged, {
+      get: (target, prop) => (prop === 'executeQuery'
+        ? async (query: CompiledQuery) => { const r = await target.executeQuery(query); sent.push(query); return r; }
+        : typeof Reflect.get(target, prop) === 'function' ? Reflect.get(target, prop).bind(target) : Reflect.get(target, prop)),
     }));
     return sent;
   }

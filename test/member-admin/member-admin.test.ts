@@ -65,6 +65,35 @@ describe('members on the manage channel', () => {
     expect((await t.post(`${M}/getMember`, { id: other.memberId }, shopA1.token)).body).toEqual(refused);
   });
 
+  it('answers the member as its queryMemberPage row, with its living cards newest binding first, within the scope', async () => {
+    const memberId = await createMember(t.db, { mobile: '13800138001', nickname: 'Collector' });
+    await t.db.updateTable('member').set({ birthday: '1990-05-04', channel: 6 }).where('id', '=', memberId).execute();
+    const card = async (shopId: number, merchantId: number, boundAt: string, cardDeleted = false, bindingDeleted = false) => {
+      const c = await t.db.insertInto('card')
+        .values({ card_number: uniq('C').slice(0, 30), card_model_id: org.model, status: 2, merchant_id: merchantId, shop_id: shopId, is_deleted: cardDeleted, active_time: new Date(), expire_time: new Date('2027-06-30T00:00:00+08:00') })
+        .returning('id').executeTakeFirstOrThrow();
+      await t.db.insertInto('card_binding').values({ card_id: c.id, member_id: memberId, name: 'Han Meimei', phone: '13800138001', id_type: 1, id_no: '11010519491231002X', bound_at: new Date(boundAt), is_deleted: bindingDeleted }).execute();
+      return c.id;
+    };
+    const a1 = await card(org.shopA1, org.merchantA, '2026-03-01T10:00:00+08:00');
+    const a2 = await card(org.shopA2, org.merchantA, '2026-05-01T10:00:00+08:00');
+    const b = await card(await createShop(t.db, { merchant_id: org.merchantB }), org.merchantB, '2026-04-01T10:00:00+08:00');
+    await card(org.shopA1, org.merchantA, '2026-06-01T10:00:00+08:00', true);
+    await card(org.shopA1, org.merchantA, '2026-06-02T10:00:00+08:00', false, true);
+
+    const all = (await t.post(`${M}/getMember`, { id: memberId }, platform.token)).body.data;
+    expect(all.cards.map((c: { cardId: number }) => c.cardId)).toEqual([a2, b, a1]);
+    expect(all.cards[0]).toEqual({ cardId: a2, cardNumber: expect.any(String), cardModelId: org.model, cardModelName: expect.any(String), status: 2, expireTime: '2027-06-30 00:00:00', boundTime: '2026-05-01 10:00:00' });
+    const page = (await t.post(`${M}/queryMemberPage`, { pageNum: 1, pageSize: 1, mobile: '13800138001' }, platform.token)).body.data;
+    const { cards, ...member } = all;
+    expect(member).toEqual(page.list.find((m: { id: number }) => m.id === memberId));
+    expect(member).toMatchObject({ birthday: '1990-05-04 00:00:00', channel: '6' });
+
+    expect((await t.post(`${M}/getMember`, { id: memberId }, merchantA.token)).body.data.cards.map((c: { cardId: number }) => c.cardId)).toEqual([a2, a1]);
+    expect((await t.post(`${M}/getMember`, { id: memberId }, shopA1.token)).body.data.cards.map((c: { cardId: number }) => c.cardId)).toEqual([a1]);
+    expect((await t.post(`${M}/getMember`, { id: memberId }, merchantB.token)).body.data.cards.map((c: { cardId: number }) => c.cardId)).toEqual([b]);
+  });
+
   it('disabling a member ends its sessions at once and refuses its login; only platform users may', async () => {
     const memberId = await createMember(t.db);
     const session = await issueFor(t, (await loadMemberAccount(t.db, memberId))!, 'mp');

@@ -1,42 +1,72 @@
+import { sql } from 'kysely';
 import type { Scope } from '../../platform/auth/permissions.js';
 import type { Executor } from '../../platform/db/executor.js';
-import { scopeCondition } from '../../platform/db/scope.js';
+import { compiledOnce, preparedAs } from '../../platform/db/prepared.js';
 import { formatDateTime } from '../../platform/time.js';
+import { MEMBER_COLUMNS, toPageRow, type MemberRow } from '../member/member-profile.repository.js';
 import type { MemberAdmin } from './member-admin.schemas.js';
 
-type MemberCore = Omit<MemberAdmin, 'cards'>;
+/** At most this many cards come with a member (newest binding first). */
+const CARDS_SHOWN = 500;
 
-/** A living member, locked for the rest of the transaction when `forUpdate`. */
-export async function findMember(db: Executor, id: number, forUpdate = false): Promise<MemberCore | null> {
-  let q = db.selectFrom('member').selectAll().where('id', '=', id).where('is_deleted', '=', false);
-  if (forUpdate) q = q.forUpdate();
-  const r = await q.executeTakeFirst();
-  if (!r) return null;
-  return {
-    id: r.id, openId: r.open_id, mobile: r.mobile, status: r.status, registerIp: r.register_ip, registerTerminal: r.register_terminal,
-    loginIp: r.login_ip, loginDate: formatDateTime(r.login_date), nickname: r.nickname, avatar: r.avatar, name: r.name, sex: r.sex,
-    areaId: r.area_id, birthday: r.birthday, mark: r.mark, point: r.point, tagIds: r.tag_ids, levelId: r.level_id, experience: r.experience,
-    groupId: r.group_id, channel: r.channel, thirdId: r.third_id, password: null, isDeleted: r.is_deleted, createdTime: formatDateTime(r.created_at),
-  };
+type CardRow = {
+  card_id: number | null; card_number: string; card_model_id: number; card_model_name: string; card_status: number;
+  expire_time: Date | null; bound_at: Date | null;
+};
+
+/**
+ * The member and the cards bound to it, in one statement: each row is the member with one card (or
+ * none, for a member without cards in the scope). One round trip instead of two: on PostgreSQL each is
+ * a wake-up of another process, which costs this read more than its work (docs/decisions.md).
+ * A variant per kind of scope, so each text is prepared once per connection.
+ */
+function memberWithCards(scopeKind: Scope['kind']) {
+  return compiledOnce(['id', 'merchantId', 'shopId'], (p) => {
+    const inScope =
+      scopeKind === 'platform' ? sql``
+      : scopeKind === 'merchant' ? sql`and c.merchant_id = ${p.merchantId}`
+      : sql`and c.merchant_id = ${p.merchantId} and c.shop_id = ${p.shopId}`;
+    return sql<MemberRow & CardRow>`${preparedAs(`member-cards-${scopeKind}`)}
+      select ${sql.join(MEMBER_COLUMNS.map((c) => sql.ref(`m.${c}`)))},
+        x.card_id, x.card_number, x.card_model_id, x.card_model_name, x.card_status, x.expire_time, x.bound_at
+      from member m
+      left join lateral (
+        select c.id as card_id, c.card_number, c.card_model_id, cm.name as card_model_name, c.status as card_status,
+          c.expire_time, b.bound_at
+        from card_binding b
+        join card c on c.id = b.card_id
+        join card_model cm on cm.id = c.card_model_id
+        where b.member_id = m.id and not b.is_deleted and not c.is_deleted ${inScope}
+        order by b.bound_at desc, b.id desc
+        limit ${sql.lit(CARDS_SHOWN)}
+      ) x on true
+      where m.id = ${p.id} and not m.is_deleted
+      order by x.bound_at desc nulls last, x.card_id desc`;
+  });
 }
 
-/** The cards bound to the member (living bindings), limited to those the scope sold. */
-export async function cardsOf(db: Executor, memberId: number, scope: Scope): Promise<MemberAdmin['cards']> {
-  const rows = await db
-    .selectFrom('card_binding as b')
-    .innerJoin('card as c', 'c.id', 'b.card_id')
-    .innerJoin('card_model as m', 'm.id', 'c.card_model_id')
-    .select(['c.id', 'c.card_number', 'c.card_model_id', 'm.name', 'c.status', 'c.expire_time', 'b.bound_at'])
-    .where('b.member_id', '=', memberId)
-    .where('b.is_deleted', '=', false)
-    .where(scopeCondition(scope, 'c.merchant_id', 'c.shop_id'))
-    .orderBy('b.bound_at', 'desc')
-    .limit(500)
-    .execute();
-  return rows.map((r) => ({
-    cardId: r.id, cardNumber: r.card_number, cardModelId: r.card_model_id, cardModelName: r.name, status: r.status,
-    expireTime: formatDateTime(r.expire_time), boundTime: formatDateTime(r.bound_at),
+const statements = { platform: memberWithCards('platform'), merchant: memberWithCards('merchant'), shop: memberWithCards('shop') };
+
+/**
+ * A living member with the living cards bound to it, limited to those the scope sold; null when there
+ * is no such member.
+ */
+export async function findMemberWithCards(db: Executor, id: number, scope: Scope): Promise<MemberAdmin | null> {
+  const { rows } = await statements[scope.kind](db, {
+    id, merchantId: scope.kind === 'platform' ? null : scope.merchantId, shopId: scope.kind === 'shop' ? scope.shopId : null,
+  });
+  if (rows.length === 0) return null;
+  const cards = rows.filter((r) => r.card_id !== null).map((r) => ({
+    cardId: r.card_id!, cardNumber: r.card_number, cardModelId: r.card_model_id, cardModelName: r.card_model_name,
+    status: r.card_status, expireTime: formatDateTime(r.expire_time), boundTime: formatDateTime(r.bound_at),
   }));
+  return { ...toPageRow(rows[0]), cards };
+}
+
+/** The member's status, locking its row for the rest of the transaction; null when there is no living member. */
+export async function lockMemberStatus(db: Executor, id: number): Promise<number | null> {
+  const r = await db.selectFrom('member').select('status').where('id', '=', id).where('is_deleted', '=', false).forUpdate().executeTakeFirst();
+  return r?.status ?? null;
 }
 
 export async function setMemberStatus(db: Executor, id: number, status: number, by: number): Promise<void> {

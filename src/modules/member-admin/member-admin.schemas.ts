@@ -1,9 +1,8 @@
 import { Type, type Static } from 'typebox';
 import { Id, Nullable } from '../../platform/http/schemas.js';
+import { MemberPageResponse } from '../member/member.schemas.js';
 
-/** A member as staff see it: the MemberPageResponse fields (spec A 2.4) and the cards bound to it. */
 const Text = Nullable(Type.String());
-const Int = Nullable(Type.Integer());
 
 export const MemberCard = Type.Object({
   cardId: Type.Integer(),
@@ -15,32 +14,9 @@ export const MemberCard = Type.Object({
   boundTime: Text,
 });
 
+/** A member as staff see it: the fields of its queryMemberPage row (spec A 2.4 MemberPageResponse) and the cards bound to it. */
 export const MemberAdminResponse = Type.Object({
-  id: Type.Integer(),
-  openId: Text,
-  mobile: Text,
-  status: Type.Integer({ description: '1 enabled, 0 disabled' }),
-  registerIp: Text,
-  registerTerminal: Int,
-  loginIp: Text,
-  loginDate: Text,
-  nickname: Text,
-  avatar: Text,
-  name: Text,
-  sex: Int,
-  areaId: Int,
-  birthday: Text,
-  mark: Text,
-  point: Type.Integer(),
-  tagIds: Text,
-  levelId: Int,
-  experience: Type.Integer(),
-  groupId: Int,
-  channel: Int,
-  thirdId: Text,
-  password: Type.Null({ description: 'always null: password hashes never leave the service' }),
-  isDeleted: Type.Boolean(),
-  createdTime: Text,
+  ...MemberPageResponse.properties,
   cards: Type.Array(MemberCard, { description: 'cards bound to the member (those your merchant or shop sold, for merchant and shop users)' }),
 });
 export type MemberAdmin = Static<typeof MemberAdminResponse>;

@@ -19,19 +19,18 @@ export function createMemberAdminService(deps: { db: Db; tokens: TokenService })
   return {
     async get(ctx: AuthedContext, id: number): Promise<MemberAdmin> {
       const scope = scopeOf(ctx.account);
-      const member = await repo.findMember(db, id);
+      const member = await repo.findMemberWithCards(db, id, scope);
       if (!member) throw notFound('member');
-      const cards = await repo.cardsOf(db, id, scope);
-      if (scope.kind !== 'platform' && cards.length === 0) throw forbidden('the member holds no card your merchant or shop sold');
-      return { ...member, cards };
+      if (scope.kind !== 'platform' && member.cards.length === 0) throw forbidden('the member holds no card your merchant or shop sold');
+      return member;
     },
 
     async setStatus(ctx: AuthedContext, input: MemberStatusChange): Promise<void> {
       if (scopeOf(ctx.account).kind !== 'platform') throw forbidden('only platform users may enable or disable a member');
       await loggedTransaction(db, ctx, async (trx) => {
-        const member = await repo.findMember(trx, input.id, true);
-        if (!member) throw notFound('member');
-        if (member.status !== input.status) await repo.setMemberStatus(trx, input.id, input.status, ctx.account.id);
+        const status = await repo.lockMemberStatus(trx, input.id);
+        if (status === null) throw notFound('member');
+        if (status !== input.status) await repo.setMemberStatus(trx, input.id, input.status, ctx.account.id);
       }, () => input.id);
       if (input.status === 0) await tokens.revokeAccount('member', input.id);
     },

@@ -13,12 +13,12 @@ const CARD_UNBOUND = 1;
 const CARD_BOUND = 2;
 
 // Every column but password_hash: a hash is never read for an answer, so it cannot leak into one.
-const COLUMNS = [
+export const MEMBER_COLUMNS = [
   'id', 'open_id', 'mobile', 'status', 'register_ip', 'register_terminal', 'login_ip', 'login_date', 'nickname', 'avatar',
   'name', 'sex', 'area_id', 'birthday', 'mark', 'point', 'tag_ids', 'level_id', 'experience', 'group_id', 'channel',
   'third_id', 'is_deleted', 'created_at',
 ] as const;
-type MemberRow = Pick<Selectable<MemberTable>, (typeof COLUMNS)[number]>;
+export type MemberRow = Pick<Selectable<MemberTable>, (typeof MEMBER_COLUMNS)[number]>;
 
 function toMember(r: MemberRow): MemberResponse {
   return {
@@ -46,7 +46,8 @@ function toMember(r: MemberRow): MemberResponse {
   };
 }
 
-function toPageRow(r: MemberRow): MemberPageResponse {
+/** A member as staff see it (spec A 2.4 MemberPageResponse): in the page and in getMember alike. */
+export function toPageRow(r: MemberRow): MemberPageResponse {
   return {
     ...toMember(r),
     channel: r.channel == null ? null : String(r.channel),
@@ -59,7 +60,7 @@ function toPageRow(r: MemberRow): MemberPageResponse {
 
 /** The member, when it exists and is not deleted. */
 export async function findMember(db: Executor, id: number): Promise<MemberResponse | null> {
-  const r = await db.selectFrom('member').select(COLUMNS).where('id', '=', id).where(sql<boolean>`not is_deleted`).executeTakeFirst();
+  const r = await db.selectFrom('member').select(MEMBER_COLUMNS).where('id', '=', id).where(sql<boolean>`not is_deleted`).executeTakeFirst();
   return r ? toMember(r) : null;
 }
 
@@ -85,7 +86,7 @@ export function pageMembers(db: Executor, f: MemberPageFilter, scope: Scope, pag
 
 /** The ordered query behind the page (the benchmark EXPLAINs it). */
 export function memberPageQuery(db: Executor, f: MemberPageFilter, scope: Scope) {
-  let q = db.selectFrom('member').select(COLUMNS).where(sql<boolean>`not member.is_deleted`);
+  let q = db.selectFrom('member').select(MEMBER_COLUMNS).where(sql<boolean>`not member.is_deleted`);
   if (scope.kind !== 'platform') {
     let holders = db
       .selectFrom('card_binding')
