@@ -31,7 +31,6 @@ import { openStore } from '../src/platform/store/index.js';
 import { formatDateTime } from '../src/platform/time.js';
 import { serviceNodeArgs } from './bench-app.js';
 import { report } from './report.js';
-import { deleteRedisKeys } from '../test/helpers/redis-keys.js';
 
 if (!process.env.BENCH_EXPORT_CAPPED) {
   const heap = serviceNodeArgs().filter((a) => a.startsWith('--max-old-space-size'));
@@ -53,104 +52,111 @@ interface Row {
   created_at: Date;
 }
 
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tc-bench-export-'));
-const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', STORE_PREFIX: `bench:${randomBytes(4).toString('hex')}:` });
-process.env.TZ = config.tz;
-const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir, tz: config.tz, inMemory: !config.databaseUrl });
-const db = database.db;
-await migrateToLatest(db);
-const table = `bench_export_${randomBytes(3).toString('hex')}`;
-await sql`create table ${sql.table(table)} (
-  id bigint primary key, park_name text not null, check_num integer not null,
-  distribute_percent numeric(9, 6) not null, distribute_amount bigint not null, created_at timestamptz not null)`.execute(db);
-await sql`insert into ${sql.table(table)}
-  select g, '景区 ' || (g % 200), (g * 7) % 977, round(((g % 10000) / 10000.0)::numeric, 6), (g * 37) % 10000000,
-         timestamptz '2026-05-01 00:00:00+08' + (g % 86400) * interval '1 second'
-  from generate_series(1, ${ROWS}) g`.execute(db);
+// Undone in reverse order at the end, whatever fails on the way: no table, data directory or
+// server outlives the run.
+const cleanups: Array<() => unknown> = [];
+try {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tc-bench-export-'));
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  process.env.TZ = config.tz;
+  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir, tz: config.tz, inMemory: !config.databaseUrl });
+  cleanups.push(() => database.close());
+  const db = database.db;
+  await migrateToLatest(db);
+  const table = `bench_export_${randomBytes(3).toString('hex')}`;
+  // Made in DATABASE_URL's own database: dropped whatever fails after it.
+  cleanups.push(() => sql`drop table if exists ${sql.table(table)}`.execute(db));
+  await sql`create table ${sql.table(table)} (
+    id bigint primary key, park_name text not null, check_num integer not null,
+    distribute_percent numeric(9, 6) not null, distribute_amount bigint not null, created_at timestamptz not null)`.execute(db);
+  await sql`insert into ${sql.table(table)}
+    select g, '景区 ' || (g % 200), (g * 7) % 977, round(((g % 10000) / 10000.0)::numeric, 6), (g * 37) % 10000000,
+           timestamptz '2026-05-01 00:00:00+08' + (g % 86400) * interval '1 second'
+    from generate_series(1, ${ROWS}) g`.execute(db);
 
-const batches = async (after: Row | null, limit: number): Promise<Row[]> => {
-  const r = await sql<Row>`select * from ${sql.table(table)} where id > ${after?.id ?? 0} order by id limit ${limit}`.execute(db);
-  return r.rows;
-};
+  const batches = async (after: Row | null, limit: number): Promise<Row[]> => {
+    const r = await sql<Row>`select * from ${sql.table(table)} where id > ${after?.id ?? 0} order by id limit ${limit}`.execute(db);
+    return r.rows;
+  };
 
-async function* csvLines(): AsyncGenerator<string> {
-  yield 'id,park_name,check_num,distribute_percent,distribute_amount,created_at\n';
-  let after: Row | null = null;
-  for (;;) {
-    const rows = await batches(after, BATCH);
-    if (rows.length === 0) return;
-    let chunk = '';
-    for (const r of rows) {
-      const cents = Number(r.distribute_amount);
-      chunk += `${r.id},"${r.park_name}",${r.check_num},${r.distribute_percent},${Math.trunc(cents / 100)}.${String(cents % 100).padStart(2, '0')},${formatDateTime(r.created_at)}\n`;
+  async function* csvLines(): AsyncGenerator<string> {
+    yield 'id,park_name,check_num,distribute_percent,distribute_amount,created_at\n';
+    let after: Row | null = null;
+    for (;;) {
+      const rows = await batches(after, BATCH);
+      if (rows.length === 0) return;
+      let chunk = '';
+      for (const r of rows) {
+        const cents = Number(r.distribute_amount);
+        chunk += `${r.id},"${r.park_name}",${r.check_num},${r.distribute_percent},${Math.trunc(cents / 100)}.${String(cents % 100).padStart(2, '0')},${formatDateTime(r.created_at)}\n`;
+      }
+      yield chunk;
+      after = rows[rows.length - 1];
     }
-    yield chunk;
-    after = rows[rows.length - 1];
   }
+
+  const bench = defineModule({
+    name: 'bench',
+    routes: () => [
+      defineRoute({
+        method: 'POST', path: '/bench/xlsx', channels: ['manage'], auth: 'public', summary: 'bench', tags: ['bench'], response: 'file',
+        handler: async () =>
+          new XlsxExport<Row>({
+            fileName: '分配明细.xlsx',
+            batchSize: BATCH,
+            columns: [
+              { header: 'ID', kind: 'integer', value: (r) => r.id },
+              { header: '景区', value: (r) => r.park_name },
+              { header: '核销次数', kind: 'integer', value: (r) => r.check_num },
+              { header: '分配比例', kind: 'decimal', value: (r) => r.distribute_percent },
+              { header: '分配金额(元)', kind: 'money', value: (r) => Number(r.distribute_amount), total: true },
+              { header: '时间', kind: 'datetime', value: (r) => r.created_at },
+            ],
+            totalRow: '合计',
+            batches,
+          }),
+      }),
+      defineRoute({
+        method: 'POST', path: '/bench/csv', channels: ['manage'], auth: 'public', summary: 'bench', tags: ['bench'], response: 'file',
+        handler: async () => new FileResponse('text/csv; charset=utf-8', Readable.from(csvLines())),
+      }),
+    ],
+  });
+
+  // The in-process store: the export reads nothing from it, and nothing is left in a Redis.
+  const store = await openStore(null, 'bench:');
+  cleanups.push(() => store.close());
+  const app = await buildApp({ config, database, store, logger: false, modules: [...MODULES, bench] });
+  cleanups.push(() => app.close());
+  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+
+  async function measure(kind: 'xlsx' | 'csv') {
+    global.gc?.();
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+    const started = performance.now();
+    const res = await fetch(`${base}/manage-api/bench/${kind}`, { method: 'POST' });
+    let bytes = 0;
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
+    const seconds = (performance.now() - started) / 1000;
+    clearInterval(sampler);
+    return { kind, status: res.status, bytes, seconds, rowsPerS: ROWS / seconds, peakRssMb: peak / 1024 / 1024, growthMb: (peak - before) / 1024 / 1024 };
+  }
+
+  const csv = await measure('csv');
+  const xlsx = await measure('xlsx');
+  const csv2 = await measure('csv');
+  const baseline = Math.max(csv.rowsPerS, csv2.rowsPerS);
+
+  console.log(`export of ${ROWS.toLocaleString('en')} rows on ${database.kind}, keyset batches of ${BATCH}, over HTTP`);
+  for (const m of [csv, xlsx]) {
+    console.log(`  ${m.kind.padEnd(4)}  ${m.seconds.toFixed(2)} s  ${Math.round(m.rowsPerS).toLocaleString('en')} rows/s  ${(m.bytes / 1e6).toFixed(1)} MB  peak RSS ${m.peakRssMb.toFixed(0)} MB (+${m.growthMb.toFixed(0)} MB during the export)`);
+  }
+  console.log(`  xlsx/csv ratio ${(xlsx.rowsPerS / baseline).toFixed(2)}  (targets: xlsx ≥ 100,000 rows/s → ${xlsx.rowsPerS >= 100_000 ? 'met' : 'NOT met'}; peak RSS ≤ 256 MB → ${xlsx.peakRssMb <= 256 ? 'met' : 'NOT met'})`);
+  report({ goal: `xlsx export of ${ROWS.toLocaleString('en')} rows (${database.kind}), rate`, value: xlsx.rowsPerS, unit: 'rows/s', baseline: { name: 'csv of the same reads', value: baseline }, ratio: xlsx.rowsPerS / baseline, target: '≥ 100,000 rows/s', met: xlsx.rowsPerS >= 100_000, database: database.kind });
+  report({ goal: `xlsx export of ${ROWS.toLocaleString('en')} rows (${database.kind}), peak RSS`, value: xlsx.peakRssMb, unit: 'MB', target: '≤ 256 MB', met: xlsx.peakRssMb <= 256, database: database.kind });
+} finally {
+  for (const undo of cleanups.reverse()) await undo();
 }
-
-const bench = defineModule({
-  name: 'bench',
-  routes: () => [
-    defineRoute({
-      method: 'POST', path: '/bench/xlsx', channels: ['manage'], auth: 'public', summary: 'bench', tags: ['bench'], response: 'file',
-      handler: async () =>
-        new XlsxExport<Row>({
-          fileName: '分配明细.xlsx',
-          batchSize: BATCH,
-          columns: [
-            { header: 'ID', kind: 'integer', value: (r) => r.id },
-            { header: '景区', value: (r) => r.park_name },
-            { header: '核销次数', kind: 'integer', value: (r) => r.check_num },
-            { header: '分配比例', kind: 'decimal', value: (r) => r.distribute_percent },
-            { header: '分配金额(元)', kind: 'money', value: (r) => Number(r.distribute_amount), total: true },
-            { header: '时间', kind: 'datetime', value: (r) => r.created_at },
-          ],
-          totalRow: '合计',
-          batches,
-        }),
-    }),
-    defineRoute({
-      method: 'POST', path: '/bench/csv', channels: ['manage'], auth: 'public', summary: 'bench', tags: ['bench'], response: 'file',
-      handler: async () => new FileResponse('text/csv; charset=utf-8', Readable.from(csvLines())),
-    }),
-  ],
-});
-
-const store = await openStore(null, 'bench:');
-const app = await buildApp({ config, database, store, logger: false, modules: [...MODULES, bench] });
-const base = await app.listen({ port: 0, host: '127.0.0.1' });
-
-async function measure(kind: 'xlsx' | 'csv') {
-  global.gc?.();
-  const before = process.memoryUsage().rss;
-  let peak = before;
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
-  const started = performance.now();
-  const res = await fetch(`${base}/manage-api/bench/${kind}`, { method: 'POST' });
-  let bytes = 0;
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
-  const seconds = (performance.now() - started) / 1000;
-  clearInterval(sampler);
-  return { kind, status: res.status, bytes, seconds, rowsPerS: ROWS / seconds, peakRssMb: peak / 1024 / 1024, growthMb: (peak - before) / 1024 / 1024 };
-}
-
-const csv = await measure('csv');
-const xlsx = await measure('xlsx');
-const csv2 = await measure('csv');
-const baseline = Math.max(csv.rowsPerS, csv2.rowsPerS);
-
-console.log(`export of ${ROWS.toLocaleString('en')} rows on ${database.kind}, keyset batches of ${BATCH}, over HTTP`);
-for (const m of [csv, xlsx]) {
-  console.log(`  ${m.kind.padEnd(4)}  ${m.seconds.toFixed(2)} s  ${Math.round(m.rowsPerS).toLocaleString('en')} rows/s  ${(m.bytes / 1e6).toFixed(1)} MB  peak RSS ${m.peakRssMb.toFixed(0)} MB (+${m.growthMb.toFixed(0)} MB during the export)`);
-}
-console.log(`  xlsx/csv ratio ${(xlsx.rowsPerS / baseline).toFixed(2)}  (targets: xlsx ≥ 100,000 rows/s → ${xlsx.rowsPerS >= 100_000 ? 'met' : 'NOT met'}; peak RSS ≤ 256 MB → ${xlsx.peakRssMb <= 256 ? 'met' : 'NOT met'})`);
-report({ goal: `xlsx export of ${ROWS.toLocaleString('en')} rows (${database.kind}), rate`, value: xlsx.rowsPerS, unit: 'rows/s', baseline: { name: 'csv of the same reads', value: baseline }, ratio: xlsx.rowsPerS / baseline, target: '≥ 100,000 rows/s', met: xlsx.rowsPerS >= 100_000, database: database.kind });
-report({ goal: `xlsx export of ${ROWS.toLocaleString('en')} rows (${database.kind}), peak RSS`, value: xlsx.peakRssMb, unit: 'MB', target: '≤ 256 MB', met: xlsx.peakRssMb <= 256, database: database.kind });
-
-await app.close();
-await sql`drop table ${sql.table(table)}`.execute(db);
-await store.close();
-await deleteRedisKeys(config.redisUrl, config.storePrefix);
-await database.close();
-rmSync(dataDir, { recursive: true, force: true });

@@ -9,6 +9,7 @@ import type { MemberAdmin } from './member-admin.schemas.js';
 /** At most this many cards come with a member (newest binding first). */
 const CARDS_SHOWN = 500;
 
+/** A card's columns of a row; all null (card_id first) on the one row of a member without cards in the scope. */
 type CardRow = {
   card_id: number | null; card_number: string; card_model_id: number; card_model_name: string; card_status: number;
   expire_time: Date | null; bound_at: Date | null;
