@@ -56,7 +56,7 @@ try {
   const config = loadConfig({ ...process.env, ...(scratch ? { DATABASE_URL: scratch.url } : {}), DATA_DIR: dataDir, LOG_LEVEL: 'silent', ADMIN_PASSWORD: 'Bench@Reads2026', STORE_PREFIX: `bench:${randomBytes(4).toString('hex')}:` });
   cleanups.push(() => deleteRedisKeys(config.redisUrl, config.storePrefix));
   process.env.TZ = config.tz;
-  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, tz: config.tz });
+  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, tz: config.tz, poolMax: config.databasePoolMax });
   cleanups.push(() => database.close());
   await migrateToLatest(database.db);
   await seedReferenceData(database.db, { adminUsername: config.adminUsername, adminPassword: 'Bench@Reads2026', openApp: null });
