@@ -2,7 +2,8 @@
  * Authenticated reads through the whole service (token, session, permission, validation, envelope,
  * metrics) against a bare Fastify route in a process of its own that answers the same bytes,
  * measured in this run with autocannon at BENCH_CONNECTIONS connections:
- * - cached reads: queryRegionPage, the area tree (target ≥ 0.5 of bare, p99 ≤ 10 ms at 50 connections);
+ * - cached reads: queryRegionPage, the area tree uncompressed and with brotli as a client accepting it
+ *   gets it (target ≥ 0.5 of bare, p99 ≤ 10 ms at 50 connections);
  * - database reads: getRegion, getMember and queryMemberPage (first page, no filter) on BENCH_MEMBERS
  *   members (1,000,000; filled by bench/member-fill.ts) (target ≥ 0.3 of bare on PostgreSQL; on PGlite
  *   ≥ 0.6 of the raw PGlite rate of the statements the service runs for that request, run one at a time
@@ -17,8 +18,10 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { brotliDecompressSync } from 'node:zlib';
 import { sql, type CompiledQuery, type QueryId, type RootOperationNode } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { buildApp } from '../src/app.js';
@@ -44,6 +47,20 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1_000_000);
 const ONLY = process.env.BENCH_READS ? process.env.BENCH_READS.toLowerCase().split(',').map((w) => w.trim()).filter(Boolean) : null;
+
+/** A POST answered as it came over the wire: status, headers and the body's bytes, not decoded. */
+function rawPost(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 // Undone in reverse order at the end, whatever fails on the way: no scratch database, data directory
 // or bare server outlives the run.
@@ -118,9 +135,10 @@ try {
   const membersLabel = MEMBERS.toLocaleString('en-US');
   const allTargets: Target[] = [
     { name: 'queryRegionPage (cached)', path: '/manage-api/region/queryRegionPage', body: JSON.stringify({ pageNum: 1, pageSize: 10, levelType: 2 }), kind: 'cached' as const },
-    // Uncompressed: autocannon slows several-fold on an encoded answer while the service idles (profiled),
-    // so a compressed run measures the load generator. Compression is tested in test/platform/cached-reads.
-    { name: 'area tree (cached)', path: '/manage-api/system/area/tree', body: '{}', kind: 'cached' as const, headers: undefined as Record<string, string> | undefined },
+    // The 132 KB answer uncompressed, and as a client that accepts brotli gets it (26 KB, compressed once
+    // per cache generation): the bare route sends the same bytes with the same headers in both.
+    { name: 'area tree (cached)', path: '/manage-api/system/area/tree', body: '{}', kind: 'cached' as const },
+    { name: 'area tree (cached, brotli)', path: '/manage-api/system/area/tree', body: '{}', kind: 'cached' as const, headers: { 'accept-encoding': 'br' } },
     { name: 'getRegion (database)', path: '/manage-api/region/getRegion', body: JSON.stringify({ id: regionId }), kind: 'database',
       raw: [sql`select * from region where id = ${regionId}`.compile(database.db)] },
     { name: 'getMember (database)', path: '/manage-api/member/getMember', body: JSON.stringify({ id: memberId }), kind: 'database',
@@ -139,17 +157,20 @@ try {
   const bodyFiles: string[] = [];
   const headerSets: Array<Record<string, string>> = [];
   for (const t of targets) {
-    const res = await fetch(serviceUrl + t.path, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'accept-encoding': 'identity', ...(t.headers ?? {}) }, body: t.body });
-    const bytes = Buffer.from(await res.arrayBuffer());
+    // node:http, not fetch: fetch decodes a compressed answer, and the bare route must send the bytes
+    // as they left the service.
+    const res = await rawPost(serviceUrl + t.path, t.body, { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'accept-encoding': 'identity', ...(t.headers ?? {}) });
     if (res.status !== 200) throw new Error(`${t.path} answered ${res.status}`);
-    if (!t.headers && JSON.parse(bytes.toString()).errcode !== 0) throw new Error(`${t.path} refused: ${bytes.toString().slice(0, 200)}`);
-    const wrong = t.wrong?.(JSON.parse(bytes.toString()).data);
-    if (wrong) throw new Error(`${t.path} answered ${wrong}: ${bytes.toString().slice(0, 200)}`);
-    sizes.push(bytes.length);
+    if (t.headers?.['accept-encoding'] && res.headers['content-encoding'] !== t.headers['accept-encoding']) throw new Error(`${t.path} answered ${res.headers['content-encoding'] ?? 'uncompressed'}`);
+    const text = (res.headers['content-encoding'] === 'br' ? brotliDecompressSync(res.bytes) : res.bytes).toString();
+    if (JSON.parse(text).errcode !== 0) throw new Error(`${t.path} refused: ${text.slice(0, 200)}`);
+    const wrong = t.wrong?.(JSON.parse(text).data);
+    if (wrong) throw new Error(`${t.path} answered ${wrong}: ${text.slice(0, 200)}`);
+    sizes.push(res.bytes.length);
     bodyFiles.push(path.join(dataDir, `bare-${sizes.length - 1}.json`));
-    writeFileSync(bodyFiles[bodyFiles.length - 1], bytes);
+    writeFileSync(bodyFiles[bodyFiles.length - 1], res.bytes);
     const kept: Record<string, string> = {};
-    res.headers.forEach((v, k) => { if (!['date', 'content-length', 'connection', 'keep-alive', 'transfer-encoding'].includes(k)) kept[k] = v; });
+    for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string' && !['date', 'content-length', 'connection', 'keep-alive', 'transfer-encoding'].includes(k)) kept[k] = v;
     headerSets.push(kept);
   }
   const barePort = await freePort();
