@@ -32,8 +32,8 @@ function memberWithCards(scopeKind: Scope['kind']) {
         x.card_id, x.card_number, x.card_model_id, x.card_model_name, x.card_status, x.expire_time, x.bound_at
       from member m
       left join lateral (
-        select c.id as card_id, c.card_number, c.card_model_id, cm.name as card_model_name, c.status as card_status,
-          c.expire_time, b.bound_at
+        select b.id as binding_id, c.id as card_id, c.card_number, c.card_model_id, cm.name as card_model_name,
+          c.status as card_status, c.expire_time, b.bound_at
         from card_binding b
         join card c on c.id = b.card_id
         join card_model cm on cm.id = c.card_model_id
@@ -42,7 +42,7 @@ function memberWithCards(scopeKind: Scope['kind']) {
         limit ${sql.lit(CARDS_SHOWN)}
       ) x on true
       where m.id = ${p.id} and not m.is_deleted
-      order by x.bound_at desc nulls last, x.card_id desc`;
+      order by x.bound_at desc, x.binding_id desc`;
   });
 }
 
