@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Scope } from '../../platform/auth/permissions.js';
 import type { Executor } from '../../platform/db/executor.js';
 import { compiledOnce, preparedAs } from '../../platform/db/prepared.js';
+import { scopeCondition } from '../../platform/db/scope.js';
 import { formatDateTime } from '../../platform/time.js';
 import { MEMBER_COLUMNS, toPageRow, type MemberRow } from '../member/member-profile.repository.js';
 import type { MemberAdmin } from './member-admin.schemas.js';
@@ -23,10 +24,12 @@ type CardRow = {
  */
 function memberWithCards(scopeKind: Scope['kind']) {
   return compiledOnce(['id', 'merchantId', 'shopId'], (p) => {
-    const inScope =
-      scopeKind === 'platform' ? sql``
-      : scopeKind === 'merchant' ? sql`and c.merchant_id = ${p.merchantId}`
-      : sql`and c.merchant_id = ${p.merchantId} and c.shop_id = ${p.shopId}`;
+    // The shared scope condition, its ids the statement's stand-ins.
+    const merchantId = p.merchantId as number;
+    const scope: Scope =
+      scopeKind === 'platform' ? { kind: 'platform' }
+      : scopeKind === 'merchant' ? { kind: 'merchant', merchantId }
+      : { kind: 'shop', merchantId, shopId: p.shopId as number };
     return sql<MemberRow & CardRow>`${preparedAs(`member-cards-${scopeKind}`)}
       select ${sql.join(MEMBER_COLUMNS.map((c) => sql.ref(`m.${c}`)))},
         x.card_id, x.card_number, x.card_model_id, x.card_model_name, x.card_status, x.expire_time, x.bound_at
@@ -37,7 +40,8 @@ function memberWithCards(scopeKind: Scope['kind']) {
         from card_binding b
         join card c on c.id = b.card_id
         join card_model cm on cm.id = c.card_model_id
-        where b.member_id = m.id and not b.is_deleted and not c.is_deleted ${inScope}
+        where b.member_id = m.id and not b.is_deleted and not c.is_deleted
+          and ${scopeCondition(scope, 'c.merchant_id', 'c.shop_id')}
         order by b.bound_at desc, b.id desc
         limit ${sql.lit(CARDS_SHOWN)}
       ) x on true
