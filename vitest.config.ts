@@ -10,16 +10,18 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     env: { TZ: 'Asia/Shanghai' },
+    // Vitest 3 reads the fork pool's size and worker reuse from here, never from a project: set on the
+    // project alone they were ignored, and every file ran alone in a new process (docs/decisions.md).
+    // Workers are reused across files (isolate: false), so each imports the service's modules once.
+    pool: 'forks',
+    poolOptions: { forks: { maxForks: workers, minForks: 1, isolate: false } },
     projects: [
       {
         extends: true,
         test: {
           name: 'app',
-          isolate: false,
           include: ['test/**/*.test.ts'],
           exclude: ['test/**/*.process.test.ts'],
-          pool: 'forks',
-          poolOptions: { forks: { maxForks: workers, minForks: 1 } },
         },
       },
       {
@@ -29,7 +31,6 @@ export default defineConfig({
         test: {
           name: 'process',
           include: ['test/**/*.process.test.ts'],
-          pool: 'forks',
           poolOptions: { forks: { singleFork: true } },
         },
       },
