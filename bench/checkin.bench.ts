@@ -41,7 +41,7 @@ import { report } from './report.js';
 import { runLoadProcess } from './load-process.js';
 import { scratchDatabase } from './bench-app.js';
 import { profiled } from './profile.js';
-import { deleteRedisKeys } from '../test/helpers/redis-keys.js';
+import { benchStorePrefix, deleteRedisKeys } from '../test/helpers/redis-keys.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -63,7 +63,7 @@ const withDatabase = (url: string, name: string) => {
 
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tc-bench-checkin-'));
-const storePrefix = `bench:${randomBytes(4).toString('hex')}:`;
+const storePrefix = benchStorePrefix();
 const config = (databaseUrl: string) =>
   loadConfig({ ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'silent', STORE_PREFIX: storePrefix, LOGIN_RATE_PER_MIN: '1000' });
 process.env.TZ = config(baseUrl).tz;

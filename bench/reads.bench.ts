@@ -16,7 +16,6 @@
  * contain one of the words (case-insensitive), for a quick look at one path. No assertions on time.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -38,7 +37,7 @@ import { cardCount, fillMembers } from './member-fill.js';
 import { report } from './report.js';
 import { runLoadProcess } from './load-process.js';
 import { profiled } from './profile.js';
-import { deleteRedisKeys } from '../test/helpers/redis-keys.js';
+import { benchStorePrefix, deleteRedisKeys } from '../test/helpers/redis-keys.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -70,7 +69,7 @@ try {
   if (scratch) cleanups.push(() => scratch.drop());
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tc-bench-reads-'));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const config = loadConfig({ ...process.env, ...(scratch ? { DATABASE_URL: scratch.url } : {}), DATA_DIR: dataDir, LOG_LEVEL: 'silent', ADMIN_PASSWORD: 'Bench@Reads2026', STORE_PREFIX: `bench:${randomBytes(4).toString('hex')}:` });
+  const config = loadConfig({ ...process.env, ...(scratch ? { DATABASE_URL: scratch.url } : {}), DATA_DIR: dataDir, LOG_LEVEL: 'silent', ADMIN_PASSWORD: 'Bench@Reads2026', STORE_PREFIX: benchStorePrefix() });
   cleanups.push(() => deleteRedisKeys(config.redisUrl, config.storePrefix));
   process.env.TZ = config.tz;
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, tz: config.tz, poolMax: config.databasePoolMax });

@@ -18,7 +18,7 @@ import { ensureRole, insertStaff } from '../src/db/seed/admin.repository.js';
 import { hashPassword } from '../src/platform/auth/password.js';
 import { openStore } from '../src/platform/store/index.js';
 import { report } from './report.js';
-import { deleteRedisKeys } from '../test/helpers/redis-keys.js';
+import { benchStorePrefix, deleteRedisKeys } from '../test/helpers/redis-keys.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
@@ -38,7 +38,7 @@ try {
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
     ADMIN_PASSWORD: password,
-    STORE_PREFIX: `bench:${randomBytes(4).toString('hex')}:`,
+    STORE_PREFIX: benchStorePrefix(),
     LOGIN_RATE_PER_MIN: '1000',
   });
   process.env.TZ = config.tz;

@@ -1,4 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+
+/** A bench run's store prefix: its own, so deleteRedisKeys removes its keys and no other run's. */
+export function benchStorePrefix(): string {
+  return `bench:${randomBytes(4).toString('hex')}:`;
+}
 
 /**
  * Deletes every key of the Redis at `url` that starts with `prefix`. Test runs and benches each put
