@@ -10,11 +10,12 @@ import type { MemberAdmin } from './member-admin.schemas.js';
 /** At most this many cards come with a member (newest binding first). */
 const CARDS_SHOWN = 500;
 
-/** A card's columns of a row; all null (card_id first) on the one row of a member without cards in the scope. */
-type CardRow = {
-  card_id: number | null; card_number: string; card_model_id: number; card_model_name: string; card_status: number;
-  expire_time: Date | null; bound_at: Date | null;
+/** A card's columns of a row; all null on the one row of a member without cards in the scope. */
+type CardColumns = {
+  card_id: number; card_number: string; card_model_id: number; card_model_name: string; card_status: number;
+  expire_time: Date | null; bound_at: Date;
 };
+type CardRow = CardColumns | { [K in keyof CardColumns]: null };
 
 /**
  * The member and the cards bound to it, in one statement: each row is the member with one card (or
@@ -61,8 +62,8 @@ export async function findMemberWithCards(db: Executor, id: number, scope: Scope
     id, merchantId: scope.kind === 'platform' ? null : scope.merchantId, shopId: scope.kind === 'shop' ? scope.shopId : null,
   });
   if (rows.length === 0) return null;
-  const cards = rows.filter((r) => r.card_id !== null).map((r) => ({
-    cardId: r.card_id!, cardNumber: r.card_number, cardModelId: r.card_model_id, cardModelName: r.card_model_name,
+  const cards = rows.filter((r): r is MemberRow & CardColumns => r.card_id !== null).map((r) => ({
+    cardId: r.card_id, cardNumber: r.card_number, cardModelId: r.card_model_id, cardModelName: r.card_model_name,
     status: r.card_status, expireTime: formatDateTime(r.expire_time), boundTime: formatDateTime(r.bound_at),
   }));
   return { ...toPageRow(rows[0]), cards };
