@@ -1,13 +1,14 @@
 import path from 'node:path';
 import { mkdirSync } from 'node:fs';
-import { CompiledQuery, Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
-import type { PGlite } from '@electric-sql/pglite';
+import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import type { PoolConfig, QueryConfig } from 'pg';
 import type { DB } from '../../db/types.js';
 import { TransactionGuard } from './transaction.js';
 import { namedStatement } from './prepared.js';
 import { isPgTimeout } from './pg-errors.js';
 import { ensurePgliteDataDir } from './pglite-initdb.js';
+import { PgliteThread } from './pglite-thread.js';
+import { PgliteThreadDialect } from './pglite-thread-dialect.js';
 
 export type Db = Kysely<DB>;
 
@@ -184,27 +185,15 @@ function openPglite(opts: DatabaseOptions): Database {
     dataDir = path.join(opts.dataDir, 'pglite');
     mkdirSync(dataDir, { recursive: true });
   }
-  let instance: Promise<PGlite> | null = null;
-  const pglite = () =>
-    (instance ??= Promise.all([
-      import('@electric-sql/pglite'),
-      dataDir && !opts.loadDataDir ? ensurePgliteDataDir(dataDir) : null,
-    ]).then(
-      ([{ PGlite }]) =>
-        new PGlite({
-          dataDir,
-          loadDataDir: opts.loadDataDir,
-          parsers: { [INT8]: parseInt8, [DATE]: keepText },
-          // Only in-memory (test) databases trade durability for speed; a data directory keeps every commit.
-          relaxedDurability: opts.inMemory === true,
-          // A test file starts from a dump of one such database: 1 MB WAL segments instead of 16 MB
-          // make that dump a quarter smaller and each file's start ~0.2 s shorter (measured).
-          ...(opts.inMemory ? { initDbStartParams: ['--wal-segsize=1'] } : {}),
-        }),
-    ));
+  let started: Promise<PgliteThread> | null = null;
+  const thread = () =>
+    (started ??= (async () => {
+      if (dataDir && !opts.loadDataDir) await ensurePgliteDataDir(dataDir);
+      return PgliteThread.start({ dataDir, loadDataDir: opts.loadDataDir, inMemory: opts.inMemory === true });
+    })());
   const db = guarded(new TransactionGuard(), (plugins) => new Kysely<DB>({
-    dialect: new PGliteDialect({
-      pglite,
+    dialect: new PgliteThreadDialect({
+      thread,
       onCreateConnection: async (conn) => {
         await conn.executeQuery(CompiledQuery.raw(`set time zone '${opts.tz.replace(/'/g, "''")}'`));
       },
@@ -220,14 +209,9 @@ function openPglite(opts: DatabaseOptions): Database {
     },
     close: async () => {
       await db.destroy();
-      const opened = instance && (await instance);
-      if (opened && !opened.closed) await opened.close();
+      // A thread started but never used by a query (the driver never initialised) is closed here.
+      if (started) await (await started).close();
     },
-    dump: async () => {
-      const pg = await pglite();
-      // A database dumped at a checkpoint starts without replaying the WAL written since the last one.
-      await pg.exec('checkpoint');
-      return pg.dumpDataDir('none');
-    },
+    dump: async () => (await thread()).dump(),
   };
 }

@@ -21,9 +21,9 @@ export class PoolQueryInTransactionError extends Error {
 
 /**
  * Installed on every root `Db` (openDatabase). Plugins run when a query is compiled, before it waits
- * for a connection: on PGlite (one connection behind Kysely's mutex) a pool query inside the caller's
- * own transaction would wait forever for that transaction; on PostgreSQL it would silently run
- * outside it. Either way it is a bug, so it fails at once. Transactions opened by `inTransaction`
+ * for a connection: on PGlite (one session, where an open transaction holds every other statement) a
+ * pool query inside the caller's own transaction would wait forever for that transaction; on
+ * PostgreSQL it would silently run outside it. Either way it is a bug, so it fails at once. Transactions opened by `inTransaction`
  * hand their work a plugin-free `trx`, so their own queries pass.
  */
 export class TransactionGuard implements KyselyPlugin {
