@@ -207,15 +207,29 @@ try {
    * the rate is the database's own, not the wait of one caller for each answer from that thread.
    */
   async function rawQueryRate(statements: CompiledQuery[]): Promise<number> {
-    const started = performance.now();
-    let n = 0;
+    const until = performance.now() + DURATION_S * 1000;
+    let done = 0;
+    // Statements finished within the window count, each as its share of a run: with many in flight a
+    // run's last statement waits behind the others' (a window of slow ones might see no run end), and
+    // those still queued at its end finish uncounted.
     await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-      while (performance.now() - started < DURATION_S * 1000) {
-        for (const q of statements) await database.db.executeQuery(q);
-        n++;
+      while (performance.now() < until) {
+        for (const q of statements) {
+          await database.db.executeQuery(q);
+          if (performance.now() <= until) done++;
+        }
       }
     }));
-    return n / ((performance.now() - started) / 1000);
+    return done / statements.length / DURATION_S;
+  }
+
+  /**
+   * Waits until the statements of requests still in flight when a load ended have run: a statement
+   * sent now runs after them (PGlite runs them in order), so the next measurement starts on an idle
+   * database (slow reads left seconds of queued work behind).
+   */
+  async function settled(): Promise<void> {
+    await sql`select 1`.execute(database.db);
   }
 
   console.log(`authenticated reads: ${database.kind} database, ${store.kind} store, ${CONNECTIONS} connections, ${DURATION_S} s each`);
@@ -223,6 +237,7 @@ try {
   for (const [i, t] of targets.entries()) {
     await load(`http://127.0.0.1:${barePort}/${i}`, '{}'); // warm both up
     await load(serviceUrl + t.path, t.body, { authorization: `Bearer ${token}`, ...(t.headers ?? {}) });
+    await settled();
     const pgliteRead = t.kind === 'database' && database.kind === 'pglite';
     const rounds: Array<{ rps: number; p99: number; base: number; ratio: number }> = [];
     for (let round = 0; round < ROUNDS; round++) {
@@ -233,6 +248,7 @@ try {
       const real = await profiled(`service-${i}-${round}`, () => load(serviceUrl + t.path, t.body, { authorization: `Bearer ${token}`, ...(t.headers ?? {}) }));
       const cpu = process.cpuUsage(cpuBefore);
       const cpuPerAnswer = (cpu.user + cpu.system) / (real.rps * DURATION_S);
+      await settled();
       const raw = pgliteRead ? await rawQueryRate(t.raw!) : null;
       const base = raw ?? bareRun.rps;
       rounds.push({ rps: real.rps, p99: real.p99, base, ratio: real.rps / base });
