@@ -209,7 +209,6 @@ function openPglite(opts: DatabaseOptions): Database {
     },
     close: async () => {
       await db.destroy();
-      // A thread started but never used by a query (the driver never initialised) is closed here.
       if (started) await (await started).close();
     },
     dump: async () => (await thread()).dump(),

@@ -12,7 +12,8 @@ await pg.waitReady;
 await pg.close();
 `;
 
-function pgliteModuleUrl(): string {
+/** Where PGlite's module is, for code that loads it outside this process's module graph (a child, a thread). */
+export function pgliteModuleUrl(): string {
   try {
     return import.meta.resolve('@electric-sql/pglite');
   } catch {

@@ -72,9 +72,8 @@ class PgliteThreadDriver implements Driver {
 
   async releaseConnection(): Promise<void> {}
 
-  async destroy(): Promise<void> {
-    await this.thread?.close();
-  }
+  // The thread is its opener's to close (openPglite's close), also when no statement ever ran.
+  async destroy(): Promise<void> {}
 }
 
 class PgliteThreadConnection implements DatabaseConnection {

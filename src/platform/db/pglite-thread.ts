@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { pgliteModuleUrl } from './pglite-initdb.js';
 
 /**
  * The embedded PostgreSQL (PGlite, WebAssembly) on a worker thread of its own. In the request thread a
@@ -65,7 +65,7 @@ export class PgliteThread {
     const worker = new Worker(THREAD_SOURCE, {
       eval: true,
       workerData: {
-        pgliteEntry: createRequire(import.meta.url).resolve('@electric-sql/pglite'),
+        pgliteModule: pgliteModuleUrl(),
         dataDir: opts.dataDir ?? null,
         inMemory: opts.inMemory,
         dump,
@@ -142,20 +142,23 @@ function toError(sent: SentError): Error {
 const THREAD_SOURCE = String.raw`
 'use strict';
 const { parentPort, workerData } = require('node:worker_threads');
-const { PGlite } = require(workerData.pgliteEntry);
 // Ids and counts are bigint in SQL but stay far below 2^53, so they travel as plain numbers;
 // dates stay 'YYYY-MM-DD' strings so no time zone can shift them.
 const INT8 = 20;
 const DATE = 1082;
-const pg = new PGlite({
-  dataDir: workerData.dataDir ?? undefined,
-  loadDataDir: workerData.dump ? new Blob([workerData.dump]) : undefined,
-  parsers: { [INT8]: (v) => Number(v), [DATE]: (v) => v },
-  // Only in-memory (test) databases trade durability for speed; a data directory keeps every commit.
-  relaxedDurability: workerData.inMemory === true,
-  // A test file starts from a dump of one such database: 1 MB WAL segments instead of 16 MB make
-  // that dump a quarter smaller and each file's start ~0.2 s shorter (measured).
-  ...(workerData.inMemory ? { initDbStartParams: ['--wal-segsize=1'] } : {}),
+let pg;
+const ready = import(workerData.pgliteModule).then(({ PGlite }) => {
+  pg = new PGlite({
+    dataDir: workerData.dataDir ?? undefined,
+    loadDataDir: workerData.dump ? new Blob([workerData.dump]) : undefined,
+    parsers: { [INT8]: (v) => Number(v), [DATE]: (v) => v },
+    // Only in-memory (test) databases trade durability for speed; a data directory keeps every commit.
+    relaxedDurability: workerData.inMemory === true,
+    // A test file starts from a dump of one such database: 1 MB WAL segments instead of 16 MB make
+    // that dump a quarter smaller and each file's start ~0.2 s shorter (measured).
+    ...(workerData.inMemory ? { initDbStartParams: ['--wal-segsize=1'] } : {}),
+  });
+  return pg.waitReady;
 });
 // connection id → its open transaction: { tx, commit, rollback, closed }
 const transactions = new Map();
@@ -217,7 +220,7 @@ function fieldsOf(e) {
 }
 
 parentPort.on('message', (m) => {
-  pg.waitReady.then(() => ops[m.op](m)).then(
+  ready.then(() => ops[m.op](m)).then(
     (value) => parentPort.postMessage({ id: m.id, ok: true, value }, value instanceof ArrayBuffer ? [value] : []),
     (e) => parentPort.postMessage({ id: m.id, ok: false, error: { name: e?.name ?? 'Error', message: e?.message ?? String(e), fields: fieldsOf(e ?? {}) } }),
   );
