@@ -8,6 +8,7 @@ import { createConsumeRecordService } from './consume-record.service.js';
 import { createCheckFailService } from './check-fail.service.js';
 import { checkerConfigRoutes } from './checker-config.routes.js';
 import { createCheckerConfigService } from './checker-config.service.js';
+import { dayCountPruningJob } from './day-count-pruning.js';
 
 /**
  * Verifiers: login and logout (spec A 4.1), check-in and the verifier's records (B 4.2, app channel),
@@ -25,4 +26,5 @@ export const checkerModule = defineModule({
     }),
     ...checkerConfigRoutes(createCheckerConfigService({ db })),
   ],
+  jobs: ({ db }) => [dayCountPruningJob(db)],
 });
