@@ -21,7 +21,7 @@ import { registerHealth, type Lifecycle } from './platform/health.js';
 import { createModules, MODULES } from './modules/index.js';
 import type { ModuleDefinition } from './platform/module.js';
 import { createPlatformServices, type PlatformServices } from './platform/services.js';
-import { scheduleJobs } from './platform/jobs.js';
+import { scheduleJobs, type BackgroundJob } from './platform/jobs.js';
 import { PermissionCatalog } from './platform/auth/permission-catalog.js';
 import type { Deps } from './platform/deps.js';
 
@@ -116,15 +116,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       await recordOperation(db, ctx, bizId, { success: false, errcode: answer.errcode });
     }
   });
-  registerMetrics(app);
+  const metrics = registerMetrics(app);
   await registerOpenApi(app);
   registerHealth(app, { database, store, lifecycle: opts.lifecycle ?? { draining: false } });
-
-  const purge = setInterval(() => {
-    tokens.purgeExpired().catch((err: unknown) => app.log.warn({ err }, 'could not purge expired tokens'));
-  }, 60 * 60 * 1000);
-  purge.unref();
-  app.addHook('onClose', async () => clearInterval(purge));
 
   const services = await createPlatformServices({ config, db, store, logger: app.log }, opts.services);
   app.addHook('onClose', () => services.storage.close());
@@ -132,7 +126,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const deps: Deps = { config, database, db, store, cache, tokens, sessionValues, ...services, permissions: new PermissionCatalog() };
   const routes = createModules(deps, modules);
   deps.permissions.register(routes);
-  scheduleJobs(app, modules.flatMap((m) => m.jobs?.(deps) ?? []));
+  const purgeTokens: BackgroundJob = { name: 'purge expired tokens', everyMs: 60 * 60 * 1000, run: async () => void (await tokens.purgeExpired()) };
+  scheduleJobs(app, [purgeTokens, ...modules.flatMap((m) => m.jobs?.(deps) ?? [])], metrics);
   await registerRoutes(app, routes, {
     db,
     authenticator,

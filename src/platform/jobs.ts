@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 /**
  * A periodic task of a module (clean-ups, expiries). Every instance runs it on its own timer, so
@@ -12,20 +13,49 @@ export interface BackgroundJob {
 }
 
 /**
- * Runs each job every `everyMs` on this instance; a run still going when the next is due is not
- * doubled. Failures are logged, never thrown. Closing the app stops the timers and waits for runs
- * in progress, so none touches a database that is being closed.
+ * Each run's outcome and duration, and the time of the last success: a job that keeps failing only
+ * logs a warning per run, which nobody reads; `time() - background_job_last_success_timestamp_seconds`
+ * is what an alert watches.
  */
-export function scheduleJobs(app: FastifyInstance, jobs: BackgroundJob[]): void {
+function jobMetrics(registry: Registry) {
+  return {
+    runs: new Counter({ name: 'background_job_runs_total', help: 'Background job runs by outcome (ok, failed)', labelNames: ['job', 'outcome'], registers: [registry] }),
+    seconds: new Histogram({
+      name: 'background_job_duration_seconds', help: 'Background job run time', labelNames: ['job'],
+      buckets: [0.01, 0.1, 1, 10, 60, 600], registers: [registry],
+    }),
+    lastSuccess: new Gauge({ name: 'background_job_last_success_timestamp_seconds', help: 'When each background job last ran without failing', labelNames: ['job'], registers: [registry] }),
+  };
+}
+
+/**
+ * Runs each job every `everyMs` on this instance; a run still going when the next is due is not
+ * doubled. Failures are logged and counted in `registry`, never thrown. Closing the app stops the
+ * timers and waits for runs in progress, so none touches a database that is being closed.
+ */
+export function scheduleJobs(app: FastifyInstance, jobs: BackgroundJob[], registry?: Registry): void {
   if (jobs.length === 0) return;
+  const metrics = registry ? jobMetrics(registry) : null;
   const timers: NodeJS.Timeout[] = [];
   const running = new Map<string, Promise<void>>();
   for (const job of jobs) {
     const tick = () => {
       if (running.has(job.name)) return;
+      const started = performance.now();
+      const outcome = (result: 'ok' | 'failed') => {
+        metrics?.runs.inc({ job: job.name, outcome: result });
+        metrics?.seconds.observe({ job: job.name }, (performance.now() - started) / 1000);
+        if (result === 'ok') metrics?.lastSuccess.set({ job: job.name }, Date.now() / 1000);
+      };
       const run = job
         .run()
-        .catch((err: unknown) => app.log.warn({ err, job: job.name }, 'background job failed'))
+        .then(
+          () => outcome('ok'),
+          (err: unknown) => {
+            outcome('failed');
+            app.log.warn({ err, job: job.name }, 'background job failed');
+          },
+        )
         .finally(() => running.delete(job.name));
       running.set(job.name, run);
     };

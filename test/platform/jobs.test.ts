@@ -1,4 +1,5 @@
 import Fastify from 'fastify';
+import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { scheduleJobs } from '../../src/platform/jobs.js';
 
@@ -30,5 +31,23 @@ describe('module jobs (platform/jobs.ts)', () => {
     await closing;
     await vi.advanceTimersByTimeAsync(5000);
     expect(runs).toBe(2);
+  });
+
+  it('counts each run by outcome, times it and keeps the time of the last success in the registry', async () => {
+    vi.useFakeTimers({ now: new Date('2026-11-26T12:00:00Z') });
+    const app = Fastify({ logger: false });
+    const registry = new Registry();
+    let fail = false;
+    scheduleJobs(app, [{ name: 'tidy', everyMs: 1000, run: async () => { if (fail) throw new Error('boom'); } }], registry);
+    await vi.advanceTimersByTimeAsync(2000);
+    fail = true;
+    await vi.advanceTimersByTimeAsync(3000);
+    const text = await registry.metrics();
+    expect(text).toContain('background_job_runs_total{job="tidy",outcome="ok"} 2');
+    expect(text).toContain('background_job_runs_total{job="tidy",outcome="failed"} 3');
+    expect(text).toContain('background_job_duration_seconds_count{job="tidy"} 5');
+    // the second run (12:00:02) was the last to succeed
+    expect(text).toContain(`background_job_last_success_timestamp_seconds{job="tidy"} ${Date.parse('2026-11-26T12:00:02Z') / 1000}`);
+    await app.close();
   });
 });

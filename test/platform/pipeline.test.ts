@@ -313,6 +313,9 @@ describe('health, metrics and documents', () => {
     expect(res.body).toContain('# TYPE http_request_duration_seconds histogram');
     expect(res.body).toMatch(/http_request_duration_seconds_bucket\{[^}]*route="\/manage-api\/region\/queryRegionTree"/);
     expect(res.body).toContain('process_cpu_seconds_total');
+    // the background jobs' families, so an alert can watch a job that keeps failing
+    expect(res.body).toContain('# TYPE background_job_runs_total counter');
+    expect(res.body).toContain('# TYPE background_job_last_success_timestamp_seconds gauge');
   });
 
   it('counts each route, method and status in a series of its own', async () => {

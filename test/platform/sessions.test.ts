@@ -66,6 +66,25 @@ describe('account-wide revocation', () => {
   });
 });
 
+describe('expired token rows', () => {
+  it('are purged once their refresh token has expired too; live ones stay', async () => {
+    const expired = await staffSession(one, { kind: 'platform', permissions: ['sales:read'] });
+    const accessOnly = await staffSession(one, { kind: 'platform', permissions: ['sales:read'] });
+    const live = await staffSession(one, { kind: 'platform', permissions: ['sales:read'] });
+    const past = new Date(Date.now() - 1000);
+    const row = (token: string) => one.db.selectFrom('oauth2_token').select('id').where('access_hash', '=', hashToken(token)).executeTakeFirst();
+    await one.db.updateTable('oauth2_token').set({ access_expires_at: past, refresh_expires_at: past }).where('access_hash', '=', hashToken(expired.token)).execute();
+    await one.db.updateTable('oauth2_token').set({ access_expires_at: past }).where('access_hash', '=', hashToken(accessOnly.token)).execute();
+
+    expect(await tokensOf(one).purgeExpired()).toBeGreaterThanOrEqual(1);
+    expect(await row(expired.token)).toBeUndefined();
+    // its access token expired, its refresh token still works
+    expect(await row(accessOnly.token)).toBeDefined();
+    expect((await two.post('/manage-api/auth/refreshToken', { refreshToken: accessOnly.refreshToken })).body.errcode).toBe(0);
+    expect((await two.post(PAGE, {}, live.token)).body.errcode).toBe(0);
+  });
+});
+
 describe('per-session values', () => {
   it('keeps a value for the session across a token refresh, and another session cannot read it', async () => {
     const s = await staffSession(one, { kind: 'platform', permissions: ['sales:read'] });
