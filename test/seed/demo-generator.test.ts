@@ -105,6 +105,20 @@ describe('demo data generator', () => {
     }
   });
 
+  it('writes on the fast load, from its own count, the roll-up that folding through the repository writes', async () => {
+    // The fast load (a) counts the roll-up while it makes the checks (db/seed/demo/rollup.ts); the
+    // load through triggers (b) folds them with foldNextChecks. Same rows, to the last column.
+    if (first.status === 'created') expect(first.stats.loadMode).toBe('fast');
+    const rowsOf = async (db: Db, table: string) => (await sql.raw<{ n: number; md5: string }>(
+      `select count(*)::int as n, md5(coalesce(string_agg(to_jsonb(t)::text, E'\\n' order by to_jsonb(t)::text), '')) as md5 from ${table} t`,
+    ).execute(db)).rows[0];
+    for (const table of ['stat_check_rollup', 'stat_card_use', 'stat_resource_day', 'stat_check_day']) {
+      const fast = await rowsOf(a.db, table);
+      expect(fast.n, table).toBeGreaterThan(0);
+      expect(fast, table).toEqual(await rowsOf(b.db, table));
+    }
+  });
+
   it('fills the portrait\'s holder table (every living binding once), on the fast load as through its triggers', async () => {
     if (first.status === 'created') expect(first.stats.loadMode).toBe('fast');
     const holders = `select binding_id, card_model_id, merchant_id, shop_id, active_time, document, sex, birth, district from stat_holder`;

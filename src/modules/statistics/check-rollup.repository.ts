@@ -69,6 +69,16 @@ export async function foldNextChecks(trx: Executor, upTo: number, chunk: number 
   return { folded: Number(folded.numAffectedRows ?? 0), done: to >= upTo };
 }
 
+/**
+ * Moves the mark over checks `from`…`to` whose roll-up rows the caller wrote itself (the demo
+ * generator's fast load, db/seed/demo/rollup.ts), in the caller's transaction; its trigger fills
+ * stat_check_day. Refuses when the mark is not below `from`: those checks would count twice.
+ */
+export async function markFoldedByCaller(trx: Executor, from: number, to: number): Promise<void> {
+  const r = await sql`update stat_check_fold set folded_to = ${to}, folded_at = now() where id = 1 and folded_to < ${from}`.execute(trx);
+  if (Number(r.numAffectedRows ?? 0) !== 1) throw new Error(`the roll-up's mark is not below check ${from}`);
+}
+
 export interface RevokedCheckKey {
   id: number;
   cardId: number;

@@ -3,6 +3,7 @@ import { VALIDITY_MONTHS, type ModelPlan } from './card-models.js';
 import type { CardPlan } from './cards.js';
 import { facePhotoUrl, PersonCache } from './people.js';
 import { apportion, Rng, searchCumulative } from './prng.js';
+import type { CheckRollup } from './rollup.js';
 import { isoTime, type Chunk, type Encoder, type TableRows } from './rows.js';
 
 /**
@@ -38,6 +39,8 @@ export interface CheckStreamInput {
   models: ModelPlan[];
   firstCheckId: number;
   referenceYear: number;
+  /** counts each check written into the statistics' roll-up (the fast load) */
+  rollup?: CheckRollup;
 }
 
 export interface CheckTally {
@@ -185,6 +188,7 @@ export function checkRows(input: CheckStreamInput, tally: CheckTally): TableRows
   function* chunks(enc: Encoder, maxRows: number): Generator<Chunk> {
     tally.rows = 0;
     tally.lastId = input.firstCheckId - 1;
+    input.rollup?.reset();
     const { sep, close, between } = enc;
     // Text that repeats: the route columns, consume_num/check_type/status, a holder's tourist columns.
     const routeText = routes.list.map((r) => sep + r.modelId + sep + r.skuId + sep + r.resourceId + sep + r.entranceId + sep + r.checkerId + sep);
@@ -200,6 +204,7 @@ export function checkRows(input: CheckStreamInput, tally: CheckTally): TableRows
       let n = 0;
       for (const k of order) {
         const i = buf.card[k];
+        input.rollup?.add(i, buf.rule[k]);
         const p = plan.person[i];
         let holder = holderText.get(p);
         if (holder === undefined) {
