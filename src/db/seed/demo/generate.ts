@@ -77,6 +77,8 @@ export interface DemoStats {
   now: string;
   backend: 'postgres' | 'pglite';
   loadMode: 'fast' | 'triggers';
+  /** how the statistics' roll-up was made: counted while writing the checks, or folded from them */
+  rollup: 'counted' | 'folded';
   rows: Record<string, number>;
   checkRows: number;
   /** seconds for the whole run, and for the check-in phase (write, index rebuild, FK check) */
@@ -182,8 +184,10 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
     const checkStart = performance.now();
     const tally: CheckTally = { rows: 0, lastId: 0 };
     const indexes = fast ? await dropPlainIndexes(exec, ['card_check']) : [];
-    // The fast load counts the checks' roll-up as it makes them; the load through triggers folds them.
-    const rollup = fast ? new CheckRollup(plan, cardModels.models) : undefined;
+    // The fast load into PostgreSQL counts the checks' roll-up as it makes them and COPYs it; PGlite
+    // takes rows as SQL literals, slower than folding them itself (100k checks: 1.4 against 0.8 s),
+    // and the load through triggers folds them too.
+    const rollup = fast && session.kind === 'postgres' ? new CheckRollup(plan, cardModels.models) : undefined;
     const firstCheckId = ids.peek('card_check');
     await write(checkRows({ seed, days, now, target: scale, plan, models: cardModels.models, firstCheckId, referenceYear: now.getFullYear(), rollup }, tally), 'checks');
     lap('checks: write');
@@ -231,7 +235,7 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
       status: 'created',
       message: `Demo data set made: ${tally.rows} check-ins, ${plan.count} cards, ${plan.newMembers} members (seed ${seed}, reference date ${formatDay(now)}).`,
       stats: {
-        seed, scale, now: formatDay(now), backend: session.kind, loadMode: fast ? 'fast' : 'triggers', rows, checkRows: tally.rows,
+        seed, scale, now: formatDay(now), backend: session.kind, loadMode: fast ? 'fast' : 'triggers', rollup: rollup ? 'counted' : 'folded', rows, checkRows: tally.rows,
         seconds, checkSeconds, checkRate: checkSeconds > 0 ? tally.rows / checkSeconds : 0, steps,
       },
     };
