@@ -6,7 +6,7 @@ import { deleteDayCountsBefore } from './day-count.repository.js';
 
 /** Rows per statement: each delete stays short (PGlite runs one statement at a time). */
 const PRUNE_BATCH = 5000;
-export const PRUNE_EVERY_MS = 60 * 60 * 1000;
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
 /** A day beyond the offline window, for instances whose clocks differ. */
 const MARGIN_H = 24;
 

@@ -13,8 +13,8 @@ import { encodeRows, isoTime, type Cell, type TableRows } from './rows.js';
  * repository, and the generator's test compares the two loads' roll-ups row for row, so this copy
  * of the fold's rule cannot drift from the repository's unnoticed.
  *
- * Every generated check has consume_num 1 and is living; every card is living and of its own model
- * (so its roll-up rows are counted).
+ * Every generated check has consume_num 1 and is living; every card is living, activated and of its
+ * own model (so its roll-up rows are counted and have an activation day).
  */
 export class CheckRollup {
   /** per model: each rule's slot, one slot per distinct resource */
@@ -47,8 +47,7 @@ export class CheckRollup {
     const { plan, models, checks, offset, resourceOfSlot } = this;
     const card = (i: number) => {
       const seller = sellerOf(org, plan.channel[i]);
-      const active = Number.isFinite(plan.activeMs[i]) ? isoTime(plan.activeMs[i]) : null;
-      return { id: plan.firstId + i, modelId: models[plan.model[i]].id, active, merchantId: seller.merchantId ?? null, shopId: seller.shopId ?? null };
+      return { id: plan.firstId + i, modelId: models[plan.model[i]].id, active: isoTime(plan.activeMs[i]), merchantId: seller.merchantId, shopId: seller.shopId };
     };
     const byModelId = [...models.keys()].sort((a, b) => models[a].id - models[b].id);
 
@@ -76,23 +75,27 @@ export class CheckRollup {
     }
 
     // stat_resource_day: entries per UTC day of the activation (stat_utc_day), model, resource and
-    // seller (0 for none); the key's text sorts as the primary key.
-    const dayEntries = new Map<string, number>();
+    // seller, in its primary key's order (day first).
+    const dayEntries = new Map<string, [day: string, modelId: number, resourceId: number, merchantId: number, shopId: number, entries: number]>();
     for (let i = 0; i < plan.count; i++) {
       const c = card(i);
-      if (c.active === null) continue;
       const m = plan.model[i];
       for (let s = 0; s < resourceOfSlot[m].length; s++) {
         const n = checks[offset[i] + s];
         if (n === 0) continue;
-        const key = [c.active.slice(0, 10), pad(c.modelId), pad(resourceOfSlot[m][s]), pad(c.merchantId ?? 0), pad(c.shopId ?? 0)].join(' ');
-        dayEntries.set(key, (dayEntries.get(key) ?? 0) + n);
+        const day = c.active.slice(0, 10);
+        const key = `${day} ${c.modelId} ${resourceOfSlot[m][s]} ${c.merchantId} ${c.shopId}`;
+        const entry = dayEntries.get(key);
+        if (entry) entry[5] += n;
+        else dayEntries.set(key, [day, c.modelId, resourceOfSlot[m][s], c.merchantId, c.shopId, n]);
       }
     }
-    const dayRows = [...dayEntries.keys()].sort().map((key): Cell[] => {
-      const [day, modelId, resourceId, merchantId, shopId] = key.split(' ');
-      return [Number(modelId), Number(resourceId), Number(merchantId), Number(shopId), day, dayEntries.get(key)!];
-    });
+    const byKey = (a: readonly (string | number)[], b: readonly (string | number)[]) => {
+      for (let k = 0; k < 5; k++) if (a[k] !== b[k]) return a[k] < b[k] ? -1 : 1;
+      return 0;
+    };
+    const dayRows = [...dayEntries.values()].sort(byKey).map(([day, modelId, resourceId, merchantId, shopId, entries]): Cell[] =>
+      [modelId, resourceId, merchantId, shopId, day, entries]);
 
     return [
       {
@@ -114,6 +117,3 @@ export class CheckRollup {
     ];
   }
 }
-
-/** Ids as fixed-width text, so the keys sort as the numbers do. */
-const pad = (n: number) => String(n).padStart(20, '0');
