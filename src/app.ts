@@ -22,6 +22,7 @@ import { createModules, MODULES } from './modules/index.js';
 import type { ModuleDefinition } from './platform/module.js';
 import { createPlatformServices, type PlatformServices } from './platform/services.js';
 import { scheduleJobs, type BackgroundJob } from './platform/jobs.js';
+import { embeddedBackupJob } from './platform/backup.js';
 import { PermissionCatalog } from './platform/auth/permission-catalog.js';
 import type { Deps } from './platform/deps.js';
 
@@ -127,7 +128,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const routes = createModules(deps, modules);
   deps.permissions.register(routes);
   const purgeTokens: BackgroundJob = { name: 'purge expired tokens', everyMs: 60 * 60 * 1000, run: async () => void (await tokens.purgeExpired()) };
-  scheduleJobs(app, [purgeTokens, ...modules.flatMap((m) => m.jobs?.(deps) ?? [])], metrics);
+  const backup = embeddedBackupJob(database, config.backup, (file) => app.log.info({ file }, 'embedded database backed up'));
+  scheduleJobs(app, [purgeTokens, ...(backup ? [backup] : []), ...modules.flatMap((m) => m.jobs?.(deps) ?? [])], metrics);
   await registerRoutes(app, routes, {
     db,
     authenticator,

@@ -27,6 +27,11 @@ export interface Database {
   close(): Promise<void>;
   /** PGlite only: the data directory as a tarball (test snapshots). */
   dump?(): Promise<Blob>;
+  /**
+   * PGlite with a data directory only: a copy of it, taken while the service runs, into `target`
+   * (a directory that must not exist yet); PgliteThread.copyDataDir says what the copy is.
+   */
+  copyDataDir?(target: string): Promise<void>;
 }
 
 export interface DatabaseOptions {
@@ -212,5 +217,6 @@ function openPglite(opts: DatabaseOptions): Database {
       if (started) await (await started).close();
     },
     dump: async () => (await thread()).dump(),
+    ...(dataDir ? { copyDataDir: async (target: string) => (await thread()).copyDataDir(target) } : {}),
   };
 }

@@ -24,6 +24,7 @@ export interface PgliteQueryResult {
 type Op =
   | { op: 'query'; conn: number; sql: string; params: readonly unknown[] }
   | { op: 'begin' | 'commit' | 'rollback'; conn: number }
+  | { op: 'copy-data-dir'; target: string }
   | { op: 'checkpoint-dump' | 'close' };
 
 /** A database error as the thread sends it: its message and its fields (code, constraint, detail …). */
@@ -95,6 +96,16 @@ export class PgliteThread {
   /** The data directory as a tarball, taken at a checkpoint (a start from it replays no WAL). */
   async dump(): Promise<Blob> {
     return new Blob([(await this.request({ op: 'checkpoint-dump' })) as ArrayBuffer]);
+  }
+
+  /**
+   * Copies the data directory to `target` (which must not exist) as it stands between two statements:
+   * after a checkpoint, with every statement held back while the files are copied, so the copy is
+   * what a crash at that instant would leave, which PostgreSQL starts from (replaying the WAL written
+   * since the checkpoint). Statements wait for the copy (a file copy, ~0.3 s for 200 MB here).
+   */
+  async copyDataDir(target: string): Promise<void> {
+    await this.request({ op: 'copy-data-dir', target });
   }
 
   async close(): Promise<void> {
@@ -204,6 +215,14 @@ const ops = {
       transactions.delete(m.conn);
     }
   },
+  async 'copy-data-dir'(m) {
+    if (!workerData.dataDir) throw new Error('an in-memory database has no data directory to copy');
+    await pg.exec('checkpoint');
+    // runExclusive holds the lock every statement takes, those of open transactions too. The copy is
+    // file by file in the kernel (copy_file_range, or a clone where the file system has them): fs.cp
+    // took 1.2 s where this takes ~0.3 s for 200 MB, and statements wait for all of it.
+    await pg.runExclusive(async () => copyTree(workerData.dataDir, m.target));
+  },
   async 'checkpoint-dump'() {
     await pg.exec('checkpoint');
     return (await pg.dumpDataDir('none')).arrayBuffer();
@@ -212,6 +231,18 @@ const ops = {
     if (!pg.closed) await pg.close();
   },
 };
+
+function copyTree(from, to) {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  fs.mkdirSync(to);
+  for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
+    const source = path.join(from, entry.name);
+    const target = path.join(to, entry.name);
+    if (entry.isDirectory()) copyTree(source, target);
+    else if (entry.isFile()) fs.copyFileSync(source, target, fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE);
+  }
+}
 
 function fieldsOf(e) {
   const fields = {};
