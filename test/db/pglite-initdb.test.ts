@@ -7,7 +7,9 @@ import { ensurePgliteDataDir } from '../../src/platform/db/pglite-initdb.js';
 
 // The successful initialisation (a child process running PGlite's initdb, then the rename) is what
 // every `npm start` on a fresh directory does: test/platform/npm-start.process.test.ts checks it there.
-describe('the embedded data directory made in a child process', () => {
+// The embedded database's own machinery: the PGlite suite runs it; the PostgreSQL + Redis suite would
+// only run it again.
+describe.skipIf(process.env.DATABASE_URL)('the embedded data directory made in a child process', () => {
   let root = '';
   beforeEach(() => {
     root = mkdtempSync(path.join(tmpdir(), 'tc-initdb-'));

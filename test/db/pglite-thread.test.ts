@@ -8,7 +8,9 @@ import { isUniqueViolation } from '../../src/platform/db/pg-errors.js';
 
 // The embedded database on its own thread (pglite-thread.ts): what its callers relied on when it ran
 // on theirs — one transaction at a time, errors with their fields, values as they were — still holds.
-describe('PGlite on a thread of its own', () => {
+// The embedded database's own machinery: the PGlite suite runs it; the PostgreSQL + Redis suite would
+// only run it again.
+describe.skipIf(process.env.DATABASE_URL)('PGlite on a thread of its own', () => {
   let database: Database;
   beforeAll(async () => {
     database = openDatabase({ databaseUrl: null, dataDir: '.test-cache', tz: 'Asia/Shanghai', inMemory: true });
