@@ -28,12 +28,19 @@ async function main(): Promise<void> {
     connectTimeoutMs: config.databaseConnectTimeoutMs,
     queryTimeoutMs: config.databaseQueryTimeoutMs,
   });
+  // An upgrade of the embedded database is backed up before its migrations run: a migration that
+  // fails, or a version that must be rolled back, leaves the data of the version before restorable.
+  let backedUp: string | null = null;
+  const { takeBackup } = await import('./platform/backup.js');
+  const backupFirst = database.copyDataDir && config.backup.everyMs > 0
+    ? async () => void (backedUp = await takeBackup(database, config.backup))
+    : undefined;
   // Unbounded: a migration may run long, and so may the wait for another instance's.
   const prepared = prepareDatabase(database.unbounded, {
     adminUsername: config.adminUsername,
     adminPassword: config.adminPassword,
     openApp: config.openAppKey && config.openAppSecret ? { appKey: config.openAppKey, appSecret: config.openAppSecret } : null,
-  });
+  }, backupFirst);
   prepared.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
   const { openStore } = await import('./platform/store/index.js');
   const { buildApp } = await import('./app.js');
@@ -93,6 +100,7 @@ async function main(): Promise<void> {
     `  Tourism card service ready on ${base} (${database.kind}, ${store.kind} store)`,
     `  API docs:  ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
   ];
+  if (backedUp) lines.push(`  Backed up the database before migrating it (${seeded.migrations.length} migration${seeded.migrations.length === 1 ? '' : 's'}): ${backedUp}`);
   if (seeded.regionsSeeded) lines.push(`  Seeded ${seeded.regionsSeeded} regions.`);
   if (seeded.admin) {
     lines.push(`  Log in:    username "${seeded.admin.username}", password "${seeded.admin.password}"` +

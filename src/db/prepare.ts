@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../platform/db/database.js';
-import { migrateToLatest } from '../platform/db/migrate.js';
+import { migrateToLatest, type BeforeMigrating } from '../platform/db/migrate.js';
 import { seedReferenceData, type SeedOptions, type SeedOutcome } from './seed/reference.js';
 
 // Arbitrary, fixed: the key of the session advisory lock that start-ups take in turn.
@@ -13,11 +13,11 @@ const PREPARE_LOCK_KEY = 7_316_000_001;
  * not enough on their own: two transactions both see it empty and both insert.) A process that dies
  * holding the lock loses its connection, and the lock with it.
  */
-export async function prepareDatabase(db: Db, seed: SeedOptions): Promise<SeedOutcome & { migrations: string[] }> {
+export async function prepareDatabase(db: Db, seed: SeedOptions, beforeMigrating?: BeforeMigrating): Promise<SeedOutcome & { migrations: string[] }> {
   return db.connection().execute(async (conn) => {
     await sql`select pg_advisory_lock(${PREPARE_LOCK_KEY})`.execute(conn);
     try {
-      const migrations = await migrateToLatest(conn);
+      const migrations = await migrateToLatest(conn, beforeMigrating);
       return { ...(await seedReferenceData(conn, seed)), migrations };
     } finally {
       await sql`select pg_advisory_unlock(${PREPARE_LOCK_KEY})`.execute(conn);

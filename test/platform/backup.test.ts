@@ -5,7 +5,10 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/platform/db/database.js';
+import { Migrator } from 'kysely/migration';
 import { backupIfDue, embeddedBackupJob, listBackups, takeBackup } from '../../src/platform/backup.js';
+import { migrateToLatest } from '../../src/platform/db/migrate.js';
+import { migrationProvider } from '../../src/db/migrations/index.js';
 
 const HOUR = 60 * 60 * 1000;
 const TZ = 'Asia/Shanghai';
@@ -98,5 +101,19 @@ describe.skipIf(process.env.DATABASE_URL)('backups of the embedded database whil
     }
     expect(embeddedBackupJob(database, { ...settings, everyMs: 0 }, () => {})).toBeNull();
     expect(embeddedBackupJob(database, settings, () => {})?.name).toBe('embedded database backup');
+  });
+
+  it('lets an upgrade back the database up before it migrates one that holds an earlier version', async () => {
+    const calls: string[][] = [];
+    const hook = async (pending: string[]) => void calls.push(pending);
+    await migrateToLatest(database.db, hook); // a database without a migration table: nothing to keep
+    expect(calls).toEqual([]);
+    const names = Object.keys(await migrationProvider.getMigrations());
+    const down = await new Migrator({ db: database.db, provider: migrationProvider }).migrateDown();
+    expect(down.error).toBeUndefined();
+    expect(await migrateToLatest(database.db, hook)).toEqual([names[names.length - 1]]);
+    expect(calls).toEqual([[names[names.length - 1]]]);
+    expect(await migrateToLatest(database.db, hook)).toEqual([]); // up to date: not called
+    expect(calls).toHaveLength(1);
   });
 });
