@@ -74,7 +74,7 @@ export interface Config {
   /** Key prefix in the shared store, so several deployments (or test files) can share one Redis. */
   storePrefix: string;
   /** Backups the service takes of the embedded database (PGlite with a data directory only; src/platform/backup.ts). */
-  backup: { dir: string; everyMs: number; keep: number };
+  backup: { dir: string; stagingDir: string; everyMs: number; keep: number };
 }
 
 /** Raised for a bad environment value; main prints its message as the one line the operator sees. */
@@ -299,6 +299,7 @@ export function loadConfig(env: Env = process.env): Config {
     storePrefix: str(env, 'STORE_PREFIX', 'tc:'),
     backup: {
       dir: path.resolve(str(env, 'BACKUP_DIR', path.join(str(env, 'DATA_DIR', './data'), 'backups'))),
+      stagingDir: path.resolve(str(env, 'DATA_DIR', './data')),
       everyMs: int(env, 'BACKUP_INTERVAL_HOURS', 24, 0, 24 * 365) * 60 * 60 * 1000,
       keep: int(env, 'BACKUP_KEEP', 7, 1, 1000),
     },

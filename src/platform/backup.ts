@@ -13,6 +13,12 @@ import type { BackgroundJob } from './jobs.js';
  */
 export interface BackupSettings {
   dir: string;
+  /**
+   * Where the data directory is copied before it is packed: on the database's own file system
+   * (DATA_DIR), so the copy that statements wait for is a local one even when `dir` is a slow or
+   * remote disk.
+   */
+  stagingDir: string;
   /** a backup is taken when the newest one is this old; 0 turns backups off */
   everyMs: number;
   keep: number;
@@ -26,6 +32,7 @@ const CHECK_EVERY_MS = 10 * 60 * 1000;
 /** A staging directory or partial file this old was left by a run that died. */
 const LEFTOVER_MS = 60 * 60 * 1000;
 const BACKUP_NAME = /^pglite-(\d{8}T\d{6}Z)\.tar\.gz$/;
+const STAGING_PREFIX = '.backup-staging-';
 
 export interface BackupFile {
   file: string;
@@ -63,10 +70,12 @@ export async function backupIfDue(database: Database, settings: BackupSettings, 
 export async function takeBackup(database: Database, settings: BackupSettings, now = new Date()): Promise<string> {
   if (!database.copyDataDir) throw new Error('only the embedded database with a data directory is backed up by the service');
   await mkdir(settings.dir, { recursive: true });
+  await mkdir(settings.stagingDir, { recursive: true });
   await removeLeftovers(settings.dir, now);
+  await removeLeftovers(settings.stagingDir, now);
   const stamp = stampOf(now);
   const final = path.join(settings.dir, `pglite-${stamp}.tar.gz`);
-  const staging = path.join(settings.dir, `.staging-${stamp}-${process.pid}`);
+  const staging = path.join(settings.stagingDir, `${STAGING_PREFIX}${stamp}-${process.pid}`);
   const partial = `${final}.partial`;
   try {
     await database.copyDataDir(staging);
@@ -107,7 +116,7 @@ async function syncDirectory(dir: string): Promise<void> {
 
 async function removeLeftovers(dir: string, now: Date): Promise<void> {
   for (const name of await readdir(dir)) {
-    if (!name.startsWith('.staging-') && !name.endsWith('.tar.gz.partial')) continue;
+    if (!name.startsWith(STAGING_PREFIX) && !(name.startsWith('pglite-') && name.endsWith('.tar.gz.partial'))) continue;
     const full = path.join(dir, name);
     const info = await stat(full).catch(() => null);
     if (info && now.getTime() - info.mtimeMs > LEFTOVER_MS) await rm(full, { recursive: true, force: true });

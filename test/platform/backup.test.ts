@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -43,13 +43,14 @@ describe.skipIf(process.env.DATABASE_URL)('backups of the embedded database whil
         written++;
       }
     })();
-    const file = await takeBackup(database, { dir, everyMs: HOUR, keep: 7 });
+    const file = await takeBackup(database, { dir, stagingDir: path.join(root, 'live'), everyMs: HOUR, keep: 7 });
     writing = false;
     await writer;
     const after = await count(database);
     expect(after.n).toBe(before.n + written);
     expect(written).toBeGreaterThan(0);
-    expect(readdirSync(dir)).toEqual([path.basename(file)]); // no staging directory or partial file left
+    expect(readdirSync(dir)).toEqual([path.basename(file)]); // no partial file left
+    expect(readdirSync(path.join(root, 'live'))).toEqual(['pglite']); // nor a staging directory
 
     // Restored as docs/operations.md says: unpacked into an empty DATA_DIR/pglite.
     const restoredRoot = path.join(root, 'restored');
@@ -70,7 +71,7 @@ describe.skipIf(process.env.DATABASE_URL)('backups of the embedded database whil
   });
 
   it('takes one when the newest is older than the interval, and keeps the newest `keep`', async () => {
-    const settings = { dir: path.join(root, 'backups-due'), everyMs: 24 * HOUR, keep: 2 };
+    const settings = { dir: path.join(root, 'backups-due'), stagingDir: path.join(root, 'live'), everyMs: 24 * HOUR, keep: 2 };
     const t0 = new Date('2026-11-20T02:00:00Z');
     const first = await backupIfDue(database, settings, t0);
     expect(first).toMatch(/pglite-20261120T020000Z\.tar\.gz$/);
@@ -79,6 +80,24 @@ describe.skipIf(process.env.DATABASE_URL)('backups of the embedded database whil
     const third = await backupIfDue(database, settings, new Date(t0.getTime() + 49 * HOUR));
     expect((await listBackups(settings.dir)).map((b) => b.file)).toEqual([third, second]);
     expect(existsSync(first!)).toBe(false);
+
+    // What a run that died left: removed by the next run once an hour old (a younger one may be a run
+    // still going in another process).
+    const deadStaging = path.join(settings.stagingDir, '.backup-staging-20261120T000000Z-1');
+    const deadPartial = path.join(settings.dir, 'pglite-20261120T000000Z.tar.gz.partial');
+    const young = path.join(settings.dir, 'pglite-20261122T000000Z.tar.gz.partial');
+    mkdirSync(deadStaging);
+    writeFileSync(deadPartial, 'half');
+    writeFileSync(young, 'half');
+    const at = new Date(t0.getTime() + 73 * HOUR);
+    const twoHoursBefore = new Date(at.getTime() - 2 * HOUR);
+    utimesSync(deadStaging, twoHoursBefore, twoHoursBefore);
+    utimesSync(deadPartial, twoHoursBefore, twoHoursBefore);
+    utimesSync(young, at, at);
+    await backupIfDue(database, settings, at);
+    expect(existsSync(deadStaging)).toBe(false);
+    expect(existsSync(deadPartial)).toBe(false);
+    expect(existsSync(young)).toBe(true);
   });
 
   it('leaves nothing that looks like a backup when a run fails', async () => {
@@ -87,12 +106,13 @@ describe.skipIf(process.env.DATABASE_URL)('backups of the embedded database whil
       mkdirSync(target);
       throw new Error('disk full');
     } };
-    await expect(takeBackup(failing, { dir, everyMs: HOUR, keep: 7 })).rejects.toThrow('disk full');
+    await expect(takeBackup(failing, { dir, stagingDir: path.join(root, 'live'), everyMs: HOUR, keep: 7 })).rejects.toThrow('disk full');
     expect(readdirSync(dir)).toEqual([]);
+    expect(readdirSync(path.join(root, 'live'))).toEqual(['pglite']);
   });
 
   it('is scheduled only for a database with a data directory, and not when turned off', async () => {
-    const settings = { dir: path.join(root, 'unused'), everyMs: 24 * HOUR, keep: 7 };
+    const settings = { dir: path.join(root, 'unused'), stagingDir: path.join(root, 'live'), everyMs: 24 * HOUR, keep: 7 };
     const memory = openDatabase({ databaseUrl: null, dataDir: '.test-cache', tz: TZ, inMemory: true });
     try {
       expect(embeddedBackupJob(memory, settings, () => {})).toBeNull();

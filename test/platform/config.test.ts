@@ -33,14 +33,14 @@ describe('loadConfig defaults (DESIGN.md §7)', () => {
       openAppKey: null,
       openAppSecret: null,
       trustProxy: false,
-      backup: { dir: path.resolve('./data/backups'), everyMs: 24 * 60 * 60 * 1000, keep: 7 },
+      backup: { dir: path.resolve('./data/backups'), stagingDir: path.resolve('./data'), everyMs: 24 * 60 * 60 * 1000, keep: 7 },
     });
   });
 
   it('puts backups under DATA_DIR unless BACKUP_DIR says where, and takes BACKUP_INTERVAL_HOURS=0 as off', () => {
     expect(loadConfig({ DATA_DIR: '/srv/tc' }).backup.dir).toBe(path.resolve('/srv/tc/backups'));
     expect(loadConfig({ DATA_DIR: '/srv/tc', BACKUP_DIR: '/mnt/backups', BACKUP_INTERVAL_HOURS: '0', BACKUP_KEEP: '30' }).backup)
-      .toEqual({ dir: path.resolve('/mnt/backups'), everyMs: 0, keep: 30 });
+      .toEqual({ dir: path.resolve('/mnt/backups'), stagingDir: path.resolve('/srv/tc'), everyMs: 0, keep: 30 });
     expect(() => loadConfig({ BACKUP_KEEP: '0' })).toThrow(ConfigError);
     expect(() => loadConfig({ BACKUP_INTERVAL_HOURS: 'daily' })).toThrow(ConfigError);
   });
