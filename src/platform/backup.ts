@@ -69,7 +69,9 @@ export async function backupIfDue(database: Database, settings: BackupSettings, 
  */
 export async function takeBackup(database: Database, settings: BackupSettings, now = new Date()): Promise<string> {
   if (!database.copyDataDir) throw new Error('only the embedded database with a data directory is backed up by the service');
-  await mkdir(settings.dir, { recursive: true });
+  // A backup holds what the database does (password hashes, members' ID numbers), whose own files
+  // PostgreSQL keeps to its owner: so are the backups.
+  await mkdir(settings.dir, { recursive: true, mode: 0o700 });
   await mkdir(settings.stagingDir, { recursive: true });
   await removeLeftovers(settings.dir, now);
   await removeLeftovers(settings.stagingDir, now);
@@ -100,7 +102,7 @@ async function packDirectory(dir: string, file: string): Promise<void> {
   // Loaded on the first backup, as the export's zip writer is: most instances never take one.
   const { default: archiver } = await import('archiver');
   const archive = archiver('tar', { gzip: true, gzipOptions: { level: 1 } });
-  const written = pipeline(archive, createWriteStream(file, { flags: 'wx' }));
+  const written = pipeline(archive, createWriteStream(file, { flags: 'wx', mode: 0o600 }));
   archive.directory(dir, false);
   await Promise.all([archive.finalize(), written]);
 }

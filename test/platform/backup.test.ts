@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -50,6 +50,8 @@ describe.skipIf(process.env.DATABASE_URL)('backups of the embedded database whil
     expect(after.n).toBe(before.n + written);
     expect(written).toBeGreaterThan(0);
     expect(readdirSync(dir)).toEqual([path.basename(file)]); // no partial file left
+    expect(statSync(file).mode & 0o777).toBe(0o600); // the database's own files are its owner's alone
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(readdirSync(path.join(root, 'live'))).toEqual(['pglite']); // nor a staging directory
 
     // Restored as docs/operations.md says: unpacked into an empty DATA_DIR/pglite.

@@ -102,7 +102,7 @@ export class PgliteThread {
    * Copies the data directory to `target` (which must not exist) as it stands between two statements:
    * after a checkpoint, with every statement held back while the files are copied, so the copy is
    * what a crash at that instant would leave, which PostgreSQL starts from (replaying the WAL written
-   * since the checkpoint). Statements wait for the copy (a file copy, ~0.3 s for 200 MB here).
+   * since the checkpoint). Statements wait for the copy (~0.5 s for 200 MB here).
    */
   async copyDataDir(target: string): Promise<void> {
     await this.request({ op: 'copy-data-dir', target });
