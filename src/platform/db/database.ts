@@ -7,6 +7,7 @@ import { TransactionGuard } from './transaction.js';
 import { namedStatement } from './prepared.js';
 import { isPgTimeout } from './pg-errors.js';
 import { ensurePgliteDataDir } from './pglite-initdb.js';
+import { lockDataDir } from './data-dir-lock.js';
 import { PgliteThread } from './pglite-thread.js';
 import { PgliteThreadDialect } from './pglite-thread-dialect.js';
 
@@ -41,6 +42,8 @@ export interface DatabaseOptions {
   /** PGlite only: an in-memory database (tests), optionally started from a dumped data directory. */
   inMemory?: boolean;
   loadDataDir?: Blob;
+  /** PGlite with a data directory: how long a start waits for another process's lock on it to go stale (data-dir-lock.ts). */
+  lockWaitMs?: number;
   poolMax?: number;
   /**
    * PostgreSQL only; unset → no bound (tests, scripts). `connectTimeoutMs` bounds the wait for a
@@ -191,10 +194,19 @@ function openPglite(opts: DatabaseOptions): Database {
     mkdirSync(dataDir, { recursive: true });
   }
   let started: Promise<PgliteThread> | null = null;
+  let unlock: (() => Promise<void>) | null = null;
   const thread = () =>
     (started ??= (async () => {
-      if (dataDir && !opts.loadDataDir) await ensurePgliteDataDir(dataDir);
-      return PgliteThread.start({ dataDir, loadDataDir: opts.loadDataDir, inMemory: opts.inMemory === true });
+      if (!dataDir) return PgliteThread.start({ loadDataDir: opts.loadDataDir, inMemory: opts.inMemory === true });
+      unlock = await lockDataDir(dataDir, opts.lockWaitMs);
+      try {
+        if (!opts.loadDataDir) await ensurePgliteDataDir(dataDir);
+        return await PgliteThread.start({ dataDir, loadDataDir: opts.loadDataDir, inMemory: opts.inMemory === true });
+      } catch (err) {
+        await unlock();
+        unlock = null;
+        throw err;
+      }
     })());
   const db = guarded(new TransactionGuard(), (plugins) => new Kysely<DB>({
     dialect: new PgliteThreadDialect({
@@ -214,7 +226,12 @@ function openPglite(opts: DatabaseOptions): Database {
     },
     close: async () => {
       await db.destroy();
-      if (started) await (await started).close();
+      try {
+        if (started) await (await started.catch(() => null))?.close();
+      } finally {
+        await unlock?.();
+        unlock = null;
+      }
     },
     dump: async () => (await thread()).dump(),
     ...(dataDir ? { copyDataDir: async (target: string) => (await thread()).copyDataDir(target) } : {}),
