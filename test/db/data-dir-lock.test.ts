@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -38,7 +38,9 @@ describe.skipIf(process.env.DATABASE_URL)('one process at a time on an embedded 
     }
   });
 
-  it('takes over a lock its holder left behind once it has gone stale, and waits for that', async () => {
+  // The wait itself (a start after kill -9 finds the lock fresh and waits for it to go stale) is the
+  // PGlite restart of test/cluster/faults.process.test.ts.
+  it('takes over a lock its holder left behind once it has gone stale, and refuses a fresh one', async () => {
     const dir = path.join(root, 'crashed', 'pglite');
     mkdirSync(`${dir}.lock`, { recursive: true }); // what a process killed while holding it leaves
     const long = new Date(Date.now() - 60_000);
@@ -48,9 +50,5 @@ describe.skipIf(process.env.DATABASE_URL)('one process at a time on an embedded 
 
     mkdirSync(`${dir}.lock`); // a fresh one: the holder may be alive
     await expect(lockDataDir(dir, 0)).rejects.toThrow(/is in use/);
-    const started = Date.now();
-    const released = await lockDataDir(dir, 12_000); // not renewed by anyone: stale after 10 s
-    expect(Date.now() - started).toBeGreaterThanOrEqual(9_000);
-    await released();
   });
 });
