@@ -31,9 +31,11 @@ async function main(): Promise<void> {
   // An upgrade of the embedded database is backed up before its migrations run: a migration that
   // fails, or a version that must be rolled back, leaves the data of the version before restorable.
   let backedUp: string | null = null;
-  const { takeBackup } = await import('./platform/backup.js');
   const backupFirst = database.copyDataDir && config.backup.everyMs > 0
-    ? async () => void (backedUp = await takeBackup(database, config.backup))
+    ? async () => {
+      const { takeBackup } = await import('./platform/backup.js');
+      backedUp = await takeBackup(database, config.backup);
+    }
     : undefined;
   // Unbounded: a migration may run long, and so may the wait for another instance's.
   const prepared = prepareDatabase(database.unbounded, {
