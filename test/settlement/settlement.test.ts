@@ -1,6 +1,6 @@
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createShop } from '../helpers/factories.js';
+import { createCardModel, createCardModelRule, createShop, createSku, createSpu, uniq } from '../helpers/factories.js';
 import { itRefusesWhatStaffOperationsRefuse } from '../helpers/rejection-matrix.js';
 import { staffSession, type StaffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -273,5 +273,90 @@ describe('afresh, delete, check details, export', () => {
     await wb2.xlsx.load(got.raw.rawPayload as unknown as ArrayBuffer);
     expect(wb2.worksheets[0].rowCount).toBe(3);
     expect((await call('exportSettlementCardCheckDetailPage', { settlementDetailId: r1 }, merchantB)).body.errcode).toBe(403);
+  });
+});
+
+describe('what a recalculation or an adjustment may not leave behind', () => {
+  const detailRow = (id: number) => t.db.selectFrom('settlement_detail').select(['settlement_amount', 'decrease_amount', 'increase_amount', 'settlement_amount_actual']).where('id', '=', id).executeTakeFirstOrThrow();
+
+  it('refuses a recalculation that would leave a kept decrease above the new amount (409), changing nothing', async () => {
+    const late = await addCheck(t, w, 'r1', '2026-03-19 10:00:00'); // 60.00 × 0.85 → r1 settles 308.50 + 51.00
+    try {
+      const { a } = await orders();
+      const r1 = await detailId(a);
+      expect((await MOVES.confirm(a)).body.errcode).toBe(0);
+      await ok('calcSettlementCard', { id: a, details: [{ id: r1, decreaseAmount: 35950 }] });
+      const before = await detailRow(r1);
+      expect(before).toEqual({ settlement_amount: 35950, decrease_amount: 35950, increase_amount: 0, settlement_amount_actual: 0 });
+
+      await t.db.updateTable('card_check').set({ is_deleted: true }).where('id', '=', late).execute();
+      const res = await call('afreshSettlementCard', { settlementId: a, settlementDetailId: r1 }, platform);
+      expect(res.body).toEqual({
+        errcode: 409,
+        errmsg: `detail ${r1} would settle for less than 0 after the recalculation (30850 cents recalculated, a decrease of 35950 cents kept): lower its decrease with calcSettlementCard first`,
+      });
+      expect(await detailRow(r1)).toEqual(before);
+      expect((await ok('getSettlementCard', { id: a })).totalAmount).toBe(TOTAL_A - 30850);
+      expect(await status(a)).toBe(3);
+    } finally {
+      await t.db.updateTable('card_check').set({ is_deleted: true }).where('id', '=', late).execute();
+    }
+  });
+
+  it('refuses adjustments that would make the order due more than one payment can carry (400), changing nothing', async () => {
+    const { a } = await orders();
+    expect((await MOVES.confirm(a)).body.errcode).toBe(0);
+    const details = (await ok('getSettlementCard', { id: a })).details as Array<{ id: number }>;
+    const res = await call('calcSettlementCard', { id: a, details: details.map((d) => ({ id: d.id, increaseAmount: 100_000_000_000 })) }, platform);
+    expect(res.body.errcode).toBe(400);
+    expect(res.body.errmsg).toBe(`details is invalid: the order would total ${TOTAL_A + 300_000_000_000} cents, more than the 100000000000 cents one payment can carry`);
+    expect(await status(a)).toBe(2);
+    expect((await detailRow(details[0].id)).increase_amount).toBe(0);
+    // Up to the limit is fine, and can be paid.
+    await ok('calcSettlementCard', { id: a, details: [{ id: details[1].id, increaseAmount: 100_000_000_000 - TOTAL_A }] });
+    expect((await ok('getSettlementCard', { id: a })).totalAmount).toBe(100_000_000_000);
+  });
+
+  it('names the field of a detail of another order in calcSettlementCard', async () => {
+    const { a, b } = await orders();
+    expect((await MOVES.confirm(a)).body.errcode).toBe(0);
+    const res = await call('calcSettlementCard', { id: a, details: [{ id: await detailId(b), increaseAmount: 1 }] }, platform);
+    expect(res.body).toEqual({ errcode: 400, errmsg: 'details is invalid: the detail belongs to another settlement order' });
+  });
+
+  it('keeps the orders of one estimation within its unified pool when one of them is recalculated', async () => {
+    // A model whose two way-4 spots belong to merchants A and B, one check each: the pool 10.00 splits 5.00 / 5.00.
+    const model = await createCardModel(t.db, { name: `统一池卡 ${uniq()}` });
+    const spot = async (merchant: number, shop: number) => {
+      const spu = await createSpu(t.db, { merchant_id: merchant, shop_id: shop, name: `池景区 ${uniq()}` });
+      const sku = await createSku(t.db, { goods_id: spu });
+      await createCardModelRule(t.db, { card_model_id: model, resource_id: spu, buy_price: null, settlement_way: 4 });
+      return { spu, sku };
+    };
+    const spotA = await spot(w.merchantA, w.shopA1);
+    const spotB = await spot(w.merchantB, w.shopB1);
+    const check = (s: { spu: number; sku: number }, consume: number) => t.db.insertInto('card_check').values({
+      card_id: w.card, card_model_id: model, sku_id: s.sku, resource_id: s.spu, checker_id: w.checker,
+      tourist_name: '王五', tourist_mobile: '13800003333', consume_num: consume, check_time: '2026-03-15 10:00:00', check_date: '2026-03-15',
+    }).execute();
+    await check(spotA, 1);
+    await check(spotB, 1);
+    const calc = await t.post('/manage-api/estimation/calcEstimationCard', { cardModelId: model, profit: 1000, issueNum: 1, estimationPeriod: PERIOD }, platform.token);
+    expect((await t.post('/manage-api/estimation/submitEstimationCard', { id: calc.body.data.id }, platform.token)).body.errcode).toBe(0);
+    const rows = await t.db.selectFrom('settlement').select(['id', 'settlement_merchant_id']).where('estimation_id', '=', calc.body.data.id).execute();
+    const a = rows.find((r) => r.settlement_merchant_id === w.merchantA)!.id;
+    const b = rows.find((r) => r.settlement_merchant_id === w.merchantB)!.id;
+    const total = async (id: number) => (await ok('getSettlementCard', { id })).totalAmount as number;
+    expect([await total(a), await total(b)]).toEqual([500, 500]);
+
+    // Two late check-ins at A's spot: 3 : 1 would give A 7.50, but B holds 5.00 of the 10.00 already.
+    await check(spotA, 2);
+    await ok('afreshSettlementCard', { settlementId: a, settlementDetailId: await detailId(a) });
+    expect([await total(a), await total(b)]).toEqual([500, 500]);
+
+    // Once B's order is voided its share is free again, and A gets what its checks give it.
+    expect((await call('voidSettlementCard', { id: b, reason: 'merchant B left' }, platform)).body.errcode).toBe(0);
+    await ok('afreshSettlementCard', { settlementId: a, settlementDetailId: await detailId(a) });
+    expect(await total(a)).toBe(750);
   });
 });

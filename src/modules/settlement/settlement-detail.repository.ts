@@ -92,6 +92,23 @@ export async function detailRows(db: Executor, settlementId: number): Promise<Se
   return rows.map(toSettlementDetail);
 }
 
+/**
+ * The part of an estimation's unified pool (way 4) that its other orders hold, voided ones aside:
+ * what a recalculation of one order may not take again.
+ */
+export async function way4HeldByOthers(db: Executor, estimationId: number, exceptSettlementId: number): Promise<bigint> {
+  const r = await db
+    .selectFrom('settlement_detail as d')
+    .innerJoin('settlement as s', 's.id', 'd.settlement_id')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('d.settlement_amount'), eb.lit(0)).as('held'))
+    .where('s.estimation_id', '=', estimationId)
+    .where('s.id', '<>', exceptSettlementId)
+    .where('s.settlement_status', '<>', 9)
+    .where('d.settlement_way', '=', 4)
+    .executeTakeFirstOrThrow();
+  return BigInt(r.held);
+}
+
 export async function findDetail(db: Executor, id: number): Promise<SettlementDetailRecord | null> {
   const r = await db.selectFrom('settlement_detail').selectAll().where('id', '=', id).executeTakeFirst();
   return r ? toSettlementDetail(r) : null;

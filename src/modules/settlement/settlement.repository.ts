@@ -158,14 +158,16 @@ export async function insertSettlement(db: Executor, s: NewSettlement, details: 
   return { id, detailIds: await insertDetails(db, id, details, by) };
 }
 
-/** The order's totals set to the sums of its details, in SQL. */
-export async function refreshTotals(db: Executor, id: number, by: number): Promise<void> {
-  await sql`
+/** The order's totals set to the sums of its details, in SQL; answers the new total amount. */
+export async function refreshTotals(db: Executor, id: number, by: number): Promise<number> {
+  const r = await sql<{ total: string | number }>`
     update settlement set
       total_amount = coalesce((select sum(settlement_amount_actual) from settlement_detail where settlement_id = ${id}), 0),
       check_num = coalesce((select sum(check_num) from settlement_detail where settlement_id = ${id}), 0),
       updated_by = ${by}, updated_at = now()
-    where id = ${id}`.execute(db);
+    where id = ${id}
+    returning total_amount as total`.execute(db);
+  return Number(r.rows[0]?.total ?? 0);
 }
 
 /**

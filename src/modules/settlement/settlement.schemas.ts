@@ -106,7 +106,9 @@ export const ExportCheckDetailRequest = Type.Object({ settlementDetailId: Id, ke
 export const SettlementCardAfreshRequest = Type.Object({ settlementId: Id, settlementDetailId: Id });
 
 const Remark = Type.String({ maxLength: 512 });
-const Cents = Type.Integer({ minimum: 0, maximum: 100_000_000_000, description: 'cents' });
+/** The most one payment carries (paySettlementCard's amount), so no order may come to be due more. */
+export const MAX_PAYABLE_CENTS = 100_000_000_000;
+const Cents = Type.Integer({ minimum: 0, maximum: MAX_PAYABLE_CENTS, description: 'cents' });
 
 export const ConfirmRequest = Type.Object({ id: Id, remark: Opt(Remark) });
 

@@ -1,22 +1,24 @@
 import { scopeOf, type Scope } from '../../platform/auth/permissions.js';
 import type { Db } from '../../platform/db/database.js';
 import { parseDateRange } from '../../platform/date-range.js';
-import { loggedTransaction, type Trx } from '../../platform/db/transaction.js';
+import { advisoryLock, loggedTransaction, type Trx } from '../../platform/db/transaction.js';
 import { readAhead } from '../../platform/export/prefetch.js';
 import { XlsxExport } from '../../platform/export/xlsx-export.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
 import { forbidden } from '../../platform/errors.js';
 import { formatDateTime } from '../../platform/time.js';
+import { largestRemainderSplit } from '../allocation/split.js';
 import * as checks from './check-detail.repository.js';
 import { checkWatermark } from './settlement-calc.repository.js';
 import { actualAmount, computeSettlementDetails, type ResourceDetail } from './settlement-calc.js';
 import {
-  detailNotFound, detailOfAnother, merchantOnly, negativeActual, payAmountMismatch, platformOnly, settlementNotFound, tooManyDecimals, wrongStatus,
+  detailNotFound, detailOfAnother, merchantOnly, negativeActual, negativeAfterAfresh, payAmountMismatch, platformOnly, settlementNotFound,
+  tooManyDecimals, totalBeyondPayable, wrongStatus,
 } from './settlement.errors.js';
 import * as detailRepo from './settlement-detail.repository.js';
 import * as repo from './settlement.repository.js';
-import type { CalcRequest, CheckDetailPageQuery, ReviewRequest, SettlementInfo, SettlementPageQuery, SettlementSummary } from './settlement.schemas.js';
+import { MAX_PAYABLE_CENTS, type CalcRequest, type CheckDetailPageQuery, type ReviewRequest, type SettlementInfo, type SettlementPageQuery, type SettlementSummary } from './settlement.schemas.js';
 
 type Actor = 'merchant' | 'platform';
 
@@ -108,7 +110,8 @@ export function createSettlementService(deps: { db: Db }) {
     const computed = await computeSettlementDetails(trx, {
       cardModelId: row.cardModelId, start: row.startTime, end: row.endTime, issueNum: row.issueNum, profit: row.profit, maxCheckId,
     });
-    const mine = new Map(computed.filter((d) => d.merchantId === row.settlementMerchantId).map((d) => [d.resourceId, d]));
+    const own = computed.filter((d) => d.merchantId === row.settlementMerchantId);
+    const mine = new Map((await withinPool(trx, row, own)).map((d) => [d.resourceId, d]));
     const existing = await detailRepo.detailRows(trx, row.id);
     await checks.deleteSnapshots(trx, existing.map((d) => d.id));
     const detailIds = new Map<number, number>();
@@ -116,6 +119,7 @@ export function createSettlementService(deps: { db: Db }) {
       const fresh = mine.get(d.resourceId) ?? zeroDetail(d);
       mine.delete(d.resourceId);
       const actual = actualAmount(fresh.settlementAmount, d.estimationFactor, d.increaseAmount, d.decreaseAmount);
+      if (actual < 0) throw negativeAfterAfresh(d.id, fresh.settlementAmount, d.decreaseAmount);
       await detailRepo.updateDetailFigures(trx, d.id, fresh, actual, by);
       detailIds.set(d.resourceId, d.id);
     }
@@ -124,7 +128,30 @@ export function createSettlementService(deps: { db: Db }) {
     for (const [resourceId, detailId] of detailIds) {
       await checks.snapshotChecks(trx, row.id, detailId, { cardModelId: row.cardModelId, resourceId, start: row.startTime, end: row.endTime, maxCheckId });
     }
-    await repo.refreshTotals(trx, row.id, by);
+    const total = await repo.refreshTotals(trx, row.id, by);
+    if (total > MAX_PAYABLE_CENTS) throw totalBeyondPayable(null, total);
+  }
+
+  /**
+   * The orders of one estimation share its unified pool (way 4), and the others may have been paid
+   * already: a recalculated order's way-4 details take at most what the other living orders leave of
+   * the pool (split by their check counts when less than they would get), so the pool's orders never
+   * add up to more than issueNum × profit. Serialised per estimation, as two orders may be recalculated at once.
+   */
+  async function withinPool(trx: Trx, row: repo.SettlementRecord, details: ResourceDetail[]): Promise<ResourceDetail[]> {
+    const way4 = details.filter((d) => d.settlementWay === 4);
+    if (row.estimationId === null || way4.length === 0) return details;
+    await advisoryLock(trx, 'settlement-pool', row.estimationId);
+    const held = await detailRepo.way4HeldByOthers(trx, row.estimationId, row.id);
+    const pool = BigInt(row.issueNum) * BigInt(row.profit);
+    const left = pool > held ? pool - held : 0n;
+    if (way4.reduce((sum, d) => sum + BigInt(d.settlementAmount), 0n) <= left) return details;
+    const shares = largestRemainderSplit(left, way4.map((d) => ({ id: d.resourceId, weight: d.checkNum })));
+    const capped = new Map(way4.map((d, i) => [d.resourceId, Number(shares[i])]));
+    return details.map((d) => {
+      const amount = capped.get(d.resourceId);
+      return amount === undefined ? d : { ...d, settlementAmount: amount, settlementAmountActual: amount };
+    });
   }
 
   async function detailOf(ctx: AuthedContext, detailId: number) {
@@ -165,7 +192,7 @@ export function createSettlementService(deps: { db: Db }) {
           const rows = new Map((await detailRepo.detailRows(trx, row.id)).map((d) => [d.id, d]));
           for (const a of req.details) {
             const d = rows.get(a.id);
-            if (!d) throw detailOfAnother();
+            if (!d) throw detailOfAnother('details');
             const factor = a.estimationFactor ?? d.estimationFactor;
             if (Math.abs(factor * 10_000 - Math.round(factor * 10_000)) > 1e-6) throw tooManyDecimals('estimationFactor');
             const increase = a.increaseAmount ?? d.increaseAmount;
@@ -174,7 +201,8 @@ export function createSettlementService(deps: { db: Db }) {
             if (actual < 0) throw negativeActual(a.id);
             await detailRepo.adjustDetail(trx, a.id, { factor, increase, decrease, actual }, ctx.account.id);
           }
-          await repo.refreshTotals(trx, row.id, ctx.account.id);
+          const total = await repo.refreshTotals(trx, row.id, ctx.account.id);
+          if (total > MAX_PAYABLE_CENTS) throw totalBeyondPayable('details', total);
         },
       }),
 
@@ -206,7 +234,7 @@ export function createSettlementService(deps: { db: Db }) {
         then: async (trx, row) => {
           const detail = await detailRepo.findDetail(trx, detailId);
           if (!detail) throw detailNotFound();
-          if (detail.settlementId !== settlementId) throw detailOfAnother();
+          if (detail.settlementId !== settlementId) throw detailOfAnother('settlementDetailId');
           await recompute(trx, row, ctx.account.id);
         },
       });
