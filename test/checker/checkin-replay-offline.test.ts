@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uniq } from '../helpers/factories.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { CHECK_IN, checkIn, createSpot, heldCard, HOUR, verifierAt, wire, type Spot } from './checkin-fixtures.js';
 
@@ -53,6 +54,41 @@ describe('a nonce makes a re-sent scan idempotent', () => {
     const fails = await t.db.selectFrom('card_check_fail').select('nonce').where('nonce', '=', body.nonce).execute();
     expect(fails).toHaveLength(1);
     expect(await recordsOf(card.cardId)).toHaveLength(0);
+  });
+
+  it('answers a refused nonce again only for the same identifiers: another card or ID number with it is 1_013_000_013', async () => {
+    const reused = { errcode: 1_013_000_013, errmsg: 'This scan id (nonce) was already used for another scan.' };
+    const n = nonce();
+    const unknown = { skuId: spot.skuId, cardNumber: uniq('NOPE').slice(0, 20), nonce: n };
+    const refused = await checkIn(t, spot.checker.token, unknown);
+    expect(refused.body.errcode).toBe(1_013_000_001);
+    expect((await checkIn(t, spot.checker.token, unknown)).body).toEqual(refused.body);
+    const good = await heldCard(t.db, spot.modelId);
+    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: good.cardNumber, nonce: n })).body).toEqual(reused);
+    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo: good.idNo, nonce: n })).body).toEqual(reused);
+    expect(await recordsOf(good.cardId)).toHaveLength(0);
+    // The card was fine: with a nonce of its own it passes.
+    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: good.cardNumber, nonce: nonce() })).body.errcode).toBe(0);
+
+    // The same by ID number: the same person again is the same refusal, another person's number is not.
+    const m = nonce();
+    const nobody = { skuId: spot.skuId, idNo: uniq('9').slice(0, 18), nonce: m };
+    const noCard = await checkIn(t, spot.checker.token, nobody);
+    expect(noCard.body.errcode).toBe(1_013_000_008);
+    expect((await checkIn(t, spot.checker.token, nobody)).body).toEqual(noCard.body);
+    const someone = await heldCard(t.db, spot.modelId);
+    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo: someone.idNo, nonce: m })).body).toEqual(reused);
+    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: someone.cardNumber, nonce: m })).body).toEqual(reused);
+    expect(await recordsOf(someone.cardId)).toHaveLength(0);
+
+    // A refusal of a known card is answered again through that card's holder, as a check is.
+    const k = nonce();
+    const disabled = await heldCard(t.db, spot.modelId, { status: 3 });
+    const off = await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: disabled.cardNumber, nonce: k });
+    expect(off.body.errcode).toBe(1_013_000_003);
+    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo: disabled.idNo, nonce: k })).body).toEqual(off.body);
+    const fails = await t.db.selectFrom('card_check_fail').select('nonce').where('nonce', 'in', [n, m, k]).execute();
+    expect(fails).toHaveLength(3);
   });
 
   it('refuses a nonce re-used for another scan (another spot or card) with 1_013_000_013', async () => {

@@ -25,6 +25,15 @@ async function failsOf(checkerId: number) {
   return t.db.selectFrom('card_check_fail').selectAll().where('checker_id', '=', checkerId).orderBy('id').execute();
 }
 
+/** Checks, counted entries and successful operation-log rows of a verifier: what a passing scan writes. */
+async function writtenBy(checkerId: number) {
+  const checks = await t.db.selectFrom('card_check').select((e) => e.fn.countAll<number>().as('n')).where('checker_id', '=', checkerId).executeTakeFirstOrThrow();
+  const used = await t.db.selectFrom('card_check_day_count').select((e) => e.fn.coalesce(e.fn.sum<number>('used'), e.lit(0)).as('n')).executeTakeFirstOrThrow();
+  const logged = await t.db.selectFrom('operate_log').select((e) => e.fn.countAll<number>().as('n'))
+    .where('path', '=', CHECK_IN).where('account_id', '=', checkerId).where('success', '=', true).executeTakeFirstOrThrow();
+  return [Number(checks.n), Number(used.n), Number(logged.n)];
+}
+
 async function checksOf(cardId: number) {
   return t.db.selectFrom('card_check').selectAll().where('card_id', '=', cardId).orderBy('id').execute();
 }
@@ -234,16 +243,58 @@ describe('check-in by ID document', () => {
     const first = await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo });
     expect(first.body.errcode, first.body.errmsg).toBe(0);
     expect(first.body.data.cardNum).toBe(soon.cardNumber);
-    // The day's entry of that card is spent: the refusal and its log entry name the same card.
-    const second = await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo });
-    expect(second.body.errcode).toBe(1_013_000_007);
-    const logged = (await failsOf(spot.checker.id)).at(-1)!;
-    expect(logged.card_id).toBe(soon.cardId);
-
-    await t.db.updateTable('card').set({ status: 3 }).where('id', '=', soon.cardId).execute();
+    // A card whose entry of the day is spent is not usable: the next one in order is taken.
     expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo })).body.data.cardNum).toBe(far.cardNumber);
-    await t.db.updateTable('card').set({ status: 3 }).where('id', '=', far.cardId).execute();
     expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo })).body.data.cardNum).toBe(endless.cardNumber);
+    // All spent: the limit refusal, and its log entry, name the first card in order.
+    const spent = await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo });
+    expect(spent.body).toEqual({ errcode: 1_013_000_007, errmsg: 'This card has already been used here today.' });
+    expect((await failsOf(spot.checker.id)).at(-1)!.card_id).toBe(soon.cardId);
+  });
+
+  it('goes on to the next usable card when the first is disabled', async () => {
+    const idNo = uniq('330110').slice(0, 18);
+    const soon = await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 30 * 24 * HOUR) }, { id_no: idNo });
+    const later = await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 300 * 24 * HOUR) }, { id_no: idNo });
+    await t.db.updateTable('card').set({ status: 3 }).where('id', '=', soon.cardId).execute();
+    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo })).body.data.cardNum).toBe(later.cardNumber);
+  });
+
+  it('a person with two cards of limit 1: the first scan uses card A, the second card B, the third is refused with the limit', async () => {
+    const idNo = uniq('330111').slice(0, 18);
+    const a = await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 30 * 24 * HOUR) }, { id_no: idNo });
+    const b = await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 300 * 24 * HOUR) }, { id_no: idNo });
+    const scan = () => checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo, idType: 1 });
+    const first = await scan();
+    expect(first.body.data).toMatchObject({ cardNum: a.cardNumber, checksLeftToday: 0 });
+    const second = await scan();
+    expect(second.body.errcode, second.body.errmsg).toBe(0);
+    expect(second.body.data).toMatchObject({ cardNum: b.cardNumber, checksLeftToday: 0 });
+    const before = await writtenBy(spot.checker.id);
+    const third = await scan();
+    expect(third.body).toEqual({ errcode: 1_013_000_007, errmsg: 'This card has already been used here today.' });
+    expect(await writtenBy(spot.checker.id)).toEqual(before);
+    expect((await checksOf(a.cardId)).length).toBe(1);
+    expect((await checksOf(b.cardId)).length).toBe(1);
+    // Card A's entry given back (a revoked check): A, first in order, is used again.
+    await t.post('/app-api/checker/deleteCheckerConsumeRecord', { id: first.body.data.id }, spot.checker.token);
+    expect((await scan()).body.data.cardNum).toBe(a.cardNumber);
+  });
+
+  it('skips a card whose whole day allows fewer entries than the scan asks for, and one with too few left', async () => {
+    const idNo = uniq('330112').slice(0, 18);
+    const threeModel = await createCardModel(t.db);
+    await createCardModelRule(t.db, { card_model_id: threeModel, resource_id: spot.spuId, daily_check_limit: 3 });
+    const one = await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 30 * 24 * HOUR) }, { id_no: idNo });
+    const three = await heldCard(t.db, threeModel, { expire_time: new Date(Date.now() + 300 * 24 * HOUR) }, { id_no: idNo });
+    const two = await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo, consumeNum: 2 });
+    expect(two.body.data).toMatchObject({ cardNum: three.cardNumber, consumeNum: 2, checksLeftToday: 1 });
+    // One entry: the first card in order still has it.
+    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo })).body.data.cardNum).toBe(one.cardNumber);
+    // Two more: neither card has them; the refusal is the first card's.
+    const none = await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo, consumeNum: 2 });
+    expect(none.body).toEqual({ errcode: 1_013_000_007, errmsg: 'This card allows one entry a day here, not 2.' });
+    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo })).body.data.cardNum).toBe(three.cardNumber);
   });
 
   it('gives the refusal of the card that got furthest when none is usable, and "no card" for a stranger', async () => {
@@ -272,6 +323,18 @@ describe('check-in by face', () => {
     const res = await checkIn(t, spot.checker.token, { skuId: spot.skuId, facePhoto: photo.toString('base64'), checkType: 3 });
     expect(res.body.errcode, res.body.errmsg).toBe(0);
     expect(res.body.data).toMatchObject({ cardNum: card.cardNumber, touristName: card.holderName, checkType: 3 });
+  });
+
+  it('takes the person\'s second card when the first has used its entry today', async () => {
+    const photo = facePng(100, 120, 904);
+    const idNo = uniq('330113').slice(0, 18);
+    const a = await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 30 * 24 * HOUR) }, { id_no: idNo });
+    const b = await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 300 * 24 * HOUR) }, { id_no: idNo });
+    await face.createPerson({ personId: idNo, name: 'Visitor', photo });
+    const scan = () => checkIn(t, spot.checker.token, { skuId: spot.skuId, facePhoto: photo.toString('base64') });
+    expect((await scan()).body.data.cardNum).toBe(a.cardNumber);
+    expect((await scan()).body.data.cardNum).toBe(b.cardNumber);
+    expect((await scan()).body.errcode).toBe(1_013_000_007);
   });
 
   it('refuses a face nobody enrolled (1_013_000_009) and a photo without a face (face code), and logs both', async () => {
@@ -333,6 +396,33 @@ describe('the daily limit under concurrency', () => {
     expect(codes.filter((c) => c === 1_013_000_007)).toHaveLength(49);
     expect(await checksOf(card.cardId)).toHaveLength(1);
     expect((await t.db.selectFrom('card_check_day_count').select('used').where('card_id', '=', card.cardId).executeTakeFirstOrThrow()).used).toBe(1);
+  });
+
+  it('parallel ID scans of a person with two cards of limit 1: no card goes over its limit, and the counters match the records', async () => {
+    const idNo = uniq('330114').slice(0, 18);
+    const cards = [
+      await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 30 * 24 * HOUR) }, { id_no: idNo }),
+      await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 300 * 24 * HOUR) }, { id_no: idNo }),
+    ];
+    const answers = await Promise.all(Array.from({ length: 30 }, () => checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo })));
+    const codes = answers.map((a) => a.body.errcode);
+    const passed = codes.filter((c) => c === 0).length;
+    // A scan that chose a card and lost the race for its entry is refused with the limit (decisions.md).
+    expect(passed).toBeGreaterThanOrEqual(1);
+    expect(passed).toBeLessThanOrEqual(2);
+    expect(codes.filter((c) => c === 1_013_000_007)).toHaveLength(30 - passed);
+    let records = 0;
+    for (const card of cards) {
+      const rows = await checksOf(card.cardId);
+      expect(rows.length).toBeLessThanOrEqual(1);
+      records += rows.length;
+      const counter = await t.db.selectFrom('card_check_day_count').select('used').where('card_id', '=', card.cardId).executeTakeFirst();
+      expect(counter?.used ?? 0).toBe(rows.length);
+    }
+    expect(records).toBe(passed);
+    // Whatever is left is taken by the next scan, then nothing.
+    if (passed === 1) expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo })).body.errcode).toBe(0);
+    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo })).body.errcode).toBe(1_013_000_007);
   });
 
   it('parallel scans of a card with a limit of 3 and different rule per spot: each spot counts its own', async () => {

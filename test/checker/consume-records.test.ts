@@ -174,4 +174,49 @@ describe('queryCheckFailPage', () => {
     expect((await page(merchantA, { checkTimeRange: [today, today] })).total).toBe(2);
     expect((await page(merchantA, { checkTimeRange: ['2020-01-01', '2020-01-02'] })).total).toBe(0);
   });
+
+  it('files every refusal at a known SKU under the spot\'s merchant and shop, even those judged before the post; an unknown SKU under the verifier\'s', async () => {
+    const at = await createSpot(t);
+    // A verifier of another shop of the same merchant, posted at the spot; and one of another merchant, not posted there.
+    const visitorShopId = await createShop(t.db, { merchant_id: at.merchantId });
+    const visitor = await verifierAt(t, { merchantId: at.merchantId, shopId: visitorShopId, skuId: at.skuId });
+    const stranger = await createSpot(t);
+    const card = await heldCard(t.db, at.modelId, { active_time: new Date(Date.now() - 30 * 24 * HOUR) });
+    const codes = [
+      await checkIn(t, visitor.token, { skuId: at.skuId, cardNumber: card.cardNumber, checkTime: wire(new Date(Date.now() - 73 * HOUR)) }),
+      await checkIn(t, visitor.token, { skuId: at.skuId, cardNumber: card.cardNumber, checkTime: wire(new Date(Date.now() + 10 * 60_000)) }),
+      await checkIn(t, stranger.checker.token, { skuId: at.skuId, cardNumber: card.cardNumber }),
+      await checkIn(t, stranger.checker.token, { skuId: 987_654_321, cardNumber: card.cardNumber }),
+    ].map((r) => r.body.errcode);
+    expect(codes).toEqual([1_013_000_011, 1_013_000_012, 1_013_000_006, 1_013_000_006]);
+    // A scan that passes is unaffected: the visitor checks the card in at the spot.
+    expect((await checkIn(t, visitor.token, { skuId: at.skuId, cardNumber: card.cardNumber })).body.errcode).toBe(0);
+
+    const page = async (who: { token: string }, body: Record<string, unknown> = {}) => {
+      const res = await t.post(FAILS, { pageSize: 50, ...body }, who.token);
+      expect(res.body.errcode, res.body.errmsg).toBe(0);
+      return (res.body.data as { list: Array<{ errcode: number; checkerId: number; skuId: number }> }).list;
+    };
+    const spotShop = await staffSession(t, { kind: 'shop', shopId: at.shopId, permissions: ['checker:read'] });
+    const visitorShop = await staffSession(t, { kind: 'shop', shopId: visitorShopId, permissions: ['checker:read'] });
+    const spotMerchant = await staffSession(t, { kind: 'merchant', merchantId: at.merchantId, permissions: ['checker:read'] });
+    const strangerMerchant = await staffSession(t, { kind: 'merchant', merchantId: stranger.merchantId, permissions: ['checker:read'] });
+    const strangerShop = await staffSession(t, { kind: 'shop', shopId: stranger.shopId, permissions: ['checker:read'] });
+
+    const atSpot = [1_013_000_006, 1_013_000_012, 1_013_000_011];
+    expect((await page(spotShop)).map((f) => f.errcode)).toEqual(atSpot);
+    expect((await page(spotMerchant)).map((f) => f.errcode)).toEqual(atSpot);
+    expect(await page(visitorShop)).toEqual([]);
+    // The other merchant sees its verifier's scan at an unknown SKU, not the one at this merchant's spot.
+    for (const who of [strangerMerchant, strangerShop]) {
+      expect((await page(who)).map((f) => [f.errcode, f.skuId])).toEqual([[1_013_000_006, 987_654_321]]);
+    }
+    const rows = await t.db.selectFrom('card_check_fail').select(['errcode', 'merchant_id', 'shop_id']).where('card_number', '=', card.cardNumber).orderBy('id').execute();
+    expect(rows).toEqual([
+      { errcode: 1_013_000_011, merchant_id: at.merchantId, shop_id: at.shopId },
+      { errcode: 1_013_000_012, merchant_id: at.merchantId, shop_id: at.shopId },
+      { errcode: 1_013_000_006, merchant_id: at.merchantId, shop_id: at.shopId },
+      { errcode: 1_013_000_006, merchant_id: stranger.merchantId, shop_id: stranger.shopId },
+    ]);
+  });
 });

@@ -39,6 +39,11 @@ export interface CardCandidate {
   standing: number;
   /** its place in the order a person's cards are used in (1 first), decided where it is read */
   useRank: number;
+  /**
+   * the usable card the scan's write took or tried: the first in order of use with room left for the
+   * scan's entries that day, else the first in order of use (decided where it is read)
+   */
+  chosen: boolean;
 }
 
 export const CardStatus = { UNBOUND: 1, BOUND: 2, DISABLED: 3, EXPIRED: 4 } as const;
@@ -83,13 +88,16 @@ export type CardChoice =
 /**
  * The card a scan checks in. A card number names one card; an ID number or a face names a person,
  * who may hold several cards: the first usable one wins (the one expiring soonest, so the older card
- * is used up first). When none is usable the refusal of the card that got furthest is given, which is
- * the one the holder most likely meant.
+ * is used up first), a card without room for the scan's entries that day not being usable. The write
+ * decided that (`chosen`); when no card had room it tried the first in order, whose limit is the
+ * refusal. When none is usable the refusal of the card that got furthest is given, which is the one
+ * the holder most likely meant.
  */
 export function chooseCard(candidates: CardCandidate[], by: ScanBy, place: ScanPlace, consumeNum: number): CardChoice {
   if (candidates.length === 0) return { card: null, refusal: by === 'card' ? cardUnknown() : noCardForPerson() };
   const ordered = [...candidates].sort(byUse);
-  const usable = ordered.find((card) => card.standing === CardStanding.USABLE && card.dailyLimit !== null);
+  const isUsable = (card: CardCandidate) => card.standing === CardStanding.USABLE && card.dailyLimit !== null;
+  const usable = ordered.find((card) => card.chosen && isUsable(card)) ?? ordered.find(isUsable);
   if (usable) {
     const limit = usable.dailyLimit!;
     // More entries in one scan than a whole day allows can never pass.

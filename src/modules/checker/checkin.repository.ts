@@ -16,10 +16,14 @@ const MAX_CARDS_PER_PERSON = 20;
 /** How the scan names its card: the card number, or the holder's ID document number (of a type). */
 export type CardKey = { cardNumber: string } | { idNo: string; idType: number | null };
 
-/** What an earlier send of the same scan got: its record, or its refusal. */
+/**
+ * What an earlier send of the same scan got: its record, or its refusal; with the card number and ID
+ * number it was about (a refusal's as its log row keeps them: as sent, else the card's), so a re-sent
+ * scan can be told from another scan under the same nonce.
+ */
 export type EarlierScan =
-  | { kind: 'checked'; checkId: number; skuId: number; cardNumber: string; touristCardNo: string | null }
-  | { kind: 'refused'; skuId: number | null; errcode: number; reason: string };
+  | { kind: 'checked'; checkId: number; skuId: number; cardNumber: string; idNo: string | null }
+  | { kind: 'refused'; skuId: number | null; cardNumber: string | null; idNo: string | null; errcode: number; reason: string };
 
 export interface ScanReading {
   earlier: EarlierScan | null;
@@ -47,7 +51,7 @@ function earlierScanQuery(checkerId: number, nonce: string) {
     from card_check cc join card c on c.id = cc.card_id
     where cc.checker_id = ${checkerId} and cc.nonce = ${nonce}
     union all
-    select 'refused', null, f.sku_id, null, null, f.errcode, f.reason
+    select 'refused', null, f.sku_id, f.card_number, f.id_no, f.errcode, f.reason
     from card_check_fail f
     where f.checker_id = ${checkerId} and f.nonce = ${nonce}
     order by kind
@@ -65,8 +69,10 @@ interface EarlierRow {
 }
 
 function toEarlier(r: EarlierRow): EarlierScan | null {
-  if (r.kind === 'checked') return { kind: 'checked', checkId: Number(r.check_id), skuId: Number(r.sku_id), cardNumber: r.card_number!, touristCardNo: r.tourist_card_no };
-  if (r.kind === 'refused') return { kind: 'refused', skuId: r.sku_id === null ? null : Number(r.sku_id), errcode: r.errcode!, reason: r.reason! };
+  if (r.kind === 'checked') return { kind: 'checked', checkId: Number(r.check_id), skuId: Number(r.sku_id), cardNumber: r.card_number!, idNo: r.tourist_card_no };
+  if (r.kind === 'refused') {
+    return { kind: 'refused', skuId: r.sku_id === null ? null : Number(r.sku_id), cardNumber: r.card_number, idNo: r.tourist_card_no, errcode: r.errcode!, reason: r.reason! };
+  }
   return null;
 }
 
@@ -100,6 +106,8 @@ interface ReadingRow extends EarlierRow {
   c_daily_limit: number | null;
   c_standing: number | null;
   c_use_rank: number | null;
+  /** the card the write takes (or would have taken, within the limit); only a scan's write answers it */
+  c_chosen?: boolean | null;
 }
 
 /** How the scan names its cards, which shapes the text of its statement. */
@@ -228,6 +236,7 @@ function toReading(rows: ReadingRow[]): ScanReading {
     dailyLimit: c.c_daily_limit,
     standing: c.c_standing!,
     useRank: Number(c.c_use_rank),
+    chosen: Boolean(c.c_chosen),
   }));
   return { earlier: toEarlier(first), place, cards };
 }
@@ -293,14 +302,31 @@ function logOfCheck(log: WriteValues | null): RawBuilder<unknown> {
     )`;
 }
 
+/**
+ * The order the write tries a person's usable cards in: those with room left for this scan's entries
+ * on its day first (the counter row, or before it exists the day's records it would be seeded from),
+ * then the order of use. A card number names one card, so its statement reads no counter here.
+ */
+function byRoomThenUse(c: WriteValues, shape: KeyShape) {
+  if (shape === 'card') return sql`c_use_rank`;
+  const used = sql`coalesce(
+      (select d.used from card_check_day_count d
+        where d.card_id = cards.c_id and d.resource_id = pl.p_resource_id and d.check_date = ${c.checkDate}::date),
+      (select sum(k.consume_num)::integer from card_check k
+        where k.card_id = cards.c_id and k.resource_id = pl.p_resource_id and k.check_date = ${c.checkDate}::date and not k.is_deleted),
+      0)`;
+  return sql`(${used} + ${c.consumeNum} <= c_daily_limit) desc, c_use_rank`;
+}
+
 const checkIns = perShape(WRITE_VALUES, (p, variant) => {
   const [shape, nonce, logged] = variant.split(':');
   const c = p as WriteValues;
   return sql<ReadingRow & { w_id: number | null; w_card_id: number | null; w_checks_left: number | null; w_created_at: Date | null }>`${preparedAs('checkin-scan')}
     with ${judgedOn(c, shape as KeyShape, nonce === 'nonce')},
     chosen as (
-      select * from cards where c_standing = ${sql.lit(CardStanding.USABLE)}
-      order by c_use_rank
+      select cards.* from cards cross join place pl
+      where c_standing = ${sql.lit(CardStanding.USABLE)}
+      order by ${byRoomThenUse(c, shape as KeyShape)}
       limit 1
     ),
     counted as (
@@ -332,8 +358,9 @@ const checkIns = perShape(WRITE_VALUES, (p, variant) => {
       from counted cross join chosen ch cross join place pl
       returning id, card_id, checks_left, created_at
     )${logOfCheck(logged === 'logged' ? c : null)}
-    select j.*, w.id as w_id, w.card_id as w_card_id, w.checks_left as w_checks_left, w.created_at as w_created_at
+    select j.*, ch.c_id is not null as c_chosen, w.id as w_id, w.card_id as w_card_id, w.checks_left as w_checks_left, w.created_at as w_created_at
     from (${judgedRows}) j
+    left join chosen ch on ch.c_id = j.c_id
     left join ins w on w.card_id = j.c_id`;
 });
 

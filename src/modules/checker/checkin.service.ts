@@ -102,12 +102,16 @@ export function createCheckinService(deps: { db: Db; face: FaceService; now?: ()
     return match.personId;
   }
 
-  /** The answer an earlier send of this scan got; the nonce must not be re-used for another scan. */
+  /**
+   * The answer an earlier send of this scan got; the nonce must not be re-used for another scan. A
+   * refusal is compared as a check is: its log row keeps the identifiers as sent (and the card's
+   * number or holder's ID number it was about), so the same card or person is the same scan.
+   */
   async function replay(ctx: AuthedContext, scan: Scan, earlier: repo.EarlierScan): Promise<CheckInResponse> {
     const sameScan =
       earlier.skuId === scan.skuId &&
-      (earlier.kind === 'refused' ||
-        ((scan.cardNumber === null || earlier.cardNumber === scan.cardNumber) && (scan.idNo === null || earlier.touristCardNo === scan.idNo)));
+      (scan.cardNumber === null || earlier.cardNumber === scan.cardNumber) &&
+      (scan.idNo === null || earlier.idNo === scan.idNo);
     if (!sameScan) throw nonceReused();
     if (earlier.kind === 'refused') throw new AppError(earlier.errcode, earlier.reason);
     const record = await findRecord(db, earlier.checkId);
@@ -116,6 +120,7 @@ export function createCheckinService(deps: { db: Db; face: FaceService; now?: ()
     return { ...toWire(record), checksLeftToday: record.checksLeft ?? 0 };
   }
 
+  /** `place`: the SKU as read, allowed or not; its owner owns the log row (the verifier's merchant when unknown). */
   async function logRefusal(ctx: AuthedContext, scan: Scan, place: ScanPlace | null, card: CardCandidate | null, err: AppError) {
     await insertCheckFail(db, {
       checkerId: ctx.account.id,
@@ -144,6 +149,7 @@ export function createCheckinService(deps: { db: Db; face: FaceService; now?: ()
       const checker = ctx.account;
       const where = { checkerId: checker.id, skuId: scan.skuId, entranceId: scan.entranceId };
 
+      // The SKU as read, before the verifier's post is judged: the failed-scan log is filed under it.
       let place: ScanPlace | null = null;
       let card: CardCandidate | null = null;
       // A replayed answer (the stored record or refusal) is not a new refusal to log.
@@ -168,9 +174,10 @@ export function createCheckinService(deps: { db: Db; face: FaceService; now?: ()
           // is checked before it too.
           const earlier = scan.nonce ? await repo.findEarlierScan(db, checker.id, scan.nonce) : null;
           if (earlier) return await answerEarlier(earlier);
-          assertScanTime(scan, started);
           const post = await repo.readScan(db, { ...judged, key: null, nonce: null });
-          place = assertAllowed(post.place, scan.skuId, scan.entranceId);
+          place = post.place;
+          assertScanTime(scan, started);
+          assertAllowed(post.place, scan.skuId, scan.entranceId);
           const person = await personOf(scan.facePhoto);
           reading = await repo.checkInScan(db, { ...judged, key: { idNo: person, idType: null }, nonce: null }, details(false), pendingOperationLog(ctx));
         } else {
@@ -179,19 +186,19 @@ export function createCheckinService(deps: { db: Db; face: FaceService; now?: ()
           const key = scan.cardNumber ? { cardNumber: scan.cardNumber } : { idNo: scan.idNo!, idType: scan.idType };
           reading = await repo.checkInScan(db, { ...judged, key, nonce: scan.nonce }, details(true), pendingOperationLog(ctx));
           if (reading.earlier) return await answerEarlier(reading.earlier);
+          place = reading.place;
           assertScanTime(scan, started);
         }
         const written = reading.written;
-        place = assertAllowed(reading.place, scan.skuId, scan.entranceId);
+        const at = assertAllowed(reading.place, scan.skuId, scan.entranceId);
         const chosenCard = written ? reading.cards.find((c) => c.id === written.cardId) : undefined;
         if (!written || !chosenCard) {
-          const choice = chooseCard(reading.cards, scan.cardNumber ? 'card' : 'person', place, scan.consumeNum);
+          const choice = chooseCard(reading.cards, scan.cardNumber ? 'card' : 'person', at, scan.consumeNum);
           card = choice.card;
           throw choice.refusal ?? dailyLimitReached(choice.card.dailyLimit, scan.consumeNum);
         }
         operationLogWritten(ctx);
         const chosen = chosenCard;
-        const at = place;
         return {
           id: written.id,
           cardNum: chosen.cardNumber,
