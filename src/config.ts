@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { createAddressPolicy } from './platform/face/photo-fetch.js';
 
 /** Typed configuration read once from the environment (DESIGN.md §7). */
 export interface Config {
@@ -40,7 +41,7 @@ export interface Config {
   uploadMaxFiles: number;
   faceProvider: 'local' | 'tencent';
   /** Face registry settings shared by both providers (the group is the Tencent IAI person group). */
-  face: { groupId: string; matchThreshold: number; imageMaxBytes: number };
+  face: { groupId: string; matchThreshold: number; imageMaxBytes: number; photoAllowedHosts: string[] };
   smsProvider: 'log' | 'tencent';
   /** Tencent Cloud account, used by the SMS and face adapters when they are chosen. */
   tencent: { secretId: string | null; secretKey: string | null; region: string };
@@ -153,6 +154,16 @@ function pattern(env: Env, name: string, fallback: string | null, re: RegExp, ru
   return v;
 }
 
+function hostList(env: Env, name: string): string[] {
+  const list = (opt(env, name) ?? '').split(',').map((h) => h.trim()).filter((h) => h !== '');
+  try {
+    createAddressPolicy(list);
+  } catch (err) {
+    throw new ConfigError(`${name} must list host names, addresses or CIDRs: ${(err as Error).message}`);
+  }
+  return list;
+}
+
 function requireAll(when: string, values: Record<string, string | null>): void {
   const missing = Object.entries(values).filter(([, v]) => !v).map(([k]) => k);
   if (missing.length > 0) throw new ConfigError(`${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} required when ${when}`);
@@ -245,6 +256,8 @@ export function loadConfig(env: Env = process.env): Config {
     matchThreshold: int(env, 'FACE_MATCH_THRESHOLD', 80, 1, 100),
     // Tencent IAI takes at most 5 MB of base64: 3 MiB of image stays under it.
     imageMaxBytes: int(env, 'FACE_IMAGE_MAX_BYTES', 3 * 1024 * 1024, 1024, 3 * 1024 * 1024 + 512 * 1024),
+    // Photo URLs reach public addresses only; these internal hosts too (host names, addresses, CIDRs).
+    photoAllowedHosts: hostList(env, 'FACE_PHOTO_ALLOWED_HOSTS'),
   };
   const logLevel = oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const);
   return {

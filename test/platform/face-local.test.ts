@@ -7,16 +7,21 @@ import { createFace, type FaceService } from '../../src/platform/face/index.js';
 import { createFaceService } from '../../src/platform/face/face-service.js';
 import { createLocalFaceBackend } from '../../src/platform/face/local-provider.js';
 import { createPhotoReader } from '../../src/platform/face/photo-reader.js';
+import { guardedLookup, createAddressPolicy, isPublicAddress } from '../../src/platform/face/photo-fetch.js';
+import { ConfigError } from '../../src/config.js';
 import { openTestDatabase, type TestDb } from '../helpers/test-app.js';
 import { uniq } from '../helpers/factories.js';
 import { FACE_JPEG, facePng } from './face-images.js';
 
 const MAX = 256 * 1024;
+const URL_UNREADABLE = 'the image could not be read from its URL: give a JPEG or PNG of at most 0.3 MiB at a public http(s) address';
 
 /** Serves test images over HTTP, including the misbehaving kinds. */
 function imageServer() {
+  const hits: string[] = [];
   const server: Server = createServer((req, res) => {
     const path = req.url ?? '/';
+    hits.push(path);
     if (path === '/face.jpg') return void res.writeHead(200, { 'content-type': 'image/jpeg' }).end(FACE_JPEG);
     if (path.startsWith('/png/')) return void res.writeHead(200, { 'content-type': 'image/png' }).end(facePng(100, 120, Number(path.slice(5))));
     if (path === '/declared-big') return void res.writeHead(200, { 'content-length': String(MAX + 1) }).end(Buffer.alloc(MAX + 1));
@@ -26,9 +31,12 @@ function imageServer() {
       return void res.end();
     }
     if (path === '/hang') return; // never answers
+    if (path.startsWith('/redirect?')) return void res.writeHead(302, { location: decodeURIComponent(path.slice('/redirect?'.length)) }).end();
+    if (path === '/secret') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('internal secret');
     res.writeHead(404).end('not found');
   });
   return {
+    hits,
     async start() {
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -48,8 +56,9 @@ describe('the local face provider (registry in the database)', () => {
   let face: FaceService;
   let web: ReturnType<typeof imageServer>;
   let base: string;
-  const service = (groupId: string, timeoutMs = 5000) =>
-    createFaceService(createLocalFaceBackend({ db: tdb.db, groupId }), createPhotoReader({ maxBytes: MAX, timeoutMs }));
+  // The test server listens on loopback, which photo URLs may reach only when configured.
+  const service = (groupId: string, timeoutMs = 5000, allowedHosts: string[] = ['127.0.0.1']) =>
+    createFaceService(createLocalFaceBackend({ db: tdb.db, groupId }), createPhotoReader({ maxBytes: MAX, timeoutMs, allowedHosts }));
 
   beforeAll(async () => {
     tdb = await openTestDatabase();
@@ -163,15 +172,14 @@ describe('the local face provider (registry in the database)', () => {
     expect(await errorOf(face.checkFaceImage(photo))).toMatchObject({ errcode: 1025000003 });
   });
 
-  it('reads http(s) photos with a size cap and a timeout', async () => {
+  it('reads http(s) photos with a size cap and a timeout, answering one error for every failure', async () => {
     expect(await face.detectFace(`${base}/face.jpg`)).toEqual({ faceCount: 1 });
-    expect(await errorOf(face.detectFace(`${base}/declared-big`))).toMatchObject({ errcode: 1025000003, message: 'the image is too large: at most 0.3 MiB' });
-    expect(await errorOf(face.detectFace(`${base}/streamed-big`))).toMatchObject({ errcode: 1025000003, message: 'the image is too large: at most 0.3 MiB' });
-    const missing = await errorOf(face.detectFace(`${base}/missing.png`));
-    expect(missing).toMatchObject({ errcode: 1025000003, message: 'the image could not be read from its URL' });
+    for (const path of ['/declared-big', '/streamed-big', '/missing.png', '/secret']) {
+      expect(await errorOf(face.detectFace(`${base}${path}`)), path).toMatchObject({ errcode: 1025000003, message: URL_UNREADABLE });
+    }
     const started = Date.now();
     const slow = await errorOf(service('g', 100).detectFace(`${base}/hang`));
-    expect(slow).toMatchObject({ errcode: 1025000003, message: 'the image could not be read from its URL' });
+    expect(slow).toMatchObject({ errcode: 1025000003, message: URL_UNREADABLE });
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
@@ -209,5 +217,80 @@ describe('the local face provider (registry in the database)', () => {
     await built.createPerson({ personId: 'cfg-person', name: 'J', photo: FACE_JPEG });
     expect(await tdb.db.selectFrom('face_person').select('group_id').where('person_id', '=', 'cfg-person').execute()).toEqual([{ group_id: groupId }]);
     expect(await errorOf(built.detectFace(facePng(100, 120)))).toMatchObject({ errcode: 1025000003, message: expect.stringContaining('too large') });
+  });
+});
+
+describe('photo URLs reach public addresses only (SSRF)', () => {
+  let tdb: TestDb;
+  let web: ReturnType<typeof imageServer>;
+  let port: number;
+  const reader = (allowedHosts: string[] = []) => createPhotoReader({ maxBytes: MAX, timeoutMs: 2000, allowedHosts });
+
+  beforeAll(async () => {
+    tdb = await openTestDatabase();
+    web = imageServer();
+    port = Number(new URL(await web.start()).port);
+  });
+  afterAll(async () => {
+    await web?.stop();
+    await tdb?.close();
+  });
+
+  it('classifies loopback, private, link-local, unique-local, CGNAT, unspecified, multicast and mapped addresses as not public', () => {
+    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1',
+      '255.255.255.255', '::1', '::', 'fc00::1', 'fd12::1', 'fe80::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '64:ff9b::a00:1', 'nonsense']) {
+      expect(isPublicAddress(a), a).toBe(false);
+    }
+    for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700::1111', '::ffff:8.8.8.8']) expect(isPublicAddress(a), a).toBe(true);
+  });
+
+  it('refuses a loopback or internal URL by default without connecting, with the one URL error', async () => {
+    const photos = reader();
+    for (const url of [
+      `http://127.0.0.1:${port}/face.jpg`, `http://localhost:${port}/face.jpg`, `http://[::1]:${port}/face.jpg`,
+      `http://[::ffff:127.0.0.1]:${port}/face.jpg`, `http://0.0.0.0:${port}/face.jpg`, 'http://169.254.169.254/latest/meta-data/',
+      'http://10.0.0.1/x', 'http://100.64.0.1/x', `http://2130706433:${port}/face.jpg`, `https://127.0.0.1:${port}/face.jpg`,
+    ]) {
+      const before = web.hits.length;
+      const err = await errorOf(photos.read(url));
+      expect(err, url).toMatchObject({ errcode: 1025000003, message: URL_UNREADABLE });
+      expect(web.hits.length, url).toBe(before);
+    }
+  });
+
+  it('refuses a redirect into a non-public address, checking every hop', async () => {
+    // The first hop is allowed by its name, the redirect target (an address literal) is not.
+    const photos = reader(['localhost']);
+    expect((await photos.read(`http://localhost:${port}/face.jpg`)).length).toBe(FACE_JPEG.length);
+    const before = web.hits.length;
+    const target = encodeURIComponent(`http://127.0.0.1:${port}/face.jpg`);
+    expect(await errorOf(photos.read(`http://localhost:${port}/redirect?${target}`))).toMatchObject({ errcode: 1025000003, message: URL_UNREADABLE });
+    expect(web.hits.slice(before)).toEqual([`/redirect?${target}`]);
+  });
+
+  it('reads internal hosts the deployment allows by address, CIDR or name, redirects among them included', async () => {
+    const url = `http://127.0.0.1:${port}/face.jpg`;
+    expect((await reader(['127.0.0.1']).read(url)).equals(FACE_JPEG)).toBe(true);
+    expect((await reader(['127.0.0.0/8']).read(url)).equals(FACE_JPEG)).toBe(true);
+    expect((await reader(['10.0.0.0/8', '127.0.0.0/8']).read(`http://127.0.0.1:${port}/redirect?${encodeURIComponent(url)}`)).equals(FACE_JPEG)).toBe(true);
+    expect(await errorOf(reader(['10.0.0.0/8']).read(url))).toMatchObject({ message: URL_UNREADABLE });
+  });
+
+  it('resolves a name once, checks every address and hands the checked ones to the connection', async () => {
+    const lookup = guardedLookup(createAddressPolicy([]));
+    const refused = await new Promise<Error | null>((r) => lookup('localhost', { all: true }, (err) => r(err)));
+    expect(refused?.message).toContain('localhost resolves to an address photos are not read from');
+    const allowed = guardedLookup(createAddressPolicy(['127.0.0.1', '::1']));
+    const got = await new Promise<unknown>((r, j) => allowed('localhost', { all: true }, (err, addresses) => (err ? j(err) : r(addresses))));
+    expect(got).toEqual(expect.arrayContaining([expect.objectContaining({ address: expect.stringMatching(/^(127\.0\.0\.1|::1)$/) })]));
+  });
+
+  it('takes FACE_PHOTO_ALLOWED_HOSTS from the configuration and refuses a malformed entry', async () => {
+    const url = `http://127.0.0.1:${port}/face.jpg`;
+    expect(await errorOf((await createFace(loadConfig({}), { db: tdb.db })).detectFace(url))).toMatchObject({ message: expect.stringContaining('public http(s) address') });
+    const built = await createFace(loadConfig({ FACE_PHOTO_ALLOWED_HOSTS: 'photos.internal, 127.0.0.1/32' }), { db: tdb.db });
+    expect(await built.detectFace(url)).toEqual({ faceCount: 1 });
+    expect(() => loadConfig({ FACE_PHOTO_ALLOWED_HOSTS: '10.0.0.0/99' })).toThrow(ConfigError);
+    expect(() => loadConfig({ FACE_PHOTO_ALLOWED_HOSTS: 'http://x/' })).toThrow(ConfigError);
   });
 });

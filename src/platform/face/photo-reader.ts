@@ -1,4 +1,6 @@
 import { imageUnreadable } from './face.errors.js';
+import { sniffImageFormat } from './image-format.js';
+import { createAddressPolicy, fetchPhoto, type AddressPolicy } from './photo-fetch.js';
 import { AppError } from '../errors.js';
 
 /** A photo as callers hold it: an http(s) URL, base64 (optionally a `data:` URL), or the bytes. */
@@ -24,6 +26,11 @@ export interface PhotoReader {
 export interface PhotoReaderOptions {
   maxBytes: number;
   timeoutMs?: number;
+  /**
+   * FACE_PHOTO_ALLOWED_HOSTS: host names, addresses or CIDRs that photo URLs may reach although they
+   * are not public (a deployment whose photo store is internal). Public addresses are always allowed.
+   */
+  allowedHosts?: readonly string[];
 }
 
 const DEFAULT_TIMEOUT_MS = 5000;
@@ -37,6 +44,11 @@ export function createPhotoReader(opts: PhotoReaderOptions): PhotoReader {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const { maxBytes } = opts;
   const tooLarge = () => imageUnreadable(`the image is too large: at most ${mib(maxBytes)}`);
+  const policy: AddressPolicy = createAddressPolicy(opts.allowedHosts ?? []);
+  // One answer for every way a fetched URL can fail (refused address, no connection, an HTTP error, a
+  // body that is too large or not an image): the caller must not learn what the target answered.
+  const unreadableUrl = (cause: unknown) =>
+    imageUnreadable(`the image could not be read from its URL: give a JPEG or PNG of at most ${mib(maxBytes)} at a public http(s) address`, cause);
 
   function decodeBase64(text: string): Buffer {
     const data = text.replace(/\s+/g, '');
@@ -45,31 +57,42 @@ export function createPhotoReader(opts: PhotoReaderOptions): PhotoReader {
     return Buffer.from(data, data.includes('-') || data.includes('_') ? 'base64url' : 'base64');
   }
 
-  async function download(url: URL): Promise<Buffer> {
-    const signal = AbortSignal.timeout(timeoutMs);
-    const resolver = resolvers.find((r) => r.handles(url));
+  async function fromResolver(resolver: PhotoResolver, url: URL): Promise<Buffer> {
     try {
-      if (resolver) return Buffer.from(await resolver.read(url, { maxBytes, signal }));
-      // The timeout covers reading the body too: the same signal aborts it.
-      const res = await fetch(url, { signal, redirect: 'follow', headers: { accept: 'image/jpeg, image/png, image/*;q=0.8' } });
-      if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
-      const declared = Number(res.headers.get('content-length'));
-      if (declared > maxBytes) {
-        await res.body.cancel();
-        throw tooLarge();
-      }
-      const chunks: Uint8Array[] = [];
-      let total = 0;
-      for await (const chunk of res.body) {
-        total += chunk.byteLength;
-        if (total > maxBytes) throw tooLarge();
-        chunks.push(chunk);
-      }
-      return Buffer.concat(chunks);
+      return Buffer.from(await resolver.read(url, { maxBytes, signal: AbortSignal.timeout(timeoutMs) }));
     } catch (err) {
       if (err instanceof AppError) throw err;
       throw imageUnreadable('the image could not be read from its URL', err);
     }
+  }
+
+  /** Over HTTP, with the address policy on every hop; the timeout covers reading the body too. */
+  async function fetchBytes(url: URL): Promise<Buffer> {
+    try {
+      const res = await fetchPhoto(url, { policy, signal: AbortSignal.timeout(timeoutMs) });
+      const chunks: Buffer[] = [];
+      let total = 0;
+      try {
+        if (Number(res.headers['content-length']) > maxBytes) throw new Error('declared too large');
+        for await (const chunk of res) {
+          total += (chunk as Buffer).byteLength;
+          if (total > maxBytes) throw new Error('too large');
+          chunks.push(chunk as Buffer);
+        }
+      } finally {
+        res.destroy();
+      }
+      const bytes = Buffer.concat(chunks);
+      if (bytes.length === 0 || !sniffImageFormat(bytes)) throw new Error('not a JPEG or PNG');
+      return bytes;
+    } catch (err) {
+      throw unreadableUrl(err);
+    }
+  }
+
+  function download(url: URL): Promise<Buffer> {
+    const resolver = resolvers.find((r) => r.handles(url));
+    return resolver ? fromResolver(resolver, url) : fetchBytes(url);
   }
 
   return {
