@@ -5,7 +5,8 @@ import { createChecker } from '../helpers/factories.js';
 import { issueFor, staffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import {
-  activate, bankToken, createBankChannel, createBankUser, newIdNumber, newPerson, newPhone, P, recordingSms, requestCode, type BankChannel, type Recorder,
+  activate, bankToken, createBankChannel, createBankUser, newIdNumber, newPerson, newPhone, P, recordingSms, requestCode, type BankChannel, type PersonInput,
+  type Recorder,
 } from './bank-fixtures.js';
 
 /** activateBankCard (spec B 4.4 rules 1–2, DOMAIN.md §5): every OpenapiResponse path and every refusal. */
@@ -168,8 +169,8 @@ describe('duplicates in a channel (504)', () => {
     expect(samePhone.res.body.data).toEqual({ code: 504, msg: 'this phone number has already activated a card in this channel', data: null });
     const sameId = await activate(t, rec, teller, newPerson({ userIdno: first.userIdno }));
     expect(sameId.res.body.data).toEqual({ code: 504, msg: 'this ID number has already activated a card in this channel', data: null });
-    // an ID number is unique per document type
-    expect((await activate(t, rec, teller, newPerson({ userIdno: first.userIdno, userIdType: 2 }))).res.body.data.code).toBe(200);
+    // the same number under another document type is the same person (see the test below)
+    expect((await activate(t, rec, teller, newPerson({ userIdno: first.userIdno, userIdType: 2 }))).res.body.data.code).toBe(504);
     expect(await operatorLog(null)).toMatchObject({ success: false, errcode: 504 });
     expect(await t.db.selectFrom('activation_record').select('id').where('user_phone', '=', first.phone).execute()).toHaveLength(1);
 
@@ -181,6 +182,75 @@ describe('duplicates in a channel (504)', () => {
     // both cards bound to one member
     const members = await t.db.selectFrom('activation_record').select('member_id').where('user_phone', '=', first.phone).execute();
     expect(new Set(members.map((m) => m.member_id)).size).toBe(1);
+  });
+
+  it('refuses one person\'s number in another letter case, with separators or under another document type, writing nothing', async () => {
+    const c = await createBankChannel(t.db, { pool: 10 });
+    const tok = await bankToken(t, await createBankUser(t.db, { businessId: c.businessId, operatorRowId: c.operators[0].id }));
+    const passport = `G${newPhone().slice(3)}`;
+    const idCard = newIdNumber();
+    expect((await activate(t, rec, tok, newPerson({ userIdno: passport, userIdType: 2 }))).res.body.data.code).toBe(200);
+    expect((await activate(t, rec, tok, newPerson({ userIdno: idCard }))).res.body.data.code).toBe(200);
+    const written = async () => ({
+      records: (await t.db.selectFrom('activation_record').select('id').where('channel_info_id', '=', c.channelInfoId).execute()).length,
+      orders: (await t.db.selectFrom('channel_order').select('id').where('channel_info_id', '=', c.channelInfoId).execute()).length,
+      pool: (await t.db.selectFrom('card').select('id').where('card_model_id', '=', c.cardModelId).where('active_time', 'is', null).execute()).length,
+    });
+    const before = await written();
+    expect(before).toEqual({ records: 2, orders: 2, pool: 8 });
+    const bypasses: Array<Pick<PersonInput, 'userIdno' | 'userIdType'>> = [
+      { userIdno: passport.toLowerCase(), userIdType: 2 },
+      { userIdno: `${passport.slice(0, 3)}-${passport.slice(3)}`, userIdType: 2 },
+      { userIdno: ` ${passport.slice(0, 3)} ${passport.slice(3, 6)}.${passport.slice(6)}`, userIdType: 3 },
+      { userIdno: idCard, userIdType: 6 },
+      { userIdno: idCard, userIdType: 5 },
+      { userIdno: `${idCard.slice(0, 6)}-${idCard.slice(6)}`.toLowerCase(), userIdType: 1 },
+    ];
+    for (const over of bypasses) {
+      const { res, person } = await activate(t, rec, tok, newPerson(over));
+      expect(res.body.data, JSON.stringify(over)).toEqual({ code: 504, msg: 'this ID number has already activated a card in this channel', data: null });
+      expect(await t.db.selectFrom('member').select('id').where('mobile', '=', person.phone).execute()).toEqual([]);
+    }
+    expect(await written()).toEqual(before);
+
+    // another person, even one whose number differs by a character only, still activates
+    const other = await activate(t, rec, tok, newPerson({ userIdno: `${passport}1`, userIdType: 2 }));
+    expect(other.res.body.data.code).toBe(200);
+    expect((await activate(t, rec, tok, newPerson({ userIdno: newIdNumber(), userIdType: 5 }))).res.body.data.code).toBe(200);
+    expect(await written()).toEqual({ records: 4, orders: 4, pool: 6 });
+  });
+
+  it('stores the number as it is compared: upper case, without separators, full-width forms folded', async () => {
+    const typed = `ｇ２４-${newPhone().slice(5)} `;
+    const { res } = await activate(t, rec, teller, newPerson({ userIdno: typed, userIdType: 2 }));
+    expect(res.body.data.code).toBe(200);
+    const stored = `G24${typed.slice(4, -1)}`;
+    const record = await t.db.selectFrom('activation_record').select(['user_idno', 'user_idno_key', 'order_id']).where('id', '=', res.body.data.data.id).executeTakeFirstOrThrow();
+    expect(record).toMatchObject({ user_idno: stored, user_idno_key: stored });
+    expect((await t.db.selectFrom('channel_order').select('user_idno').where('id', '=', record.order_id).executeTakeFirstOrThrow()).user_idno).toBe(stored);
+    const junk = await t.post(ACTIVATE, { ...newPerson({ userIdno: 'G24#463517', userIdType: 2 }), verifyCode: '123456' }, teller);
+    expect(junk.body.errcode).toBe(400);
+    expect(junk.body.errmsg).toMatch(/^userIdno is invalid: must hold letters and digits only/);
+  });
+
+  it('answers 504 when the unique index catches one person under another document type', async () => {
+    // A rival record for the same number as a driving licence, committed between our check and our insert.
+    await sql.raw(`create or replace function bank_test_rival_id() returns trigger language plpgsql as $$
+      begin
+        if new.user_name = 'RACE-ID-HOLDER' then
+          insert into activation_record (channel_info_id, operator_id, order_id, user_name, user_phone, user_id_type, user_idno, user_idno_key)
+          values (new.channel_info_id, new.operator_id, new.order_id, 'rival', '1' || new.order_id, 5, lower(new.user_idno), new.user_idno_key);
+        end if;
+        return new;
+      end $$`).execute(t.db);
+    await sql.raw('create trigger bank_test_rival_id before insert on activation_record for each row execute function bank_test_rival_id()').execute(t.db);
+    try {
+      const { res, person } = await activate(t, rec, teller, newPerson({ userName: 'RACE-ID-HOLDER' }));
+      expect(res.body.data).toEqual({ code: 504, msg: 'this ID number has already activated a card in this channel', data: null });
+      expect(await t.db.selectFrom('activation_record').select('id').where('user_phone', '=', person.phone).execute()).toEqual([]);
+    } finally {
+      await sql.raw('drop trigger if exists bank_test_rival_id on activation_record').execute(t.db);
+    }
   });
 
   it('lets one of two operators racing with one phone activate it', async () => {

@@ -19,6 +19,7 @@ import * as m0022 from './20261125_0022_stat_card_rollup.js';
 import * as m0023 from './20261126_0023_stat_check_day.js';
 import * as m0024 from './20261126_0024_drop_check_card_index.js';
 import * as m0025 from './20261126_0025_stat_utc_day.js';
+import * as m0026 from './20261127_0026_activation_idno_key.js';
 
 /**
  * Migrations listed statically rather than read from the folder, so they load the same way under
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   '20261126_0023_stat_check_day': m0023,
   '20261126_0024_drop_check_card_index': m0024,
   '20261126_0025_stat_utc_day': m0025,
+  '20261127_0026_activation_idno_key': m0026,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -87,6 +87,8 @@ export interface ActivationRecordTable extends Audit {
   user_phone: string;
   user_id_type: number;
   user_idno: string;
+  /** the number upper-cased, letters and digits only: one person per channel (null: a duplicate from before migration 0026) */
+  user_idno_key: string | null;
   /** 0 confirming, 1 bound */
   active_status: Generated<number>;
   active_time: Timestamp;

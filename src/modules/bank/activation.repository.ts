@@ -31,6 +31,7 @@ export interface Person {
   name: string;
   phone: string;
   idType: number;
+  /** in its stored form (activation.service idNumberKey): also the record's user_idno_key */
   idNo: string;
 }
 
@@ -76,13 +77,17 @@ export async function quotaUsage(trx: Trx, operatorRowId: number, dayStart: Date
   return { total: Number(r.total), today: Number(r.today) };
 }
 
-/** Which of the person's phone and ID number already has an activation in the channel. */
+/**
+ * Which of the person's phone and ID number already has an activation in the channel. The number is
+ * compared whatever document type either activation declared: a driving licence or residence permit
+ * carrying an ID card's number is the same person.
+ */
 export async function findActivated(trx: Trx, channelInfoId: number, p: Person): Promise<'phone' | 'idNo' | null> {
   const rows = await trx
     .selectFrom('activation_record')
     .select(['user_phone'])
     .where('channel_info_id', '=', channelInfoId)
-    .where((eb) => eb.or([eb('user_phone', '=', p.phone), eb.and([eb('user_id_type', '=', p.idType), eb('user_idno', '=', p.idNo)])]))
+    .where((eb) => eb.or([eb('user_phone', '=', p.phone), eb('user_idno_key', '=', p.idNo)]))
     .limit(2)
     .execute();
   if (rows.length === 0) return null;
@@ -154,6 +159,7 @@ export async function insertActivation(
       user_phone: v.person.phone,
       user_id_type: v.person.idType,
       user_idno: v.person.idNo,
+      user_idno_key: v.person.idNo,
       active_status: ActiveStatus.CONFIRMING,
       active_time: v.at,
       created_by: v.bankUserId,

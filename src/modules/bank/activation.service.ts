@@ -18,18 +18,29 @@ import * as repo from './activation.repository.js';
 /** The service-time-zone midnight that starts `at`'s day (process TZ is the service zone). */
 const startOfDay = (at: Date) => new Date(at.getFullYear(), at.getMonth(), at.getDate());
 
-/** Trimmed, non-blank, an ID card number with its check character; 400 naming the field otherwise. */
+/** Spacing and punctuation people type inside a document number; none is part of the number. */
+const SEPARATORS = /[\s\-‐‑‒–—―−.·•・_/\\()]/gu;
+
+/**
+ * The document number as stored and compared: full-width forms folded (NFKC), upper case, separators
+ * dropped. "G24-463517", "g24463517" and "Ｇ２４４６３５１７" are one number; null when anything but
+ * letters and digits is left.
+ */
+export function idNumberKey(idNo: string): string | null {
+  const key = idNo.normalize('NFKC').toUpperCase().replace(SEPARATORS, '');
+  return /^[A-Z0-9]{1,32}$/.test(key) ? key : null;
+}
+
+/** Trimmed, non-blank, the number in its stored form (idNumberKey), an ID card number with its check character; 400 naming the field otherwise. */
 export function personOf(input: BankCardActivateRequest): repo.Person {
   const name = input.userName.trim();
   if (!name) throw badRequest('userName is invalid: must not be blank');
   const idType = input.userIdType ?? IdType.ID_CARD;
-  let idNo = input.userIdno.trim();
-  if (!idNo) throw badRequest('userIdno is invalid: must not be blank');
-  if (idType === IdType.ID_CARD) {
-    idNo = idNo.toUpperCase();
-    if (!isValidIdCardNumber(idNo)) throw badRequest('userIdno is invalid: not an 18-character ID card number with a right check character');
-  } else if (!/^[A-Za-z0-9()（）-]+$/.test(idNo)) {
-    throw badRequest('userIdno is invalid: must hold only letters, digits, hyphens and brackets');
+  if (!input.userIdno.trim()) throw badRequest('userIdno is invalid: must not be blank');
+  const idNo = idNumberKey(input.userIdno);
+  if (idNo === null) throw badRequest('userIdno is invalid: must hold letters and digits only (spaces, hyphens, dots and brackets are ignored)');
+  if (idType === IdType.ID_CARD && !isValidIdCardNumber(idNo)) {
+    throw badRequest('userIdno is invalid: not an 18-character ID card number with a right check character');
   }
   return { name, phone: input.phone, idType, idNo };
 }
