@@ -72,7 +72,7 @@ describe('rejection matrix', () => {
 
 describe('card batches', () => {
   it('generates a batch of unique, check-digited numbers held by the seller it names, and exports them as xlsx', async () => {
-    const batch = await generate(issuer, { count: 250, medium: 2, prefix: '66', merchantId: org.bank, shopId: org.bankShop, remark: 'for the bank' });
+    const batch = await generate(platform, { count: 250, medium: 2, prefix: '66', merchantId: org.bank, shopId: org.bankShop, remark: 'for the bank' });
     expect(batch).toMatchObject({
       batchNo: expect.stringMatching(/^CB\d{8}\d{6,}$/), cardModelId: org.model, medium: 2, cardCount: 250, prefix: '66', merchantId: org.bank, shopId: org.bankShop, remark: 'for the bank',
     });
@@ -132,15 +132,15 @@ describe('card batches', () => {
     await t.post('/manage-api/cardModel/updateCardModelStatus', { id: off.id, status: 0 }, issuer.token);
     const disabledModel = await t.post(`${C}/generateCardBatch`, { cardModelId: off.id, count: 1, medium: 1 }, issuer.token);
     expect(disabledModel.body).toEqual({ errcode: 1_023_000_007, errmsg: 'card model "Off" is disabled: enable it first' });
-    expect((await t.post(`${C}/generateCardBatch`, { cardModelId: org.model, count: 1, medium: 1, merchantId: 999_999_999 }, issuer.token)).body.errcode).toBe(404);
+    expect((await t.post(`${C}/generateCardBatch`, { cardModelId: org.model, count: 1, medium: 1, merchantId: 999_999_999 }, platform.token)).body.errcode).toBe(404);
     const offMerchant = await createMerchant(t.db, { status: 0 });
-    expect((await t.post(`${C}/generateCardBatch`, { cardModelId: org.model, count: 1, medium: 1, merchantId: offMerchant }, issuer.token)).body.errcode).toBe(1_022_000_001);
+    expect((await t.post(`${C}/generateCardBatch`, { cardModelId: org.model, count: 1, medium: 1, merchantId: offMerchant }, platform.token)).body.errcode).toBe(1_022_000_001);
     expect((await t.post(`${C}/generateCardBatch`, { cardModelId: org.model, count: 1, medium: 1, shopId: org.bankShop, merchantId: org.issuer }, issuer.token)).body.errcode).toBe(404);
     expect((await t.post(`${C}/generateCardBatch`, { cardModelId: org.model, count: 1, medium: 1 }, bank.token)).body.errcode).toBe(403);
   });
 
   it('shows a batch to the platform, its model\'s merchant and the seller holding it', async () => {
-    const batch = await generate(issuer, { merchantId: org.bank });
+    const batch = await generate(platform, { merchantId: org.bank });
     const other = await generate(issuer, {});
     expect((await t.post(`${C}/getCardBatch`, { id: batch.id }, bank.token)).body.data.id).toBe(batch.id);
     expect((await t.post(`${C}/getCardBatch`, { id: other.id }, bank.token)).body).toEqual({ errcode: 403, errmsg: 'the card batch belongs to another merchant or shop' });
@@ -151,6 +151,22 @@ describe('card batches', () => {
     expect(await ids(bank)).toContain(batch.id);
     expect(await ids(bank)).not.toContain(other.id);
     expect(await ids(issuer)).toEqual(expect.arrayContaining([batch.id, other.id]));
+  });
+
+  it('lets a merchant user hold a batch itself or in its own shops, never with another merchant or its shops (403, nothing written)', async () => {
+    const ownShop = await createShop(t.db, { merchant_id: org.issuer });
+    expect(await generate(issuer, { shopId: ownShop })).toMatchObject({ merchantId: org.issuer, shopId: ownShop });
+    expect(await generate(issuer, { merchantId: org.issuer, shopId: ownShop })).toMatchObject({ merchantId: org.issuer, shopId: ownShop });
+    const count = async (table: 'card_batch' | 'card') => Number((await t.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const before = [await count('card_batch'), await count('card')];
+    const refused = { errcode: 403, errmsg: 'only platform users may move a card to another merchant' };
+    for (const holder of [{ merchantId: org.bank }, { shopId: org.bankShop }, { merchantId: org.bank, shopId: org.bankShop }, { merchantId: 999_999_999 }]) {
+      const res = await t.post(`${C}/generateCardBatch`, { cardModelId: org.model, count: 3, medium: 2, ...holder }, issuer.token);
+      expect(res.body, JSON.stringify(holder)).toEqual(refused);
+    }
+    expect([await count('card_batch'), await count('card')]).toEqual(before);
+    // the platform may hand its batches to any merchant's shop
+    expect(await generate(platform, { cardModelId: org.platformModel, shopId: org.bankShop, count: 1 })).toMatchObject({ merchantId: org.bank, shopId: org.bankShop });
   });
 
   it('records generation and export in the operation log', async () => {

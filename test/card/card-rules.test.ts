@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant, createShop, createSpu } from '../helpers/factories.js';
+import { createCardModelRule, createMerchant, createShop, createSpu } from '../helpers/factories.js';
 import { itRefusesWhatStaffOperationsRefuse } from '../helpers/rejection-matrix.js';
 import { staffSession, type StaffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -11,20 +11,23 @@ let t: TestApp;
 let platform: StaffSession;
 let merchantA: StaffSession;
 let merchantB: StaffSession;
-let org: { merchantA: number; merchantB: number; spots: number[]; cardSpu: number; modelA: number };
+let org: { merchantA: number; merchantB: number; spots: number[]; foreign: number[]; cardSpu: number; modelA: number };
 
 beforeAll(async () => {
   t = await createTestApp();
   const mA = await createMerchant(t.db);
   const mB = await createMerchant(t.db);
-  const shop = await createShop(t.db, { merchant_id: mB });
+  const shopA = await createShop(t.db, { merchant_id: mA });
+  const shopB = await createShop(t.db, { merchant_id: mB });
   const spots = [];
-  for (let i = 0; i < 20; i++) spots.push(await createSpu(t.db, { shop_id: shop, merchant_id: mB }));
+  for (let i = 0; i < 20; i++) spots.push(await createSpu(t.db, { shop_id: shopA, merchant_id: mA }));
+  const foreign = [];
+  for (let i = 0; i < 6; i++) foreign.push(await createSpu(t.db, { shop_id: shopB, merchant_id: mB }));
   platform = await staffSession(t, { kind: 'platform', permissions: ALL });
   merchantA = await staffSession(t, { kind: 'merchant', merchantId: mA, permissions: ALL });
   merchantB = await staffSession(t, { kind: 'merchant', merchantId: mB, permissions: ALL });
   const model = await t.post(`${P}/addCardModel`, { name: 'Lake pass', price: 19800 }, merchantA.token);
-  org = { merchantA: mA, merchantB: mB, spots, cardSpu: await createSpu(t.db, { resource_type: 1 }), modelA: model.body.data.id };
+  org = { merchantA: mA, merchantB: mB, spots, foreign, cardSpu: await createSpu(t.db, { resource_type: 1, merchant_id: mA }), modelA: model.body.data.id };
 });
 afterAll(() => t?.close());
 
@@ -83,7 +86,7 @@ describe('rules', () => {
     const resourceId = nextSpot();
     const rule = await addRule({ resourceId, settlementWay: 1, buyPrice: 2700, settlementFactor: 0.9, dailyCheckLimit: 2 });
     expect(rule).toMatchObject({
-      cardModelId: org.modelA, resourceId, resourceType: 2, merchantId: org.merchantB, settlementWay: 1, buyPrice: 2700, settlementFactor: 0.9,
+      cardModelId: org.modelA, resourceId, resourceType: 2, merchantId: org.merchantA, settlementWay: 1, buyPrice: 2700, settlementFactor: 0.9,
       buyoutAmount: null, sharePercent: null, dailyCheckLimit: 2, prices: [],
     });
     const dup = await t.post(`${P}/addCardModelRule`, { cardModelId: org.modelA, resourceId, settlementWay: 5 }, merchantA.token);
@@ -113,11 +116,13 @@ describe('rules', () => {
     const card = await t.post(`${P}/addCardModelRule`, { cardModelId: org.modelA, resourceId: org.cardSpu, settlementWay: 5 }, merchantA.token);
     expect(card.body.errcode).toBe(400);
     expect(card.body.errmsg).toMatch(/^resourceId is invalid/);
-    // Merchant B owns the resources, so it sees the model and its rules, but cannot change them.
-    const rule = await addRule({});
+    // A platform card admits merchant B's spot: B sees the model and its rules, but cannot change them.
+    const regional = (await t.post(`${P}/addCardModel`, { name: 'Region pass', price: 29800 }, platform.token)).body.data;
+    const rule = (await t.post(`${P}/addCardModelRule`, { cardModelId: regional.id, resourceId: org.foreign[0], settlementWay: 5 }, platform.token)).body.data;
     expect((await t.post(`${P}/getCardModelRule`, { id: rule.id }, merchantB.token)).body.errcode).toBe(0);
     expect((await t.post(`${P}/updateCardModelRule`, { id: rule.id, settlementWay: 4 }, merchantB.token)).body.errcode).toBe(403);
-    expect((await t.post(`${P}/addCardModelRule`, { cardModelId: org.modelA, resourceId: nextSpot(), settlementWay: 5 }, merchantB.token)).body.errcode).toBe(403);
+    expect((await t.post(`${P}/addCardModelRule`, { cardModelId: regional.id, resourceId: org.foreign[1], settlementWay: 5 }, merchantB.token)).body.errcode).toBe(403);
+    expect((await t.post(`${P}/addCardModelRule`, { cardModelId: org.modelA, resourceId: org.foreign[1], settlementWay: 5 }, merchantB.token)).body.errcode).toBe(403);
   });
 });
 
@@ -166,6 +171,56 @@ describe('price periods', () => {
     const rows = await t.db.selectFrom('operate_log').select(['action', 'biz_id']).where('path', 'like', '/manage-api/cardModel/%')
       .where('biz_id', 'in', [String(rule.id), String(price.id)]).where('account_id', '=', merchantA.userId).orderBy('id').execute();
     expect(rows.map((r) => r.action)).toEqual(expect.arrayContaining(['新增资源规则', '新增价格区间', '删除价格区间', '删除资源规则']));
+  });
+});
+
+describe('resources of other merchants', () => {
+  const FOREIGN = { errcode: 403, errmsg: "a merchant's card model admits only resources of its own merchant" };
+  const rulesOf = async (cardModelId: number) =>
+    (await t.db.selectFrom('card_model_resource_rule').select('resource_id').where('card_model_id', '=', cardModelId).where('is_deleted', '=', false).execute()).map((r) => r.resource_id);
+
+  it("refuses another merchant's resource on a merchant's model (403, nothing written, nothing of the resource shown)", async () => {
+    const before = await rulesOf(org.modelA);
+    for (const settlement of [{ settlementWay: 1, buyPrice: 1 }, { settlementWay: 2, buyoutAmount: 1 }]) {
+      const res = await t.post(`${P}/addCardModelRule`, { cardModelId: org.modelA, resourceId: org.foreign[2], ...settlement }, merchantA.token);
+      expect(res.body).toEqual(FOREIGN);
+    }
+    // another merchant's tourism card is refused the same way, not told apart as a tourism card
+    const theirCard = await createSpu(t.db, { resource_type: 1, merchant_id: org.merchantB });
+    expect((await t.post(`${P}/addCardModelRule`, { cardModelId: org.modelA, resourceId: theirCard, settlementWay: 5 }, merchantA.token)).body).toEqual(FOREIGN);
+    expect(await rulesOf(org.modelA)).toEqual(before);
+    // a platform user cannot attach it to the merchant's model either; the merchant's own resource it can
+    expect((await t.post(`${P}/addCardModelRule`, { cardModelId: org.modelA, resourceId: org.foreign[2], settlementWay: 5 }, platform.token)).body).toEqual(FOREIGN);
+    expect((await t.post(`${P}/addCardModelRule`, { cardModelId: org.modelA, resourceId: nextSpot(), settlementWay: 5 }, platform.token)).body.errcode).toBe(0);
+  });
+
+  it("lets platform users put any merchant's resources on platform cards (no merchant, or the platform's own merchant)", async () => {
+    const noMerchant = (await t.post(`${P}/addCardModel`, { name: 'City pass', price: 9900 }, platform.token)).body.data;
+    const rule = await t.post(`${P}/addCardModelRule`, { cardModelId: noMerchant.id, resourceId: org.foreign[3], settlementWay: 5 }, platform.token);
+    expect(rule.body.data).toMatchObject({ resourceId: org.foreign[3], merchantId: org.merchantB });
+    expect((await t.post(`${P}/addCardModelRule`, { cardModelId: noMerchant.id, resourceId: nextSpot(), settlementWay: 5 }, platform.token)).body.errcode).toBe(0);
+
+    const platformMerchant = await createMerchant(t.db, { merchant_type: 1 });
+    const operator = await staffSession(t, { kind: 'merchant', merchantId: platformMerchant, permissions: ALL });
+    const bundled = (await t.post(`${P}/addCardModel`, { name: 'Province pass', price: 39900, merchantId: platformMerchant }, platform.token)).body.data;
+    expect((await t.post(`${P}/addCardModelRule`, { cardModelId: bundled.id, resourceId: org.foreign[3], settlementWay: 5 }, platform.token)).body.errcode).toBe(0);
+    // the platform merchant's own staff are merchant users: its resources only
+    expect((await t.post(`${P}/addCardModelRule`, { cardModelId: bundled.id, resourceId: org.foreign[4], settlementWay: 5 }, operator.token)).body).toEqual(FOREIGN);
+    expect(await rulesOf(bundled.id)).toEqual([org.foreign[3]]);
+  });
+
+  it('lets a rule made earlier for a foreign resource be deleted, never re-priced', async () => {
+    const ruleId = await createCardModelRule(t.db, { card_model_id: org.modelA, resource_id: org.foreign[5], settlement_way: 1, buy_price: 5000 });
+    const priceId = (await t.db.insertInto('card_model_resource_price')
+      .values({ rule_id: ruleId, start_date: '2026-01-01', end_date: '2026-12-31', price: 5000 }).returning('id').executeTakeFirstOrThrow()).id;
+    expect((await t.post(`${P}/updateCardModelRule`, { id: ruleId, settlementWay: 1, buyPrice: 1 }, merchantA.token)).body).toEqual(FOREIGN);
+    expect((await t.post(`${P}/addCardModelRulePrice`, { ruleId, startDate: '2027-01-01', endDate: '2027-12-31', price: 1 }, merchantA.token)).body).toEqual(FOREIGN);
+    expect((await t.post(`${P}/updateCardModelRulePrice`, { id: priceId, startDate: '2026-01-01', endDate: '2026-12-31', price: 1 }, merchantA.token)).body).toEqual(FOREIGN);
+    const stored = await t.db.selectFrom('card_model_resource_rule').select(['buy_price']).where('id', '=', ruleId).executeTakeFirstOrThrow();
+    expect(stored.buy_price).toBe(5000);
+    expect((await t.db.selectFrom('card_model_resource_price').select(['price']).where('rule_id', '=', ruleId).execute())).toEqual([{ price: 5000 }]);
+    expect((await t.post(`${P}/deleteCardModelRulePrice`, { id: priceId }, merchantA.token)).body.errcode).toBe(0);
+    expect((await t.post(`${P}/deleteCardModelRule`, { id: ruleId }, merchantA.token)).body.errcode).toBe(0);
   });
 });
 

@@ -7,6 +7,7 @@ import { staffSession } from '../helpers/staff.js';
 import { createMemberTestApp, idCardNumber, memberSession, PHOTO_HOST, type MemberTestApp } from './member-fixtures.js';
 
 const P = '/mp-api/memberContacts';
+const TAKEN = 'a face is already enrolled for this identity number by someone else: the holder can change it at a service desk';
 type Session = { id: number; token: string };
 
 let m: MemberTestApp;
@@ -271,14 +272,58 @@ describe('face enrolment', () => {
     expect(await whoIs(newPhoto)).toBe(second);
   });
 
-  it('re-enrols a person another member enrolled before, retiring that record', async () => {
+  // QA defect 1: this used to delete the other member's face and enrol the new photo, a face takeover.
+  it('refuses to enrol under an identity number another member\'s contact enrolled, on add and update, and changes nothing', async () => {
     const identityNo = idCardNumber();
-    const theirs = await add(stranger, { name: 'Grandma', phone: randomMobile(), identityNo, facePhoto: m.photo() });
+    const theirPhoto = m.photo();
+    const theirs = await add(stranger, { name: 'Grandma', phone: randomMobile(), identityNo, facePhoto: theirPhoto });
+    const refused = { errcode: 1003000002, errmsg: TAKEN };
+
     const photo = m.photo();
-    const mine = await add(owner, { name: 'Grandma', phone: randomMobile(), identityNo, facePhoto: photo });
+    expect((await post('addMemberContacts', { name: 'Grandma', phone: randomMobile(), identityNo, facePhoto: photo }, owner)).body).toEqual(refused);
+    expect(await list(owner, identityNo)).toEqual([]);
+
+    const mine = await add(owner, { name: 'Mine', phone: randomMobile(), identityNo: idCardNumber(), facePhoto: m.photo() });
+    const moved = { id: mine.id, name: 'Mine', phone: mine.phone, identityNo, facePhoto: photo };
+    expect((await post('updateMemberContacts', moved, owner)).body).toEqual(refused);
+    expect((await post('updateMemberContacts', { ...moved, facePhoto: null }, owner)).body).toEqual(refused);
+    expect((await post('getMemberContacts', { id: mine.id }, owner)).body.data).toEqual(mine);
+    expect(await whoIs(mine.facePhoto!)).toBe(mine.identityNo);
+
+    expect(await whoIs(theirPhoto)).toBe(identityNo);
+    expect(await whoIs(photo)).toBeNull();
+    expect(await faceRecords(identityNo)).toEqual([expect.objectContaining({ member_id: stranger.id, contact_id: theirs.id, is_deleted: false })]);
+    // A contact without a photo enrols nothing and stays allowed.
+    await add(owner, { name: 'Grandma', phone: randomMobile(), identityNo });
+  });
+
+  it('refuses to replace a face enrolled without a member\'s record (staff at bindCard), and puts its own back', async () => {
+    const identityNo = idCardNumber();
+    const deskPhoto = m.photo();
+    await m.face.createPerson({ personId: identityNo, name: 'Holder', photo: deskPhoto });
+    const res = await post('addMemberContacts', { name: 'Holder', phone: randomMobile(), identityNo, facePhoto: m.photo() }, owner);
+    expect(res.body).toEqual({ errcode: 1003000002, errmsg: TAKEN });
+    expect(await whoIs(deskPhoto)).toBe(identityNo);
+    expect(await list(owner, identityNo)).toEqual([]);
+    expect(await faceRecords(identityNo)).toEqual([]);
+
+    // A contact moving from its own enrolled identity number to that one keeps its own face.
+    const ownPhoto = m.photo();
+    const mine = await add(owner, { name: 'Own', phone: randomMobile(), identityNo: idCardNumber(), facePhoto: ownPhoto });
+    const upd = await post('updateMemberContacts', { id: mine.id, name: 'Own', phone: mine.phone, identityNo, facePhoto: null }, owner);
+    expect(upd.body).toEqual({ errcode: 1003000002, errmsg: TAKEN });
+    expect(await whoIs(ownPhoto)).toBe(mine.identityNo);
+    expect(await faceRecords(mine.identityNo)).toEqual([expect.objectContaining({ contact_id: mine.id, is_deleted: false })]);
+  });
+
+  it('lets a member re-enrol a face it enrolled itself, also through a new contact after deleting the old one', async () => {
+    const identityNo = idCardNumber();
+    const first = await add(owner, { name: 'Kid', phone: randomMobile(), identityNo, facePhoto: m.photo() });
+    expect((await post('deleteMemberContacts', { id: first.id }, owner)).body.errcode).toBe(0);
+    const photo = m.photo();
+    const again = await add(owner, { name: 'Kid', phone: randomMobile(), identityNo, facePhoto: photo });
     expect(await whoIs(photo)).toBe(identityNo);
-    const records = await faceRecords(identityNo);
-    expect(records.map((r) => [r.contact_id, r.is_deleted])).toEqual([[theirs.id, true], [mine.id, false]]);
+    expect((await faceRecords(identityNo)).map((r) => [r.contact_id, r.is_deleted])).toEqual([[first.id, true], [again.id, false]]);
   });
 
   it('refuses a photo without a face, or one that cannot be read, and changes nothing', async () => {
@@ -297,7 +342,8 @@ describe('face enrolment', () => {
   });
 
   it('answers a clear error and adds nothing when the face service fails at any step', async () => {
-    for (const fault of ['search', 'deletePerson', 'createPerson'] as const) {
+    // A new identity number has no face of the member's to delete: only search and create are called.
+    for (const fault of ['search', 'createPerson'] as const) {
       const identityNo = idCardNumber();
       const photo = m.photo();
       m.faceFault.on = fault;
@@ -311,6 +357,19 @@ describe('face enrolment', () => {
       expect(await enrolled(identityNo), fault).toBe(0);
       expect(await faceRecords(identityNo), fault).toEqual([]);
     }
+    // Replacing its own face, deleting the old one fails: the contact and its face stay as they were.
+    const identityNo = idCardNumber();
+    const oldPhoto = m.photo();
+    const c = await add(owner, { name: 'Unlucky', phone: randomMobile(), identityNo, facePhoto: oldPhoto });
+    m.faceFault.on = 'deletePerson';
+    try {
+      const res = await post('updateMemberContacts', { id: c.id, name: 'Unlucky', phone: c.phone, identityNo, facePhoto: m.photo() }, owner);
+      expect(res.body).toEqual({ errcode: 1025000002, errmsg: 'the face service is unavailable, please try again later' });
+    } finally {
+      m.faceFault.on = null;
+    }
+    expect((await post('getMemberContacts', { id: c.id }, owner)).body.data).toEqual(c);
+    expect(await whoIs(oldPhoto)).toBe(identityNo);
   });
 
   it('keeps the contact and its enrolled face as they were when a new enrolment fails', async () => {

@@ -1,4 +1,4 @@
-import { scopeOf } from '../../platform/auth/permissions.js';
+import { scopeOf, type Scope } from '../../platform/auth/permissions.js';
 import type { Db } from '../../platform/db/database.js';
 import { loggedTransaction, type Trx } from '../../platform/db/transaction.js';
 import { XlsxExport } from '../../platform/export/xlsx-export.js';
@@ -6,7 +6,9 @@ import { forbidden } from '../../platform/errors.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
 import { formatDateTime } from '../../platform/time.js';
-import { batchNotFound, merchantDisabled, merchantNotFound, modelDisabled, numbersExhausted, shopNotFound } from './card.errors.js';
+import {
+  batchNotFound, merchantDisabled, merchantNotFound, modelDisabled, notYourShop, numbersExhausted, onlyPlatformMovesCards, shopNotFound,
+} from './card.errors.js';
 import * as repo from './card-batch.repository.js';
 import { findMerchantState } from './card-model.repository.js';
 import { optionalText as optional } from '../../platform/text-input.js';
@@ -34,8 +36,12 @@ const yyyymmdd = (d: Date) => `${d.getFullYear()}${pad(d.getMonth() + 1, 2)}${pa
 export function createCardBatchService(deps: { db: Db; models: CardModelService }) {
   const { db, models } = deps;
 
-  /** The merchant and shop holding the batch's cards: given, else the model's merchant. */
-  async function holder(trx: Trx, input: BatchGenerate, modelMerchantId: number | null): Promise<{ merchantId: number | null; shopId: number | null }> {
+  /**
+   * The merchant and shop holding the batch's cards: given, else the model's merchant. Within the
+   * caller's scope, as activateCard's seller: only platform users hand cards to another merchant, and
+   * a shop user's cards stay in its shop.
+   */
+  async function holder(trx: Trx, scope: Scope, input: BatchGenerate, modelMerchantId: number | null): Promise<{ merchantId: number | null; shopId: number | null }> {
     let merchantId = input.merchantId ?? null;
     const shopId = input.shopId ?? null;
     if (shopId != null) {
@@ -44,6 +50,8 @@ export function createCardBatchService(deps: { db: Db; models: CardModelService 
       merchantId = owner;
     }
     merchantId ??= modelMerchantId;
+    if (scope.kind !== 'platform' && merchantId !== scope.merchantId) throw onlyPlatformMovesCards();
+    if (scope.kind === 'shop' && shopId !== scope.shopId) throw notYourShop();
     if (merchantId != null) {
       const merchant = await findMerchantState(trx, merchantId);
       if (!merchant) throw merchantNotFound();
@@ -67,7 +75,7 @@ export function createCardBatchService(deps: { db: Db; models: CardModelService 
       return loggedTransaction(db, ctx, async (trx) => {
         const model = await models.reachable(ctx, input.cardModelId, { trx, change: true });
         if (model.status !== 1) throw modelDisabled(model.name);
-        const place = await holder(trx, input, model.merchantId);
+        const place = await holder(trx, scopeOf(ctx.account), input, model.merchantId);
         const id = await repo.nextBatchId(trx);
         const batch: repo.NewBatch = {
           id, batchNo: `CB${yyyymmdd(new Date())}${pad(id, 6)}`, cardModelId: model.id, medium: input.medium, count: input.count,

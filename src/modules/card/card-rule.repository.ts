@@ -102,9 +102,15 @@ export async function softDeleteRule(db: Executor, id: number, by: number): Prom
   await db.updateTable('card_model_resource_rule').set({ is_deleted: true, updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
 }
 
-export async function findResource(db: Executor, id: number): Promise<{ name: string; resourceType: number } | null> {
-  const r = await db.selectFrom('spu').select(['name', 'resource_type']).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst();
-  return r ? { name: r.name, resourceType: r.resource_type } : null;
+export async function findResource(db: Executor, id: number): Promise<{ name: string; resourceType: number; merchantId: number } | null> {
+  const r = await db.selectFrom('spu').select(['name', 'resource_type', 'merchant_id']).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst();
+  return r ? { name: r.name, resourceType: r.resource_type, merchantId: r.merchant_id } : null;
+}
+
+/** Whether the merchant is the platform's own (merchant_type 1), whose cards bundle partners' resources. */
+export async function isPlatformMerchant(db: Executor, merchantId: number): Promise<boolean> {
+  const r = await db.selectFrom('merchant').select('merchant_type').where('id', '=', merchantId).executeTakeFirst();
+  return r?.merchant_type === 1;
 }
 
 export async function findPrice(db: Executor, id: number): Promise<RulePrice | null> {

@@ -38,5 +38,7 @@ export const staffNotFound = () => notFound('sales account (activeBy)');
 export const ruleExists = (resourceName: string) => conflict(`the card model already has a rule for resource "${resourceName}"`);
 export const notYourModel = () => forbidden('only platform users and the card model\'s own merchant may change it');
 export const onlyPlatformMovesCards = () => forbidden('only platform users may move a card to another merchant');
+export const notYourShop = () => forbidden('you may only sell cards through your own shop');
+export const foreignResource = () => forbidden('a merchant\'s card model admits only resources of its own merchant');
 /** Same code as the merchant module's: records cannot be added under a disabled merchant. */
 export const merchantDisabled = (name: string) => new AppError(1_022_000_001, `merchant "${name}" is disabled: enable it first`);

@@ -10,10 +10,11 @@ import type { Page } from '../../platform/http/paging.js';
 import { idNumberProblem, normaliseIdNumber } from '../../platform/id-document.js';
 import {
   cardAlreadyActivated, cardAlreadyBound, cardDisabled, cardExpired, cardNotActivated, cardNotBound, cardNotFound, merchantNotFound, modelDisabled,
-  onlyPlatformMovesCards, shopNotFound, staffNotFound,
+  notYourShop, onlyPlatformMovesCards, shopNotFound, staffNotFound,
 } from './card.errors.js';
 import { findMerchantState } from './card-model.repository.js';
 import { nonBlank, optionalText as optional } from '../../platform/text-input.js';
+import { enrolHolderFace } from '../member/contact-face.js';
 import * as repo from './card.repository.js';
 import { CardStatus, type Card, type CardActivate, type CardBind, type CardPageQuery, type CardReason, type CardRef } from './card.schemas.js';
 
@@ -60,7 +61,7 @@ export function createCardService(deps: { db: Db; face: FaceService; now?: () =>
       if (scope.kind !== 'platform') throw onlyPlatformMovesCards();
       if (merchantId != null && !(await findMerchantState(trx, merchantId))) throw merchantNotFound();
     }
-    if (scope.kind === 'shop' && shopId !== scope.shopId) throw forbidden('you may only sell cards through your own shop');
+    if (scope.kind === 'shop' && shopId !== scope.shopId) throw notYourShop();
     return { merchantId, shopId };
   }
 
@@ -104,9 +105,9 @@ export function createCardService(deps: { db: Db; face: FaceService; now?: () =>
       assertBindable(await reachable(ctx, input));
       if (facePhoto) {
         // An external call: outside the transaction. Re-enrolling the same person id is harmless
-        // should the binding then fail; the holder is the same person.
-        await face.deletePerson(idNo);
-        await face.createPerson({ personId: idNo, name, photo: facePhoto });
+        // should the binding then fail; the holder is the same person. Staff at a desk may replace a
+        // face a member's contact enrolled; a member's contact can never replace this one.
+        await enrolHolderFace({ db, face }, { personId: idNo, name, photo: facePhoto }, ctx.account.id);
       }
       return loggedTransaction(db, ctx, async (trx) => {
         const card = await reachable(ctx, input, trx);

@@ -1,9 +1,14 @@
 import { AppError, badRequest } from '../../platform/errors.js';
-import type { FaceService } from '../../platform/face/index.js';
+import { FaceError, type FaceService } from '../../platform/face/index.js';
 import { faceUnavailable } from '../../platform/face/face.errors.js';
+import type { Db } from '../../platform/db/database.js';
+import { faceEnrolledElsewhere } from './member.errors.js';
+import { retireFacesOf } from './member-contacts.repository.js';
 
 /** A face enrolled before, as member_face recorded it: what to put back if a replacement fails. */
 export interface StoredFace {
+  /** the member whose contact enrolled it */
+  memberId: number;
   personId: string;
   name: string;
   photoUrl: string | null;
@@ -58,23 +63,25 @@ async function restore(face: FaceService, faces: StoredFace[]): Promise<unknown[
 
 /**
  * Spec A 4.2 rule 1, outside any transaction: the photo is searched first (a photo without a face or an
- * unreachable service fails here, before anything changed), the stored faces of the contact and of the
- * person id are deleted, and the person is enrolled. A failed enrolment puts the deleted faces back
- * and throws; the caller writes the contact afterwards and calls `undo` if that write fails.
+ * unreachable service fails here, before anything changed), the member's own stored faces (of the
+ * contact, and under the person id) are deleted, and the person is enrolled. A member never replaces a
+ * face it did not enrol: a record of another member under the person id refuses the enrolment before
+ * anything changed, and so does the face service when the id is enrolled without a record of this
+ * member (staff at bindCard) — the deleted own faces are put back then. A failed enrolment puts the
+ * deleted faces back and throws; the caller writes the contact afterwards and calls `undo` if that
+ * write fails.
  */
 export async function enrolContactFace(
   face: FaceService,
+  memberId: number,
   person: { personId: string; name: string; photo: string },
   replaces: StoredFace[],
 ): Promise<FaceEnrolment> {
+  if (replaces.some((f) => f.memberId !== memberId)) throw faceEnrolledElsewhere();
   await face.search(person.photo);
   const byId = new Map<string, StoredFace>();
   for (const f of replaces) byId.set(f.personId, f);
-  // The person id itself is always cleared: createPerson refuses an id that is still enrolled.
-  if (!byId.has(person.personId)) byId.set(person.personId, { personId: person.personId, name: person.name, photoUrl: null });
   const deleted: StoredFace[] = [];
-  // Only faces that member_face recorded can be put back; an id cleared without a record held none of ours.
-  const recorded = (faces: StoredFace[]) => faces.filter((f) => replaces.includes(f));
   try {
     for (const f of byId.values()) {
       await face.deletePerson(f.personId);
@@ -82,7 +89,9 @@ export async function enrolContactFace(
     }
     await face.createPerson(person);
   } catch (err) {
-    afterUndo(err, await restore(face, recorded(deleted)));
+    // Still enrolled although no face of this member is: someone else's (bindCard records none).
+    const taken = err instanceof AppError && err.errcode === FaceError.PERSON_EXISTS;
+    afterUndo(taken ? faceEnrolledElsewhere() : err, await restore(face, deleted));
   }
   return {
     personId: person.personId,
@@ -94,8 +103,20 @@ export async function enrolContactFace(
       } catch (err) {
         failures.push(err);
       }
-      failures.push(...(await restore(face, recorded(deleted))));
+      failures.push(...(await restore(face, deleted)));
       return afterUndo(cause, failures);
     },
   };
+}
+
+/**
+ * Staff enrolling a card holder's face at a desk (bindCard), where the person's document is seen: the
+ * face under the identity number is replaced whoever enrolled it. The members' records under it are
+ * retired first, so no member's contact can later replace or take back the face staff enrolled; a face
+ * call failing afterwards leaves no member owning the id (fail closed), and staff retries.
+ */
+export async function enrolHolderFace(deps: { db: Db; face: FaceService }, person: { personId: string; name: string; photo: string }, staffId: number): Promise<void> {
+  await retireFacesOf(deps.db, deps.face.provider, person.personId, staffId);
+  await deps.face.deletePerson(person.personId);
+  await deps.face.createPerson(person);
 }

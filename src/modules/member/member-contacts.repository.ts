@@ -117,7 +117,7 @@ export async function recordedFaces(db: Executor, provider: string, q: { contact
   const rows = await db
     .selectFrom('member_face')
     .innerJoin('member_contacts', 'member_contacts.id', 'member_face.contact_id')
-    .select(['member_face.person_id', 'member_face.photo_url', 'member_contacts.name'])
+    .select(['member_face.member_id', 'member_face.person_id', 'member_face.photo_url', 'member_contacts.name'])
     .where('member_face.provider', '=', provider)
     .where(sql<boolean>`not member_face.is_deleted`)
     .where((eb) => {
@@ -127,23 +127,35 @@ export async function recordedFaces(db: Executor, provider: string, q: { contact
       return any.length > 0 ? eb.or(any) : eb.val(false);
     })
     .execute();
-  return rows.map((r) => ({ personId: r.person_id, name: r.name, photoUrl: r.photo_url }));
+  return rows.map((r) => ({ memberId: Number(r.member_id), personId: r.person_id, name: r.name, photoUrl: r.photo_url }));
 }
 
 /**
- * Records a new enrolment (spec A 4.2 rule 1: "add also inserts a face record"), retiring the records
- * it replaced: the contact's earlier ones and any other contact's under the same person id.
+ * Records a new enrolment (spec A 4.2 rule 1: "add also inserts a face record"), retiring the member's
+ * own records it replaced: the contact's earlier ones and the member's under the same person id. False,
+ * with nothing written, when another member holds a living record under the person id (its face is not
+ * the member's to replace; the caller holds the person id's lock).
  */
 export async function recordFace(
   db: Executor,
   f: { memberId: number; contactId: number; personId: string; provider: string; photoUrl: string },
-): Promise<void> {
+): Promise<boolean> {
+  const foreign = await db
+    .selectFrom('member_face')
+    .select('id')
+    .where('provider', '=', f.provider)
+    .where('person_id', '=', f.personId)
+    .where('member_id', '<>', f.memberId)
+    .where(sql<boolean>`not is_deleted`)
+    .limit(1)
+    .executeTakeFirst();
+  if (foreign) return false;
   await db
     .updateTable('member_face')
     .set({ is_deleted: true, updated_by: f.memberId, updated_at: new Date() })
     .where('provider', '=', f.provider)
     .where(sql<boolean>`not is_deleted`)
-    .where((eb) => eb.or([eb('person_id', '=', f.personId), eb('contact_id', '=', f.contactId)]))
+    .where((eb) => eb.or([eb.and([eb('person_id', '=', f.personId), eb('member_id', '=', f.memberId)]), eb('contact_id', '=', f.contactId)]))
     .execute();
   await db
     .insertInto('member_face')
@@ -151,5 +163,20 @@ export async function recordFace(
       member_id: f.memberId, contact_id: f.contactId, person_id: f.personId, provider: f.provider, photo_url: f.photoUrl,
       created_by: f.memberId, updated_by: f.memberId,
     })
+    .execute();
+  return true;
+}
+
+/**
+ * Staff replaced the face under the person id (bindCard): the members' records under it no longer
+ * describe the enrolled face, so none of them may replace or take it back any more.
+ */
+export async function retireFacesOf(db: Executor, provider: string, personId: string, by: number): Promise<void> {
+  await db
+    .updateTable('member_face')
+    .set({ is_deleted: true, updated_by: by, updated_at: new Date() })
+    .where('provider', '=', provider)
+    .where('person_id', '=', personId)
+    .where(sql<boolean>`not is_deleted`)
     .execute();
 }

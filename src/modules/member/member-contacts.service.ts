@@ -4,7 +4,7 @@ import type { FaceService } from '../../platform/face/index.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import { enrolContactFace, facePersonId, type FaceEnrolment } from './contact-face.js';
 import { DEFAULT_ID_TYPE, normaliseIdentityNo } from './identity-number.js';
-import { contactExists, contactNotFound, tooManyContacts } from './member.errors.js';
+import { contactExists, contactNotFound, faceEnrolledElsewhere, tooManyContacts } from './member.errors.js';
 import * as repo from './member-contacts.repository.js';
 import type { MemberContacts, MemberContactsAdd, MemberContactsListRequest, MemberContactsUpdate } from './member-contacts.schemas.js';
 import { nonBlank as requiredText } from '../../platform/text-input.js';
@@ -36,7 +36,8 @@ export function createMemberContactsService(deps: { db: Db; face: FaceService })
         const contactId = await work(trx);
         if (enrolment && photo) {
           await advisoryLock(trx, 'member-face', enrolment.personId);
-          await repo.recordFace(trx, { memberId, contactId, personId: enrolment.personId, provider: enrolment.provider, photoUrl: photo });
+          const recorded = await repo.recordFace(trx, { memberId, contactId, personId: enrolment.personId, provider: enrolment.provider, photoUrl: photo });
+          if (!recorded) throw faceEnrolledElsewhere();
         }
         return contactId;
       }, (id) => id);
@@ -62,7 +63,7 @@ export function createMemberContactsService(deps: { db: Db; face: FaceService })
       if (v.facePhoto) {
         const personId = facePersonId(v.identityNo);
         const replaces = await repo.recordedFaces(db, face.provider, { personIds: [personId] });
-        enrolment = await enrolContactFace(face, { personId, name: v.name, photo: v.facePhoto }, replaces);
+        enrolment = await enrolContactFace(face, memberId, { personId, name: v.name, photo: v.facePhoto }, replaces);
       }
       await write(ctx, enrolment, v.facePhoto, async (trx) => {
         await checkRoom(trx, memberId, v.identityNo, null);
@@ -95,7 +96,7 @@ export function createMemberContactsService(deps: { db: Db; face: FaceService })
       if (reenrol && v.facePhoto) {
         const personId = facePersonId(v.identityNo);
         const replaces = await repo.recordedFaces(db, face.provider, { contactId: current.id, personIds: [personId] });
-        enrolment = await enrolContactFace(face, { personId, name: v.name, photo: v.facePhoto }, replaces);
+        enrolment = await enrolContactFace(face, memberId, { personId, name: v.name, photo: v.facePhoto }, replaces);
       }
       await write(ctx, enrolment, v.facePhoto, async (trx) => {
         await checkRoom(trx, memberId, v.identityNo, current.id);

@@ -1,4 +1,4 @@
-import { conflict, notFound } from '../../platform/errors.js';
+import { AppError, conflict, notFound } from '../../platform/errors.js';
 
 /**
  * Member module codes 1_003_000_000+ (DESIGN.md §6, docs/errors.md). The profile, contact and phone
@@ -7,7 +7,15 @@ import { conflict, notFound } from '../../platform/errors.js';
  */
 export const MemberError = {
   MP_LOGIN_FAILED: 1_003_000_001,
+  FACE_ENROLLED_ELSEWHERE: 1_003_000_002,
 } as const;
+
+/**
+ * A contact's face under an identity number whose face someone else enrolled (another member's contact,
+ * or staff binding a card): a member cannot prove it is that person, so it must not replace that face.
+ */
+export const faceEnrolledElsewhere = () =>
+  new AppError(MemberError.FACE_ENROLLED_ELSEWHERE, 'a face is already enrolled for this identity number by someone else: the holder can change it at a service desk');
 
 /** Another member's contact answers the same as a missing one: its existence is not revealed. */
 export const contactNotFound = () => notFound('contact');
