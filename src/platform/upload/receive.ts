@@ -104,8 +104,6 @@ export async function receiveMultipart(request: FastifyRequest, tempDir: string,
   if (bodyHash) raw.on('data', (chunk: Buffer) => bodyHash.update(chunk));
   try {
     const parts = request.parts({
-      // The part's file name as sent, so a name with a path in it is refused (docs/decisions.md "Names are labels"), not cut to its last segment.
-      preservePath: true,
       limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles, fields: limits.maxFields, fieldSize: limits.maxFieldBytes, parts: limits.maxFiles + limits.maxFields },
     });
     for await (const part of parts) {
