@@ -137,6 +137,61 @@ describe('addShop', () => {
     expect((await t.post(`${P}/addShop`, shop(), shopUser.token)).body).toEqual({ errcode: 403, errmsg: 'shop users cannot add shops' });
   });
 
+  it('checks the caller against the shop-admin role as stored, not the built-in list (1_022_000_002)', async () => {
+    await addOk(merchantA, shop()); // the global role exists from here on
+    const widen = (permissions: string[]) => t.db.updateTable('role').set({ permissions })
+      .where('code', '=', SHOP_ADMIN_ROLE.code).where('merchant_id', 'is', null).execute();
+    await widen([...SHOP_ADMIN_ROLE.permissions, 'card:read', 'staff:read']);
+    try {
+      const name = uniq('Escalation ');
+      const res = await t.post(`${P}/addShop`, shop({ name }), merchantA.token);
+      expect(res.body).toEqual({ errcode: 1_022_000_002, errmsg: "you cannot grant the default shop user's card:read: you do not hold it yourself" });
+      expect(await t.db.selectFrom('shop').select('id').where('name', '=', name).execute()).toEqual([]);
+      // One who holds what the stored role grants may add the shop; its user gets that role.
+      const wide = await staffSession(t, { kind: 'merchant', merchantId: merchantAId, permissions: [...ALL, 'card:read', 'staff:read'] });
+      const added = await addOk(wide, shop());
+      const login = await t.loginStaff(added.username, added.password);
+      expect((await t.post('/manage-api/system/user/queryUserPage', {}, login.accessToken)).body.errcode).toBe(0);
+    } finally {
+      await widen([...SHOP_ADMIN_ROLE.permissions]);
+    }
+  });
+
+  it('links only the global shop-admin role, never a merchant\'s role holding its code from before the reservation', async () => {
+    // A database where merchant B took the code before the global role existed (addRole now refuses the code).
+    await t.db.updateTable('role').set({ code: uniq('hidden_') }).where('code', '=', SHOP_ADMIN_ROLE.code).execute();
+    const squat = await t.db.insertInto('role').values({ code: SHOP_ADMIN_ROLE.code, name: 'squat', permissions: ['region:read'], merchant_id: merchantBId })
+      .returning('id').executeTakeFirstOrThrow();
+    const squatter = await staffSession(t, { kind: 'merchant', merchantId: merchantBId });
+    await t.db.insertInto('user_role').values({ user_id: squatter.userId, role_id: squat.id }).execute();
+
+    const added = await addOk(merchantA, shop());
+    const roles = await t.db.selectFrom('user_role').innerJoin('role', 'role.id', 'user_role.role_id')
+      .select(['role.id', 'role.code', 'role.merchant_id', 'role.permissions']).where('user_role.user_id', '=', added.userId).execute();
+    expect(roles).toEqual([{ id: expect.any(Number), code: SHOP_ADMIN_ROLE.code, merchant_id: null, permissions: [...SHOP_ADMIN_ROLE.permissions] }]);
+    expect(roles[0].id).not.toBe(squat.id);
+    // B keeps its role (another code, same permissions and holder); it is not B's to grant elsewhere.
+    const kept = await t.db.selectFrom('role').select(['code', 'merchant_id', 'permissions']).where('id', '=', squat.id).executeTakeFirstOrThrow();
+    expect(kept).toEqual({ code: `${SHOP_ADMIN_ROLE.code}_m${merchantBId}_${squat.id}`, merchant_id: merchantBId, permissions: ['region:read'] });
+    expect(await t.db.selectFrom('user_role').select('user_id').where('role_id', '=', squat.id).execute()).toEqual([{ user_id: squatter.userId }]);
+    const next = await addOk(merchantB, shop({ merchantId: merchantBId }));
+    const nextRole = await t.db.selectFrom('user_role').select('role_id').where('user_id', '=', next.userId).executeTakeFirstOrThrow();
+    expect(nextRole.role_id).toBe(roles[0].id);
+  });
+
+  it('adds no shop under a disabled merchant (1_022_000_001), and leaves nothing written', async () => {
+    const merchantId = await createMerchant(t.db, { name: uniq('Dormant ') });
+    await t.db.updateTable('merchant').set({ status: 0 }).where('id', '=', merchantId).execute();
+    const users = async () => Number((await t.db.selectFrom('admin_user').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const before = await users();
+    const res = await t.post(`${P}/addShop`, shop({ merchantId }), platform.token);
+    expect(res.body).toEqual({ errcode: 1_022_000_001, errmsg: expect.stringMatching(/^merchant "Dormant .+" is disabled: enable it first$/) });
+    expect(await t.db.selectFrom('shop').select('id').where('merchant_id', '=', merchantId).execute()).toEqual([]);
+    expect(await users()).toBe(before);
+    await t.db.updateTable('merchant').set({ status: 1 }).where('id', '=', merchantId).execute();
+    expect((await addOk(platform, shop({ merchantId }))).merchantId).toBe(merchantId);
+  });
+
   it('leaves nothing behind when the last step (the relations) fails', async () => {
     const name = uniq('Doomed ');
     await sql.raw(`
@@ -204,6 +259,48 @@ describe('updating and deleting', () => {
     expect((await t.db.selectFrom('admin_user').select('is_deleted').where('id', '=', s.userId).executeTakeFirstOrThrow()).is_deleted).toBe(true);
     expect((await t.post(`${P}/getShop`, { id: s.id }, login.accessToken)).body.errcode).toBe(401);
     expect((await t.post(`${P}/deleteShop`, { id: s.id }, merchantA.token)).body.errcode).toBe(404);
+  });
+
+  it('refuses to delete a shop whose account holds a permission the caller lacks, as deleteUser does (1_022_000_002)', async () => {
+    const s = await addOk(merchantA, shop());
+    const extra = await t.db.insertInto('role').values({ code: uniq('memberw_'), name: 'member writer', permissions: ['member:write'] }).returning('id').executeTakeFirstOrThrow();
+    await t.db.insertInto('user_role').values({ user_id: s.userId, role_id: extra.id }).execute();
+    const above = { errcode: 1_022_000_002, errmsg: 'this account holds member:write, which you do not hold: only someone holding it may change the account' };
+    expect((await t.post(`${P}/deleteShop`, { id: s.id }, merchantA.token)).body).toEqual(above);
+    expect((await getShop(s.id)).errcode).toBe(0);
+    const user = await t.db.selectFrom('admin_user').select('is_deleted').where('id', '=', s.userId).executeTakeFirstOrThrow();
+    expect(user.is_deleted).toBe(false);
+    expect((await t.db.selectFrom('dept').select('is_deleted').where('id', '=', s.deptId).executeTakeFirstOrThrow()).is_deleted).toBe(false);
+    // Once the account holds nothing beyond the caller, the shop goes with it.
+    await t.db.deleteFrom('user_role').where('role_id', '=', extra.id).execute();
+    expect((await t.post(`${P}/deleteShop`, { id: s.id }, merchantA.token)).body).toEqual({ errcode: 0, errmsg: 'success' });
+  });
+
+  it('refuses to delete a shop whose account is the last enabled holder of * (1_022_000_004)', async () => {
+    const s = await addOk(merchantA, shop());
+    const star = await t.db.insertInto('role').values({ code: uniq('star_'), name: 'everything', permissions: ['*'] }).returning('id').executeTakeFirstOrThrow();
+    await t.db.insertInto('user_role').values({ user_id: s.userId, role_id: star.id }).execute();
+    // A merchant administrator lacks * itself: refused as for deleteUser.
+    expect((await t.post(`${P}/deleteShop`, { id: s.id }, merchantA.token)).body.errcode).toBe(1_022_000_002);
+    // A caller whose session still carries * while its stored roles no longer do (the guard counts the stored ones).
+    const caller = await staffSession(t, { kind: 'platform', permissions: ['*'] });
+    const callerRole = await t.db.selectFrom('user_role').select('role_id').where('user_id', '=', caller.userId).executeTakeFirstOrThrow();
+    await t.db.updateTable('role').set({ permissions: ['shop:write'] }).where('id', '=', callerRole.role_id).execute();
+    const others = await t.db.selectFrom('admin_user as u').innerJoin('user_role as ur', 'ur.user_id', 'u.id').innerJoin('role as r', 'r.id', 'ur.role_id')
+      .select('u.id').where('u.status', '=', 1).where('u.is_deleted', '=', false).where('u.id', '!=', s.userId).where(sql<boolean>`'*' = any(r.permissions)`).execute();
+    const otherIds = [...new Set(others.map((o) => o.id))];
+    if (otherIds.length) await t.db.updateTable('admin_user').set({ status: 0 }).where('id', 'in', otherIds).execute();
+    try {
+      expect((await t.post(`${P}/deleteShop`, { id: s.id }, caller.token)).body).toEqual({
+        errcode: 1_022_000_004, errmsg: 'this is the last enabled account holding every permission (*): the platform would have no administrator left',
+      });
+      expect((await getShop(s.id)).errcode).toBe(0);
+      expect((await t.db.selectFrom('admin_user').select('is_deleted').where('id', '=', s.userId).executeTakeFirstOrThrow()).is_deleted).toBe(false);
+    } finally {
+      if (otherIds.length) await t.db.updateTable('admin_user').set({ status: 1 }).where('id', 'in', otherIds).execute();
+    }
+    // With another administrator enabled again, the same call succeeds.
+    expect((await t.post(`${P}/deleteShop`, { id: s.id }, caller.token)).body).toEqual({ errcode: 0, errmsg: 'success' });
   });
 
   it('does not let a shop user delete its shop', async () => {

@@ -124,12 +124,50 @@ describe('roles', () => {
     expect(await ids(shopA1)).toEqual([a1.id, a.id, global.id]);
     expect(await ids(merchantB)).toEqual([b.id, global.id]);
     expect((await t.post(`${R}/getRole`, { id: b.id }, merchantA.token)).body).toEqual({ errcode: 403, errmsg: 'the role belongs to another merchant or shop' });
-    expect((await t.post(`${R}/updateRole`, { id: b.id, name: 'x', permissions: [] }, merchantA.token)).body.errcode).toBe(404);
+    // A foreign role answers 403 on writes too, as getRole does (this asserted 404 before the QA fix).
+    expect((await t.post(`${R}/updateRole`, { id: b.id, name: 'x', permissions: [] }, merchantA.token)).body.errcode).toBe(403);
     expect((await t.post(`${R}/updateRole`, { id: global.id, name: 'x', permissions: [] }, merchantA.token)).body)
       .toEqual({ errcode: 403, errmsg: 'this role belongs to the platform or another merchant or shop: you may only change your own roles' });
     expect((await t.post(`${R}/deleteRole`, { id: a.id }, shopA1.token)).body.errcode).toBe(403);
     const page = await t.post(`${R}/queryRolePage`, { name: tag, pageSize: 2 }, merchantA.token);
     expect(page.body.data).toEqual({ list: [expect.objectContaining({ id: a1.id }), expect.objectContaining({ id: a.id })], total: 3 });
+  });
+
+  it('answers 403 to every write on another merchant\'s role, as getRole does, and 404 to an unknown one', async () => {
+    const theirs = await addOk(merchantB, { name: uniq('Theirs '), permissions: [] });
+    const foreign = { errcode: 403, errmsg: 'the role belongs to another merchant or shop' };
+    expect((await t.post(`${R}/getRole`, { id: theirs.id }, merchantA.token)).body).toEqual(foreign);
+    expect((await t.post(`${R}/updateRole`, { id: theirs.id, name: 'Mine now', permissions: [] }, merchantA.token)).body).toEqual(foreign);
+    expect((await t.post(`${R}/updateRoleStatus`, { id: theirs.id, status: 0 }, merchantA.token)).body).toEqual(foreign);
+    expect((await t.post(`${R}/deleteRole`, { id: theirs.id }, merchantA.token)).body).toEqual(foreign);
+    expect((await t.post(`${R}/getRole`, { id: theirs.id }, merchantB.token)).body.data).toMatchObject({ name: theirs.name, status: 1 });
+    for (const [op, body] of [['updateRole', { name: 'x', permissions: [] }], ['updateRoleStatus', { status: 0 }], ['deleteRole', {}]] as const) {
+      expect((await t.post(`${R}/${op}`, { id: 999_999_999, ...body }, merchantA.token)).body, op).toEqual({ errcode: 404, errmsg: 'role not found' });
+    }
+    // Its owner still changes it.
+    expect((await t.post(`${R}/updateRoleStatus`, { id: theirs.id, status: 0 }, merchantB.token)).body.errcode).toBe(0);
+  });
+
+  it('reserves the system\'s role codes (shop_admin …) for everyone, the platform included (409)', async () => {
+    for (const [who, code] of [[merchantA, 'shop_admin'], [root, 'shop_admin'], [root, 'SHOP_ADMIN'], [merchantA, 'super_admin'], [root, 'merchant_admin']] as const) {
+      const res = await t.post(`${R}/addRole`, { name: 'Squat', permissions: [], code }, who.token);
+      expect(res.body, code).toEqual({ errcode: 409, errmsg: `role code "${code}" is reserved for a role the system creates itself: choose another code` });
+    }
+    expect(await t.db.selectFrom('role').select('id').where('name', '=', 'Squat').execute()).toEqual([]);
+    expect((await addOk(merchantA, { name: 'Near miss', code: uniq('shop_admin_') })).merchantId).toBe(org.merchantA);
+  });
+
+  it('adds no role under a disabled merchant (1_022_000_001)', async () => {
+    const merchantId = await createMerchant(t.db, { name: uniq('Dormant ') });
+    const name = uniq('Dormant role ');
+    await t.db.updateTable('merchant').set({ status: 0 }).where('id', '=', merchantId).execute();
+    const refused = await t.post(`${R}/addRole`, { name, permissions: [], merchantId }, root.token);
+    expect(refused.body).toEqual({ errcode: 1_022_000_001, errmsg: expect.stringMatching(/^merchant ".+" is disabled: enable it first$/) });
+    const shopId = await createShop(t.db, { merchant_id: merchantId });
+    expect((await t.post(`${R}/addRole`, { name, permissions: [], shopId }, root.token)).body.errcode).toBe(1_022_000_001);
+    expect(await t.db.selectFrom('role').select('id').where('name', '=', name).execute()).toEqual([]);
+    await t.db.updateTable('merchant').set({ status: 1 }).where('id', '=', merchantId).execute();
+    expect((await addOk(root, { name, permissions: [], merchantId })).merchantId).toBe(merchantId);
   });
 
   it('a change of a role\'s permissions or status ends its holders\' sessions at once', async () => {

@@ -42,14 +42,18 @@ export function createStaffAuthService(deps: { db: Db; store: Store; tokens: Tok
         password: input.password,
         refuse: (accountId, error) => refuse(ctx, input.username, accountId, error),
       });
-      const { issued, account } = await db.transaction().execute(async (trx) => {
+      const session = await db.transaction().execute(async (trx) => {
         const account = await staffRepo.loadStaffAccount(trx, user.id);
-        if (!account) throw accountDisabled();
+        // Its merchant is disabled (the user's own status was checked above): refused below, and logged
+        // like a disabled user, once this transaction (which wrote nothing) has ended.
+        if (!account) return null;
         await recordSuccessfulLogin(trx, 'admin_user', user.id, ctx.ip, new Date(), newHash);
         const issued = await tokens.issue(trx, account, 'manage', ctx.ip);
         await recordLogin(trx, ctx, { accountKind: 'admin', accountId: user.id, username: user.username, success: true, errcode: 0, message: null });
         return { issued, account };
       });
+      if (!session) return refuse(ctx, input.username, user.id, accountDisabled());
+      const { issued, account } = session;
       await tokens.remember(issued, account, 'manage');
       return loginResponse({ id: user.id, openId: null, mobile: user.mobile }, issued);
     },

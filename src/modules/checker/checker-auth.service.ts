@@ -53,9 +53,10 @@ export function createCheckerAuthService(deps: { db: Db; store: Store; tokens: T
         refuse: (accountId, error) => refuse(ctx, mobile, accountId, error),
       });
       const place = await workplace(checker.id);
-      const { issued, account } = await db.transaction().execute(async (trx) => {
+      const session = await db.transaction().execute(async (trx) => {
         const account = await loginRepo.loadCheckerAccount(trx, checker.id);
-        if (!account) throw accountDisabled();
+        // Its merchant is disabled: refused below, and logged like a disabled verifier, after this read-only transaction.
+        if (!account) return null;
         const at = new Date();
         await recordSuccessfulLogin(trx, 'checker', checker.id, ctx.ip, at, newHash);
         await loginRepo.stampRelationLogins(trx, checker.id, at);
@@ -64,6 +65,8 @@ export function createCheckerAuthService(deps: { db: Db; store: Store; tokens: T
         await recordOperation(trx, ctx, checker.id, { success: true, errcode: 0, account });
         return { issued, account };
       });
+      if (!session) return refuse(ctx, mobile, checker.id, accountDisabled());
+      const { issued, account } = session;
       await tokens.remember(issued, account, 'app');
       return {
         userId: checker.id,

@@ -1,18 +1,33 @@
+import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/executor.js';
 import { UserType } from '../../platform/http/context.js';
 
 /**
  * The default shop user that addShop creates: an admin_user row (DESIGN.md §5.6, staff of type shop)
  * with the shop-admin role. Staff and role administration belong to another module; this writes
- * only what addShop needs, with the same columns.
+ * only what addShop needs, with the same columns, and lists the accounts deleteShop takes with it.
  */
 
-/** The role by code, created with the permissions when absent; an existing role keeps its own list. */
-export async function ensureRole(db: Executor, code: string, name: string, permissions: readonly string[]): Promise<number> {
+/**
+ * The global role (no merchant, no shop) of this code, created with the permissions when absent (an
+ * existing one keeps its own list), locked FOR SHARE so what it grants cannot change before the link
+ * commits. The code is reserved (addRole refuses it), but a merchant's or shop's role may hold it from
+ * before the reservation: that role is given the code `<code>_m<merchantId>_<id>` (it keeps its
+ * permissions and holders), so it is never linked to another merchant's users.
+ */
+export async function ensureGlobalRole(db: Executor, code: string, name: string, permissions: readonly string[]): Promise<{ id: number; permissions: string[] }> {
+  await db.updateTable('role').set({ code: sql<string>`code || '_m' || coalesce(merchant_id, 0) || '_' || id`, updated_at: new Date() })
+    .where('code', '=', code).where((eb) => eb.or([eb('merchant_id', 'is not', null), eb('shop_id', 'is not', null)])).execute();
   // One statement, so two first addShops at once both end with the same role.
   await db.insertInto('role').values({ code, name, permissions: [...permissions] }).onConflict((oc) => oc.column('code').doNothing()).execute();
-  const r = await db.selectFrom('role').select('id').where('code', '=', code).executeTakeFirstOrThrow();
-  return r.id;
+  return db.selectFrom('role').select(['id', 'permissions']).where('code', '=', code).where('merchant_id', 'is', null).where('shop_id', 'is', null)
+    .forShare().executeTakeFirstOrThrow();
+}
+
+/** The living staff accounts of a shop, by id (deleteShop deletes them with it). */
+export async function shopStaffIds(db: Executor, shopId: number): Promise<number[]> {
+  const rows = await db.selectFrom('admin_user').select('id').where('shop_id', '=', shopId).where('is_deleted', '=', false).orderBy('id').execute();
+  return rows.map((r) => r.id);
 }
 
 /** `preferred` when no living staff account has that name, else the first free `preferred_N`. */

@@ -43,9 +43,9 @@ function toRelation(r: Selectable<ShopRelationTable>) {
   return { id: r.id, thirdName: r.third_name, thirdId: r.third_id, channelType: r.channel_type, remark: r.remark };
 }
 
-/** A living merchant, held against a concurrent change until the transaction ends. */
-export async function findMerchant(db: Executor, id: number): Promise<{ id: number; name: string } | null> {
-  const r = await db.selectFrom('merchant').select(['id', 'name']).where('id', '=', id).where('is_deleted', '=', false).forShare().executeTakeFirst();
+/** A living merchant with its status, held against a concurrent change until the transaction ends. */
+export async function findMerchant(db: Executor, id: number): Promise<{ id: number; name: string; status: number } | null> {
+  const r = await db.selectFrom('merchant').select(['id', 'name', 'status']).where('id', '=', id).where('is_deleted', '=', false).forShare().executeTakeFirst();
   return r ?? null;
 }
 

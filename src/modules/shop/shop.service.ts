@@ -14,11 +14,17 @@ import * as repo from './shop.repository.js';
 import { SHOP_TEXT_FIELDS, type Shop, type ShopAdd, type ShopAdded, type ShopFilter, type ShopPageQuery, type ShopUpdate } from './shop.schemas.js';
 import { optionalText } from '../../platform/text-input.js';
 import { firstUngrantable } from '../staff/grants.js';
-import { grantBeyondOwn } from '../staff/staff.errors.js';
+import { deletableUser } from '../staff/manageable.js';
+import { grantBeyondOwn, merchantDisabled } from '../staff/staff.errors.js';
+import { keepingASuperAdmin } from '../staff/super-admins.js';
+import { SHOP_ADMIN_CODE } from '../staff/system-roles.js';
 
-/** The role every default shop user gets (docs/decisions.md lists why these). */
+/**
+ * The global role every default shop user gets, created with these permissions on first use
+ * (docs/decisions.md lists why these); an operator may change the stored role afterwards.
+ */
 export const SHOP_ADMIN_ROLE = {
-  code: 'shop_admin',
+  code: SHOP_ADMIN_CODE,
   name: '门店管理员',
   permissions: [
     'shop:read', 'dept:*', 'catalog:*', 'sales:*', 'custom:*', 'checker:*', 'statistics:*', 'settlement:read', 'contract:read',
@@ -58,22 +64,24 @@ export function createShopService(deps: { db: Db; tokens: Pick<TokenService, 're
       const scope = scopeOf(ctx.account);
       if (scope.kind === 'shop') throw err.shopUsersCannot('add');
       if (scope.kind === 'merchant' && input.merchantId !== scope.merchantId) throw err.otherMerchant();
-      // The default user's role is granted on the caller's behalf: the staff module's rule holds here too.
-      const beyond = firstUngrantable(ctx.account, SHOP_ADMIN_ROLE.permissions);
-      if (beyond) throw grantBeyondOwn(`the default shop user's ${beyond}`);
       // Hashed before the transaction opens: argon2 takes ~15 ms that no lock needs to wait for.
       const password = generatePassword(14);
       const passwordHash = await hashPassword(password);
       return loggedTransaction(db, ctx, async (trx) => {
         const merchant = await repo.findMerchant(trx, input.merchantId);
         if (!merchant) throw err.merchantNotFound();
+        if (merchant.status !== 1) throw merchantDisabled(merchant.name);
+        // The default user's role is granted on the caller's behalf, so the staff module's rule holds here
+        // too, checked against the role as stored (an operator may have widened it), not the list above.
+        const role = await users.ensureGlobalRole(trx, SHOP_ADMIN_ROLE.code, SHOP_ADMIN_ROLE.name, SHOP_ADMIN_ROLE.permissions);
+        const beyond = firstUngrantable(ctx.account, role.permissions);
+        if (beyond) throw grantBeyondOwn(`the default shop user's ${beyond}`);
         const v = values(input, merchant.id, null);
         const shopId = await repo.insertShop(trx, v, ctx.account.id);
         const deptId = await repo.insertTopDept(trx, { id: shopId, merchantId: merchant.id, name: v.name }, ctx.account.id);
-        const roleId = await users.ensureRole(trx, SHOP_ADMIN_ROLE.code, SHOP_ADMIN_ROLE.name, SHOP_ADMIN_ROLE.permissions);
         const username = await users.freeUsername(trx, `shop${shopId}`);
         const userId = await users.insertShopUser(trx, {
-          username, passwordHash, nickname: `${v.name.slice(0, 59)}管理员`, merchantId: merchant.id, shopId, deptId, roleId,
+          username, passwordHash, nickname: `${v.name.slice(0, 59)}管理员`, merchantId: merchant.id, shopId, deptId, roleId: role.id,
         }, ctx.account.id);
         await repo.replaceRelations(trx, shopId, relations(input.relationList ?? []), ctx.account.id);
         return { id: shopId, name: v.name, merchantId: merchant.id, deptId, userId, username, password };
@@ -91,7 +99,8 @@ export function createShopService(deps: { db: Db; tokens: Pick<TokenService, 're
 
     /**
      * Deletes a shop nothing of business refers to any more, with its departments and staff accounts
-     * (their sessions end at once). A shop with records is closed instead (status 4).
+     * (their sessions end at once). A shop with records is closed instead (status 4). Each account is
+     * deleted only if deleteUser would delete it (the staff module's checks, all before any write).
      */
     async remove(ctx: AuthedContext, id: number): Promise<void> {
       if (scopeOf(ctx.account).kind === 'shop') throw err.shopUsersCannot('delete');
@@ -101,7 +110,8 @@ export function createShopService(deps: { db: Db; tokens: Pick<TokenService, 're
         const outsiders = await repo.outsidersInShopDepts(trx, id);
         if (outsiders) refs.push(outsiders);
         if (refs.length > 0) throw stillReferenced('the shop', refs);
-        return repo.softDeleteShop(trx, id, ctx.account.id);
+        for (const userId of await users.shopStaffIds(trx, id)) await deletableUser(ctx, trx, userId);
+        return keepingASuperAdmin(trx, () => repo.softDeleteShop(trx, id, ctx.account.id));
       }, () => id);
       for (const userId of removedUsers) await tokens.revokeAccount('admin', userId);
     },

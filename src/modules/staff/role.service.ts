@@ -3,17 +3,19 @@ import type { PermissionCatalog, PermissionEntry } from '../../platform/auth/per
 import { scopeOf, type Scope } from '../../platform/auth/permissions.js';
 import type { TokenService } from '../../platform/auth/tokens.js';
 import type { Db } from '../../platform/db/database.js';
+import type { Executor } from '../../platform/db/executor.js';
 import { isUniqueViolation } from '../../platform/db/pg-errors.js';
 import { loggedTransaction, type Trx } from '../../platform/db/transaction.js';
-import { forbidden } from '../../platform/errors.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
 import { firstUngrantable, mayChangeRole } from './grants.js';
 import * as repo from './role.repository.js';
 import type { Role, RoleAdd, RoleFilter, RolePageQuery, RoleStatusChange, RoleUpdate } from './role.schemas.js';
 import {
-  grantBeyondOwn, merchantNotFound, notYourRole, roleCodeTaken, roleInUse, roleNotFound, roleOwnerOutsideScope, shopNotFound, unknownPermission,
+  grantBeyondOwn, merchantDisabled, merchantNotFound, notYourRole, roleCodeReserved, roleCodeTaken, roleInUse, roleNotFound, roleOutsideScope,
+  roleOwnerOutsideScope, shopNotFound, unknownPermission,
 } from './staff.errors.js';
+import { isReservedRoleCode } from './system-roles.js';
 import { findMerchantState, findShopOwner } from './staff.repository.js';
 import { keepingASuperAdmin } from './super-admins.js';
 import { nonBlank, optionalText as optional } from '../../platform/text-input.js';
@@ -52,15 +54,26 @@ export function createRoleService(deps: { db: Db; tokens: TokenService; permissi
     }
     if (scope.kind !== 'platform' && merchantId !== scope.merchantId) throw roleOwnerOutsideScope();
     if (scope.kind === 'shop' && shopId !== scope.shopId) throw roleOwnerOutsideScope();
-    if (merchantId != null && !(await findMerchantState(trx, merchantId))) throw merchantNotFound();
+    if (merchantId != null) {
+      const merchant = await findMerchantState(trx, merchantId);
+      if (!merchant) throw merchantNotFound();
+      // As for staff and verifiers: nothing new is added under a disabled merchant.
+      if (merchant.status !== 1) throw merchantDisabled(merchant.name);
+    }
     return { merchantId, shopId };
   }
 
+  /** The role when it exists (404) and the caller sees it (a foreign one answers 403, as every single record does). */
+  async function visible(ctx: AuthedContext, exec: Executor, id: number, forUpdate = false): Promise<Role> {
+    const role = await repo.findRole(exec, id, forUpdate);
+    if (!role) throw roleNotFound();
+    if (!sees(scopeOf(ctx.account), role)) throw roleOutsideScope();
+    return role;
+  }
+
   async function changeable(ctx: AuthedContext, id: number, trx: Trx): Promise<Role> {
-    const role = await repo.findRole(trx, id, true);
-    const scope = scopeOf(ctx.account);
-    if (!role || !sees(scope, role)) throw roleNotFound();
-    if (!mayChangeRole(scope, role)) throw notYourRole();
+    const role = await visible(ctx, trx, id, true);
+    if (!mayChangeRole(scopeOf(ctx.account), role)) throw notYourRole();
     return role;
   }
 
@@ -72,6 +85,7 @@ export function createRoleService(deps: { db: Db; tokens: TokenService; permissi
     async add(ctx: AuthedContext, input: RoleAdd): Promise<Role> {
       const permissions = checkPermissions(ctx, input.permissions);
       const code = input.code?.trim() || `role_${randomBytes(6).toString('hex')}`;
+      if (isReservedRoleCode(code)) throw roleCodeReserved(code);
       return loggedTransaction(db, ctx, async (trx) => {
         const owner = await ownerOf(trx, scopeOf(ctx.account), input);
         try {
@@ -120,12 +134,7 @@ export function createRoleService(deps: { db: Db; tokens: TokenService; permissi
       }, () => id);
     },
 
-    async get(ctx: AuthedContext, id: number): Promise<Role> {
-      const role = await repo.findRole(db, id);
-      if (!role) throw roleNotFound();
-      if (!sees(scopeOf(ctx.account), role)) throw forbidden('the role belongs to another merchant or shop');
-      return role;
-    },
+    get: (ctx: AuthedContext, id: number): Promise<Role> => visible(ctx, db, id),
 
     list: (ctx: AuthedContext, filter: RoleFilter): Promise<Role[]> => repo.listRoles(db, filter, scopeOf(ctx.account)),
 

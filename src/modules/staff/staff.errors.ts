@@ -5,13 +5,17 @@ export const userNotFound = () => notFound('staff user');
 export const roleNotFound = (id?: number) => notFound(id === undefined ? 'role' : `role ${id}`);
 export const usernameTaken = (username: string) => conflict(`username "${username}" is already taken`);
 export const roleCodeTaken = (code: string) => conflict(`role code "${code}" is already taken`);
+export const roleCodeReserved = (code: string) => conflict(`role code "${code}" is reserved for a role the system creates itself: choose another code`);
 export const merchantNotFound = () => notFound('merchant (merchantId)');
 export const shopNotFound = () => notFound('shop (shopId) of the merchant');
 export const deptNotFound = () => notFound('department (deptId) of the user\'s merchant or shop');
 export const placeOutsideScope = () => forbidden('you may only add users to your own merchant or shop');
 export const roleOwnerOutsideScope = () => forbidden('you may only add roles to your own merchant or shop');
+export const roleOutsideScope = () => forbidden('the role belongs to another merchant or shop');
 export const notYourRole = () => forbidden('this role belongs to the platform or another merchant or shop: you may only change your own roles');
 
+/** errcode 1_022_000_001 (the merchant module's code): records cannot be added under a disabled merchant. */
+export const merchantDisabled = (name: string) => new AppError(1_022_000_001, `merchant "${name}" is disabled: enable it first`);
 /** errcode 1_022_000_002: a grant beyond what the caller holds. */
 export const GRANT_BEYOND_OWN = 1_022_000_002;
 export const grantBeyondOwn = (what: string) => new AppError(GRANT_BEYOND_OWN, `you cannot grant ${what}: you do not hold it yourself`);

@@ -187,8 +187,9 @@ export async function findMerchantState(db: Executor, merchantId: number): Promi
   return r ?? null;
 }
 
+/** A living shop, held FOR SHARE: a deleteShop meanwhile (which deletes the shop's staff) waits or is waited for. */
 export async function findShopOwner(db: Executor, shopId: number): Promise<{ merchantId: number } | null> {
-  const r = await db.selectFrom('shop').select('merchant_id').where('id', '=', shopId).where('is_deleted', '=', false).executeTakeFirst();
+  const r = await db.selectFrom('shop').select('merchant_id').where('id', '=', shopId).where('is_deleted', '=', false).forShare().executeTakeFirst();
   return r ? { merchantId: r.merchant_id } : null;
 }
 

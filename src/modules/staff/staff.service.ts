@@ -1,26 +1,24 @@
 import { generatePassword } from '../../platform/auth/generated-password.js';
 import { hashPassword, verifyPassword } from '../../platform/auth/password.js';
-import { assertInScope, scopeOf, type Scope } from '../../platform/auth/permissions.js';
+import { scopeOf, type Scope } from '../../platform/auth/permissions.js';
 import type { TokenService } from '../../platform/auth/tokens.js';
 import type { Db } from '../../platform/db/database.js';
 import { isUniqueViolation } from '../../platform/db/pg-errors.js';
 import { loggedTransaction, type Trx } from '../../platform/db/transaction.js';
-import { AppError, badRequest } from '../../platform/errors.js';
+import { badRequest } from '../../platform/errors.js';
 import { UserType, type AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
 import { firstUngrantable, roleFitsUser } from './grants.js';
 import * as roleRepo from './role.repository.js';
 import {
-  accountAboveYou, deptNotFound, grantBeyondOwn, merchantNotFound, notOnSelf, placeOutsideScope, roleForOtherPlace, roleNotFound, samePassword, shopNotFound,
-  userNotFound, usernameTaken, wrongOldPassword,
+  deptNotFound, grantBeyondOwn, merchantDisabled, merchantNotFound, notOnSelf, placeOutsideScope, roleForOtherPlace, roleNotFound, samePassword, shopNotFound,
+  usernameTaken, wrongOldPassword,
 } from './staff.errors.js';
+import { deletableUser, manageableUser, visibleUser } from './manageable.js';
 import * as repo from './staff.repository.js';
 import type { OwnPasswordChange, User, UserAdd, UserAdded, UserPageQuery, UserRoles, UserStatusChange, UserUpdate } from './staff.schemas.js';
 import { keepingASuperAdmin } from './super-admins.js';
 import { optionalText as optional } from '../../platform/text-input.js';
-
-/** Same code as the merchant module's: records cannot be added under a disabled merchant. */
-const merchantDisabled = (name: string) => new AppError(1_022_000_001, `merchant "${name}" is disabled: enable it first`);
 
 interface Placement {
   userType: number;
@@ -109,23 +107,7 @@ export function createStaffService(deps: { db: Db; tokens: TokenService }) {
     return ids;
   }
 
-  async function visible(ctx: AuthedContext, id: number, trx?: Trx): Promise<User> {
-    const user = await repo.findUser(trx ?? db, id, trx !== undefined);
-    if (!user) throw userNotFound();
-    assertInScope(ctx.account, user);
-    return user;
-  }
-
-  /**
-   * A user the caller may change: in its scope and holding no permission the caller lacks, so that
-   * resetting a colleague's password or roles never lifts the caller above what it holds.
-   */
-  async function manageable(ctx: AuthedContext, id: number, trx: Trx): Promise<User> {
-    const user = await visible(ctx, id, trx);
-    const beyond = firstUngrantable(ctx.account, await repo.permissionsOf(trx, id));
-    if (beyond) throw accountAboveYou(beyond);
-    return user;
-  }
+  const manageable = (ctx: AuthedContext, id: number, trx: Trx): Promise<User> => manageableUser(ctx, trx, id);
 
   async function revoke(userId: number): Promise<void> {
     await tokens.revokeAccount('admin', userId);
@@ -195,9 +177,8 @@ export function createStaffService(deps: { db: Db; tokens: TokenService }) {
     },
 
     async remove(ctx: AuthedContext, id: number): Promise<void> {
-      if (id === ctx.account.id) throw notOnSelf('delete');
       await loggedTransaction(db, ctx, async (trx) => {
-        await manageable(ctx, id, trx);
+        await deletableUser(ctx, trx, id);
         await keepingASuperAdmin(trx, () => repo.softDeleteUser(trx, id, ctx.account.id));
       }, () => id);
       await revoke(id);
@@ -213,7 +194,7 @@ export function createStaffService(deps: { db: Db; tokens: TokenService }) {
       await revoke(ctx.account.id);
     },
 
-    get: (ctx: AuthedContext, id: number): Promise<User> => visible(ctx, id),
+    get: (ctx: AuthedContext, id: number): Promise<User> => visibleUser(ctx, db, id),
 
     page(ctx: AuthedContext, query: UserPageQuery): Promise<Page<User>> {
       return repo.pageUsers(db, query, scopeOf(ctx.account), query);
