@@ -77,7 +77,7 @@ describe('verifier login (POST /app-api/auth/checkerLogin)', () => {
       ticketsSkuList: [expect.objectContaining({
         id: ticket, merchantId, shopId, ticketsId: 99, skuName: 'Adult ticket', typeId: 'adult', bookType: 1,
         bookTimeLimit: '17:30:00', enterStart: '08:00:00', enterEnd: '18:00:00', refundDays: 0, refundTime: null,
-        stockNumType: true, stockDateType: null, basePrice: 10000, status: 1, isDeleted: false, createdBy: '3', updatedBy: null,
+        stockNumType: true, stockDateType: null, basePrice: 10000, status: '1', isDeleted: false, createdBy: '3', updatedBy: null,
         createdTime: expect.stringMatching(DATE_TIME), updatedTime: expect.stringMatching(DATE_TIME),
       })],
       configList: [{

@@ -88,7 +88,7 @@ describe('calcEstimationCard', () => {
       expect(byName[w.r[key].name], key).toEqual({
         id: expect.any(Number), cardModelName: w.modelName, estimationPeriod: `${PERIOD[0]} ~ ${PERIOD[1]}`, resourceId: w.r[key].spu,
         sceneryName: w.r[key].name, merchantId: ['r1', 'r2', 'r3'].includes(key) ? w.merchantA : w.merchantB,
-        settlementWay: e.settlementWay, checkNum: e.checkNum, ticketPriceInfo: e.ticketPriceInfo, estimationFactor: 1,
+        settlementWay: String(e.settlementWay), checkNum: e.checkNum, ticketPriceInfo: e.ticketPriceInfo, estimationFactor: 1,
         settlementAmount: e.settlementAmount, increaseAmount: 0, decreaseAmount: 0, settlementAmountActual: e.settlementAmount,
       });
     }

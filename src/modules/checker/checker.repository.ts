@@ -132,7 +132,7 @@ function toTicketsSku(r: Selectable<TicketsSkuTable>): TicketsSku {
     remark: r.remark,
     receiptPolicy: r.receipt_policy,
     isDeleted: r.is_deleted,
-    status: r.status,
+    status: String(r.status),
     createdBy: idText(r.created_by),
     createdTime: formatDateTime(r.created_at),
     updatedBy: idText(r.updated_by),

@@ -70,7 +70,7 @@ export const TicketsSku = Type.Object({
   remark: Text,
   receiptPolicy: Text,
   isDeleted: Type.Boolean(),
-  status: Type.Integer({ description: 'TicketsStatus: 1 on shelf, 2 editing, 3 off shelf' }),
+  status: Type.String({ description: 'TicketsStatus code: "1" on shelf, "2" editing, "3" off shelf (the spec\'s enums travel as string codes)' }),
   createdBy: Text,
   createdTime: DateTime,
   updatedBy: Text,

@@ -56,7 +56,7 @@ export function toDetail(d: DetailRecord, cardModelName: string, period: string)
     resourceId: d.resourceId,
     sceneryName: d.sceneryName,
     merchantId: d.merchantId,
-    settlementWay: d.settlementWay,
+    settlementWay: String(d.settlementWay),
     checkNum: d.checkNum,
     ticketPriceInfo: d.ticketPriceInfo,
     estimationFactor: d.estimationFactor,

@@ -21,7 +21,7 @@ export const DetailResponse = Type.Object({
   resourceId: Type.Integer(),
   sceneryName: Type.String({ description: 'resource name' }),
   merchantId: Nullable(Type.Integer({ description: 'the resource\'s merchant (the settlement merchant)' })),
-  settlementWay: Type.Integer({ description: 'SettlementWay 1–5' }),
+  settlementWay: Type.String({ description: 'SettlementWay code "1"–"5" (the spec\'s enums travel as string codes)' }),
   checkNum: Type.Integer({ description: 'Σ consume_num of the checks in the period' }),
   ticketPriceInfo: Type.Array(TicketPriceInfo),
   estimationFactor: Type.Number(),

@@ -90,7 +90,7 @@ export function createSettlementService(deps: { db: Db }) {
     const rows = await detailRepo.detailRows(db, row.id);
     const wire = rows.map((d) => detailRepo.toDetail(d, row.cardModelName, summary.settlementPeriod));
     const byWay: Record<string, number> = {};
-    for (const d of wire) byWay[String(d.settlementWay)] = (byWay[String(d.settlementWay)] ?? 0) + d.settlementAmountActual;
+    for (const d of wire) byWay[d.settlementWay] = (byWay[d.settlementWay] ?? 0) + d.settlementAmountActual;
     return {
       ...summary,
       merchantFinance: finance,
