@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { buildProbeApp } from '../helpers/platform-fixtures.js';
 import { defineRoute } from '../../src/platform/http/routes.js';
-import { Opt } from '../../src/platform/http/schemas.js';
+import { DateRange, Opt } from '../../src/platform/http/schemas.js';
 import { guardInput, MAX_INPUT_DEPTH } from '../../src/platform/http/input-guard.js';
 
 const ADD = '/manage-api/region/addRegion';
@@ -97,7 +97,7 @@ describe('control characters', () => {
 });
 
 describe('numbers', () => {
-  it.each(['Infinity', '-Infinity', '1e999', 'NaN', '1e2', '0x10', ' 12', '12 ', '1_000', '.5', '5.', ''])('refuses lng %j', async (v) => {
+  it.each(['Infinity', '-Infinity', '1e999', 'NaN', '1e2', '0x10', ' 12', '12 ', '1_000', '.5', '5.'])('refuses lng %j', async (v) => {
     expect((await post(ADD, { name: 'x', levelType: 1, lng: v })).body).toEqual(refused('lng is invalid: must be a number'));
     expect((await post(ADD, { name: 'x', levelType: 1, lat: v })).body).toEqual(refused('lat is invalid: must be a number'));
   });
@@ -123,8 +123,6 @@ describe('numbers', () => {
     [{ name: 'x', levelType: false }, 'levelType is invalid: must be a whole number'],
     [{ name: 'x', levelType: [1] }, 'levelType is invalid: must be a whole number'],
     [{ name: 'x', levelType: {} }, 'levelType is invalid: must be a whole number'],
-    [{ name: 'x', levelType: '' }, 'levelType is invalid: must be a whole number'],
-    [{ name: 'x', levelType: 1, parentId: '' }, 'parentId is invalid: must be a whole number'],
     [{ name: 'x', levelType: 1, parentId: true }, 'parentId is invalid: must be a whole number'],
     [{ name: 'x', levelType: 1, parentId: [320000] }, 'parentId is invalid: must be a whole number'],
     [{ name: 'x', levelType: 1, lng: false }, 'lng is invalid: must be a number'],
@@ -138,11 +136,32 @@ describe('numbers', () => {
     [{ pageNum: '1e1' }, 'pageNum is invalid: must be a whole number'],
     [{ pageNum: true }, 'pageNum is invalid: must be a whole number'],
     [{ pageSize: [5] }, 'pageSize is invalid: must be a whole number'],
-    [{ pageSize: '' }, 'pageSize is invalid: must be a whole number'],
     [{ idList: [1, '0x10'] }, 'idList[1] is invalid: must be a whole number'],
     [{ idList: [null] }, 'idList[0] is invalid: must be a whole number'],
   ])('refuses paging and list values %j', async (body, message) => {
     expect((await post(PAGE, body)).body).toEqual(refused(message));
+  });
+
+  it('treats "" as absent where a field is a number or a boolean, as Jackson reads it, and as missing where it is required', async () => {
+    const page = await post(PAGE, { pageNum: '', pageSize: '', parentId: '' });
+    expect(page.body.errcode).toBe(0);
+    expect(page.body.data.list).toHaveLength(10);
+    const added = await post(ADD, { name: 'blank numbers', levelType: 1, parentId: '', lng: '', lat: '' });
+    expect(added.body.errcode, added.body.errmsg).toBe(0);
+    expect(added.body.data).toMatchObject({ name: 'blank numbers', lng: null, lat: null });
+    expect((await post(ADD, { name: 'x', levelType: '' })).body).toEqual(refused('levelType is required'));
+    expect((await post(GET, { id: '' })).body).toEqual(refused('id is required'));
+    // Still refused: "" inside a list of numbers, and "" where text is wanted stays text.
+    expect((await post(PAGE, { idList: [''] })).body).toEqual(refused('idList[0] is invalid: must be a whole number'));
+  });
+
+  it('treats [] as absent for an optional list that must hold items (a Date[] range), and as missing where it is required', () => {
+    const schema = Type.Object({ createdTimeRange: Opt(DateRange), estimationPeriod: DateRange });
+    const period = ['2026-01-01', '2026-01-31'];
+    expect(guardInput(schema, { createdTimeRange: [], estimationPeriod: period }, 'body')).toEqual({ ok: true, value: { estimationPeriod: period } });
+    const missing = guardInput(schema, { estimationPeriod: [] }, 'body');
+    expect(missing.ok).toBe(false);
+    expect(JSON.stringify(missing)).toContain('estimationPeriod');
   });
 
   it('treats null as absent where a field is optional, and as missing where it is required', async () => {

@@ -188,6 +188,20 @@ class Walker {
     return value;
   }
 
+  /** "" for a field of declared types none of which is text (a number, a boolean, a list …). */
+  private blankOfNonText(schema: Schema | undefined, raw: unknown): boolean {
+    if (raw !== '' || !schema) return false;
+    const types = this.types(schema);
+    return types.size > 0 && !types.has('string');
+  }
+
+  /** [] for a list that must hold items (a Date[] range): a client's way of leaving it unset. */
+  private emptyOfNonEmptyList(schema: Schema | undefined, raw: unknown): boolean {
+    if (!Array.isArray(raw) || raw.length > 0 || !schema) return false;
+    const own = this.branchFor(schema, 'array');
+    return typeof own?.minItems === 'number' && own.minItems > 0;
+  }
+
   private number(schema: Schema | undefined, value: number, path: string): number {
     if (!Number.isFinite(value)) refuse(path, 'finite', 'must be a finite number');
     const types = this.types(schema);
@@ -221,6 +235,13 @@ class Walker {
       if (key === '__proto__') refuse(at, 'name', 'is not an allowed field name');
       const propSchema = this.propertySchema(shape, key);
       const raw = value[key];
+      // Jackson reads "" as null for a number or boolean, and the Java clients send [] for a range left
+      // unset: both count as absent here too (a required field is then missing), so those clients work.
+      if (this.blankOfNonText(propSchema, raw) || this.emptyOfNonEmptyList(propSchema, raw)) {
+        if (required.has(key)) refuse(path, 'required', 'is required', { params: { missingProperty: key } });
+        delete value[key];
+        continue;
+      }
       if (raw === null && propSchema && !this.types(propSchema).has('null')) {
         if (required.has(key)) refuse(path, 'required', 'is required', { params: { missingProperty: key } });
         delete value[key];
