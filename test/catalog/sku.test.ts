@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCardModel, createChecker, createCheckerRelation, createMerchant, createShop, createSpu, createTicketsSku, uniq } from '../helpers/factories.js';
+import { createCardModel, createChecker, createCheckerRelation, createMerchant, createShop, createSku, createSpu, createTicketsSku, uniq } from '../helpers/factories.js';
 import { itRefusesWhatStaffOperationsRefuse } from '../helpers/rejection-matrix.js';
 import { staffSession, type StaffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -112,6 +112,18 @@ describe('adding', () => {
       .toEqual({ errcode: 400, errmsg: 'cardNum is invalid: only tourism-card goods (resourceType 1) issue cards' });
   });
 
+  it('adds no SKU to goods of a disabled merchant (1_022_000_001), and does once it is enabled again', async () => {
+    const name = `Closed group ${uniq()}`;
+    const merchant = await createMerchant(t.db, { name, status: 0 });
+    const goods = await createSpu(t.db, { shop_id: await createShop(t.db, { merchant_id: merchant }) });
+    expect((await t.post(`${P}/addSku`, sku({ goodsId: goods, skuEntranceList: [{ entranceName: 'East gate' }] }), platform.token)).body)
+      .toEqual({ errcode: 1_022_000_001, errmsg: `merchant "${name}" is disabled: enable it first` });
+    expect(await t.db.selectFrom('sku').select('id').where('goods_id', '=', goods).execute()).toEqual([]);
+    expect(await t.db.selectFrom('sku_entrance').select('id').where('goods_id', '=', goods).execute()).toEqual([]);
+    await t.db.updateTable('merchant').set({ status: 1 }).where('id', '=', merchant).execute();
+    expect((await addOk(platform, sku({ goodsId: goods }))).goodsId).toBe(goods);
+  });
+
   it('refuses rates with more than 4 decimals and an entrance listed twice', async () => {
     expect((await t.post(`${P}/addSku`, sku({ addScoreRate: 0.12345 }), merchantA.token)).body).toEqual({ errcode: 400, errmsg: 'addScoreRate is invalid: at most 4 decimal places' });
     expect((await t.post(`${P}/addSku`, sku({ skuEntranceList: [{ entranceName: 'Gate' }, { entranceName: 'Gate ' }] }), merchantA.token)).body)
@@ -153,6 +165,24 @@ describe('updating', () => {
     expect((await update(merchantA, { id: s.id, skuName: 'x', skuEntranceList: [] })).body)
       .toEqual({ errcode: 409, errmsg: `the entrance "Main" is still referenced by 1 verifier relation (id ${relation}): remove or move those first` });
     expect((await get(s.id)).skuEntranceList).toHaveLength(1);
+  });
+
+  it('clears a cardNum left on goods that are no longer a tourism card, and takes none there', async () => {
+    // As a type change made before it was refused left it: cardNum on goods of another type.
+    const stuck = await createSku(t.db, { goods_id: org.spuA1, card_num: 100 });
+    expect((await update(merchantA, { id: stuck, skuName: 'Renamed' })).body).toEqual({ errcode: 0, errmsg: 'success' });
+    expect(await get(stuck)).toMatchObject({ skuName: 'Renamed', cardNum: null });
+    const stuck2 = await createSku(t.db, { goods_id: org.spuA1, card_num: 100 });
+    expect((await update(merchantA, { id: stuck2, skuName: 'Cleared', cardNum: null })).body.errcode).toBe(0);
+    expect((await get(stuck2)).cardNum).toBeNull();
+    expect((await update(merchantA, { id: stuck2, skuName: 'Cleared', cardNum: 5 })).body)
+      .toEqual({ errcode: 400, errmsg: 'cardNum is invalid: only tourism-card goods (resourceType 1) issue cards' });
+    // On tourism-card goods an absent cardNum keeps it, and a card SKU does not move to other goods with it.
+    const card = await addOk(merchantA, sku({ goodsId: org.cardSpu, cardNum: 300 }));
+    expect((await update(merchantA, { id: card.id, skuName: 'Card renamed' })).body.errcode).toBe(0);
+    expect((await get(card.id)).cardNum).toBe(300);
+    expect((await update(merchantA, { id: card.id, skuName: 'Card moved', goodsId: org.spuA1 })).body.errcode).toBe(400);
+    expect((await get(card.id)).goodsId).toBe(org.cardSpu);
   });
 
   it('moves a SKU to another resource of the same shop only', async () => {

@@ -111,6 +111,40 @@ describe('resources', () => {
       .toEqual({ errcode: 409, errmsg: 'the resource still has 1 SKU of its shop: it can move to another shop only without SKUs' });
   });
 
+  it('adds or moves nothing to a shop of a disabled merchant (1_022_000_001), and does once it is enabled again', async () => {
+    const name = `Closed group ${uniq()}`;
+    const merchant = await createMerchant(t.db, { name, status: 0 });
+    const shop = await createShop(t.db, { merchant_id: merchant });
+    const disabled = { errcode: 1_022_000_001, errmsg: `merchant "${name}" is disabled: enable it first` };
+    expect((await t.post(`${P}/addSpu`, spu({ shopId: shop }), platform.token)).body).toEqual(disabled);
+    const elsewhere = await addOk(platform, spu());
+    expect((await t.post(`${P}/updateSpu`, { id: elsewhere.id, ...spu({ shopId: shop }) }, platform.token)).body).toEqual(disabled);
+    expect((await t.post(`${P}/getSpu`, { id: elsewhere.id }, platform.token)).body.data.shopId).toBe(org.shopA1);
+    const rows = await t.db.selectFrom('spu').select('id').where('merchant_id', '=', merchant).execute();
+    expect(rows).toEqual([]);
+    await t.db.updateTable('merchant').set({ status: 1 }).where('id', '=', merchant).execute();
+    expect((await addOk(platform, spu({ shopId: shop }))).shopId).toBe(shop);
+  });
+
+  it('refuses to change a tourism card\'s type while its SKUs carry cardNum, naming them', async () => {
+    const card = await addOk(merchantA, spu({ resourceType: 1 }));
+    const carded1 = await createSku(t.db, { goods_id: card.id, card_num: 100 });
+    const carded2 = await createSku(t.db, { goods_id: card.id, card_num: 0 });
+    await createSku(t.db, { goods_id: card.id });
+    const retype = () => t.post(`${P}/updateSpu`, { id: card.id, ...spu({ name: card.name, resourceType: 2 }) }, merchantA.token);
+    expect((await retype()).body).toEqual({
+      errcode: 409,
+      errmsg: `resourceType is invalid: the resource is a tourism card (1) and 2 SKUs (ids ${carded1}, ${carded2}) carry cardNum: remove those or move them to another tourism-card resource first`,
+    });
+    expect((await t.post(`${P}/getSpu`, { id: card.id }, merchantA.token)).body.data.resourceType).toBe(1);
+    await t.db.updateTable('sku').set({ is_deleted: true }).where('id', '=', carded1).execute();
+    expect((await retype()).body.errmsg).toMatch(/and 1 SKU \(id \d+\) carries cardNum:/);
+    await t.db.updateTable('sku').set({ is_deleted: true }).where('id', '=', carded2).execute();
+    // SKUs without cardNum do not hold the type.
+    expect((await retype()).body).toEqual({ errcode: 0, errmsg: 'success' });
+    expect((await t.post(`${P}/getSpu`, { id: card.id }, merchantA.token)).body.data.resourceType).toBe(2);
+  });
+
   it('refuses to delete a resource that SKUs, card-model rules or coupon templates refer to, naming them', async () => {
     const s = await addOk(merchantA, spu());
     const sku1 = await createSku(t.db, { goods_id: s.id });

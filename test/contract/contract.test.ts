@@ -120,6 +120,93 @@ describe('adding', () => {
   });
 });
 
+describe('shop users', () => {
+  it('record a contract only as their own shop, never for their whole merchant', async () => {
+    const refused = { errcode: 403, errmsg: 'your merchant or shop is neither party A nor party B of this contract' };
+    expect((await t.post(`${P}/addMerchantContract`, contract(), lakeShop.token)).body).toEqual(refused);
+    expect((await t.post(`${P}/addMerchantContract`, contract({ merchantA: String(o.other), merchantB: String(o.lake) }), lakeShop.token)).body).toEqual(refused);
+    expect((await t.post(`${P}/addMerchantContract`, contract({ shopB: String(o.bankShop) }), lakeShop.token)).body).toEqual(refused);
+    const asB = await addOk(lakeShop, contract({ merchantA: String(o.bank), merchantB: String(o.lake), shopB: String(o.lakeShop) }));
+    expect(asB).toMatchObject({ merchantId: o.lake, shopId: o.lakeShop, party: 2 });
+    const kept = await t.db.selectFrom('merchant_contract').select('id').where('shop_id', '=', o.lakeShop).where('shop_a', 'is', null).where('shop_b', 'is', null).execute();
+    expect(kept).toEqual([]);
+  });
+
+  it('do not re-point a contract they keep away from their shop', async () => {
+    const c = await addOk(lakeShop, contract({ shopA: String(o.lakeShop), endDate: '2027-01-31' }));
+    const upd = (body: Record<string, unknown>) => t.post(`${P}/updateMerchantContract`, { id: c.id, ...body }, lakeShop.token).then((r) => r.body);
+    const refused = { errcode: 403, errmsg: 'your merchant or shop is neither party A nor party B of this contract' };
+    expect(await upd(contract({ shopA: '' }))).toEqual(refused);
+    expect(await upd(contract({ merchantB: String(o.other), shopA: '' }))).toEqual(refused);
+    expect(await upd(contract({ merchantA: String(o.bank), shopA: '', merchantB: String(o.lake), shopB: '' }))).toEqual(refused);
+    expect((await get(c.id, lake)).data).toMatchObject({ merchantA: String(o.lake), shopA: String(o.lakeShop), merchantB: String(o.bank), shopB: null });
+    // Its shop may move to the other side, and the rest may change.
+    expect(await upd(contract({ merchantA: String(o.bank), shopA: '', merchantB: String(o.lake), shopB: String(o.lakeShop), contractType: 1 })))
+      .toEqual({ errcode: 0, errmsg: 'success' });
+    expect((await get(c.id, lakeShop)).data).toMatchObject({ merchantA: String(o.bank), shopA: null, shopB: String(o.lakeShop), contractType: 1, party: 2 });
+  });
+});
+
+describe('disabled merchants', () => {
+  const disabledMerchant = async () => {
+    const name = `Closed ${uniq()}`;
+    const id = await createMerchant(t.db, { name });
+    return { id, name, shop: await createShop(t.db, { merchant_id: id }), disabled: { errcode: 1_022_000_001, errmsg: `merchant "${name}" is disabled: enable it first` } };
+  };
+  const disable = (id: number, status = 0) => t.db.updateTable('merchant').set({ status }).where('id', '=', id).execute();
+  const living = (m: number) => t.db.selectFrom('merchant_contract').select('id').where('is_deleted', '=', false)
+    .where((eb) => eb.or([eb('merchant_id', '=', m), eb('merchant_a', '=', m), eb('merchant_b', '=', m)])).execute();
+
+  it('record no contract kept by a disabled merchant or naming one as a party (1_022_000_001)', async () => {
+    const d = await disabledMerchant();
+    await disable(d.id);
+    const add = (body: Record<string, unknown>) => t.post(`${P}/addMerchantContract`, body, platform.token).then((r) => r.body);
+    expect(await add(contract({ merchantA: String(d.id), shopA: String(d.shop), merchantId: d.id, shopId: d.shop }))).toEqual(d.disabled);
+    expect(await add(contract({ merchantId: d.id }))).toEqual(d.disabled);
+    expect(await add(contract({ merchantB: String(d.id), shopB: String(d.shop) }))).toEqual(d.disabled);
+    expect((await t.post(`${P}/addMerchantContract`, contract({ merchantB: String(d.id) }), lake.token)).body).toEqual(d.disabled);
+    expect(await living(d.id)).toEqual([]);
+    await disable(d.id, 1);
+    expect(await addOk(platform, contract({ merchantB: String(d.id), merchantId: d.id }))).toMatchObject({ merchantId: d.id, merchantB: String(d.id) });
+  });
+
+  it('let a contract already naming a merchant be changed after it is disabled, but name no disabled merchant anew', async () => {
+    const d = await disabledMerchant();
+    const c = await addOk(lake, contract({ merchantB: String(d.id) }));
+    const spare = await addOk(lake, contract());
+    await disable(d.id);
+    const upd = (id: number, body: Record<string, unknown>) => t.post(`${P}/updateMerchantContract`, { id, ...body }, lake.token).then((r) => r.body);
+    expect(await upd(c.id, contract({ merchantB: String(d.id), endDate: '2027-06-30' }))).toEqual({ errcode: 0, errmsg: 'success' });
+    expect(await upd(spare.id, contract({ merchantB: String(d.id) }))).toEqual(d.disabled);
+    expect(await upd(spare.id, contract({ merchantB: String(d.id), shopB: String(d.shop) }))).toEqual(d.disabled);
+    expect((await get(spare.id, lake)).data.merchantB).toBe(String(o.bank));
+    expect((await living(d.id)).map((r) => r.id)).toEqual([c.id]);
+  });
+});
+
+describe('a shop deleted while contracts name it', () => {
+  it('either refuses the delete (409) or the adds (404): never a deleted shop with living contracts', async () => {
+    const admin = await staffSession(t, { kind: 'platform', permissions: [...ALL, 'shop:read', 'shop:write'] });
+    // The adds start while the delete is under way (it holds the shop's row), or together with it.
+    for (const delayMs of [0, 2, 4, 8]) {
+      const shop = await createShop(t.db, { merchant_id: o.lake });
+      const deleting = t.post('/manage-api/shop/deleteShop', { id: shop }, admin.token);
+      await new Promise((r) => setTimeout(r, delayMs));
+      const adds = Array.from({ length: 10 }, () => t.post(`${P}/addMerchantContract`, contract({ shopA: String(shop) }), admin.token));
+      const [removed, ...added] = await Promise.all([deleting, ...adds]);
+      for (const a of added) expect([0, 404], JSON.stringify(a.body)).toContain(a.body.errcode);
+      expect([0, 409], JSON.stringify(removed.body)).toContain(removed.body.errcode);
+      const row = await t.db.selectFrom('shop').select('is_deleted').where('id', '=', shop).executeTakeFirstOrThrow();
+      const naming = await t.db.selectFrom('merchant_contract').select('id').where('shop_a', '=', shop).where('is_deleted', '=', false).execute();
+      const ok = added.filter((a) => a.body.errcode === 0).length;
+      expect(naming.length).toBe(ok);
+      expect(row.is_deleted).toBe(removed.body.errcode === 0);
+      if (row.is_deleted) expect(naming).toEqual([]);
+      else expect(ok).toBeGreaterThan(0);
+    }
+  });
+});
+
 describe('changing', () => {
   it('updates and deletes a contract its keeper keeps; the other party may read but not change it', async () => {
     const c = await addOk(lake, contract({ beginDate: '2026-01-01', endDate: '2026-12-31' }));

@@ -142,6 +142,18 @@ describe('all or nothing', () => {
     expect((await signed({ customDisId: dis, users: rows(1) })).errcode).toBe(409);
   });
 
+  it('adds no user to a distributor of a disabled merchant (1_022_000_001)', async () => {
+    const merchant = await createMerchant(t.db);
+    const { name } = await t.db.selectFrom('merchant').select('name').where('id', '=', merchant).executeTakeFirstOrThrow();
+    const dis = await newDis(await staffSession(t, { kind: 'merchant', merchantId: merchant, permissions: ['custom:write'] }));
+    await t.db.updateTable('merchant').set({ status: 0 }).where('id', '=', merchant).execute();
+    expect(await signed({ customDisId: dis, users: rows(3) })).toEqual({ errcode: 1_022_000_001, errmsg: `merchant "${name}" is disabled: enable it first` });
+    expect(await usersOf(dis)).toEqual([]);
+    await t.db.updateTable('merchant').set({ status: 1 }).where('id', '=', merchant).execute();
+    expect((await signed({ customDisId: dis, users: rows(3) })).errcode).toBe(0);
+    expect(await usersOf(dis)).toHaveLength(3);
+  });
+
   it('lets only one of two concurrent batches with a shared mobile in, the other naming the row', async () => {
     const dis = await newDis(merchantA);
     const shared = randomMobile();

@@ -157,6 +157,34 @@ describe('distributor users', () => {
     expect(await add(merchantA, { customDisId: d.id })).toEqual({ errcode: 409, errmsg: 'the custom distributor is disabled: enable it before adding users to it' });
   });
 
+  it('adds nothing under a disabled merchant (1_022_000_001): no distributor, no user, no user moved in; and does once it is enabled again', async () => {
+    const merchantC = await createMerchant(t.db);
+    const { name } = await t.db.selectFrom('merchant').select('name').where('id', '=', merchantC).executeTakeFirstOrThrow();
+    const staffC = await staffSession(t, { kind: 'merchant', merchantId: merchantC, permissions: ALL });
+    const dC = await addDis(staffC);
+    const ours = await addDis(platform);
+    const mover = await addUser(platform, { customDisId: ours.id });
+    await t.db.updateTable('merchant').set({ status: 0 }).where('id', '=', merchantC).execute();
+
+    const disabled = { errcode: 1_022_000_001, errmsg: `merchant "${name}" is disabled: enable it first` };
+    const userCount = async () => (await t.db.selectFrom('custom_dis_user').select('id').where('custom_dis_id', '=', dC.id).execute()).length;
+    expect((await t.post(`${P}/addCustomDisUser`, { customDisId: dC.id, name: '张三', mobile: randomMobile() }, platform.token)).body).toEqual(disabled);
+    expect((await t.post(`${P}/updateCustomDisUser`, { id: mover.id, customDisId: dC.id }, platform.token)).body).toEqual(disabled);
+    expect(await userCount()).toBe(0);
+    expect(await user(mover.id)).toMatchObject({ customDisId: ours.id });
+    // Disabling through the API ends the merchant's sessions; a request already past that check is refused here.
+    const disName = uniq('Late agency ');
+    expect((await t.post(`${P}/addCustomDis`, { name: disName }, staffC.token)).body).toEqual(disabled);
+    expect(await t.db.selectFrom('custom_dis').select('id').where('name', '=', disName).executeTakeFirst()).toBeUndefined();
+    // Records already there are still edited.
+    expect((await t.post(`${P}/updateCustomDis`, { id: dC.id, remark: 'closed for now' }, platform.token)).body.errcode).toBe(0);
+
+    await t.db.updateTable('merchant').set({ status: 1 }).where('id', '=', merchantC).execute();
+    await addUser(platform, { customDisId: dC.id });
+    expect((await t.post(`${P}/updateCustomDisUser`, { id: mover.id, customDisId: dC.id }, platform.token)).body.errcode).toBe(0);
+    await addDis(staffC);
+  });
+
   it('changes the given fields, moves a user to another distributor of the caller, and keeps mobiles unique', async () => {
     const d1 = await addDis(merchantA);
     const d2 = await addDis(shopA1);

@@ -132,6 +132,26 @@ describe('adding', () => {
       .toEqual({ errcode: 409, errmsg: 'the parent department is disabled: enable it first' });
   });
 
+  it('adds nothing under a disabled merchant (1_022_000_001): not at the top, under a shop, or under a department; a move within it is not an add', async () => {
+    const merchant = await createMerchant(t.db);
+    const shop = await createShop(t.db, { merchant_id: merchant });
+    const { name } = await t.db.selectFrom('merchant').select('name').where('id', '=', merchant).executeTakeFirstOrThrow();
+    const top = await addOk(platform, { name: uniq('Top '), merchantId: merchant });
+    const other = await addOk(platform, { name: uniq('Other '), merchantId: merchant });
+    await t.db.updateTable('merchant').set({ status: 0 }).where('id', '=', merchant).execute();
+    const count = async () => (await t.db.selectFrom('dept').select('id').where('merchant_id', '=', merchant).execute()).length;
+
+    const disabled = { errcode: 1_022_000_001, errmsg: `merchant "${name}" is disabled: enable it first` };
+    expect((await add(platform, { name: uniq('Sub '), parentId: top.id, sort: 1 })).body).toEqual(disabled);
+    expect((await add(platform, { name: uniq('Top '), parentId: 0, sort: 1, merchantId: merchant })).body).toEqual(disabled);
+    expect((await add(platform, { name: uniq('Shop top '), parentId: 0, sort: 1, shopId: shop })).body).toEqual(disabled);
+    expect(await count()).toBe(2);
+    expect((await update(platform, { id: other.id, name: other.name, parentId: top.id, sort: 0 })).body.errcode).toBe(0);
+
+    await t.db.updateTable('merchant').set({ status: 1 }).where('id', '=', merchant).execute();
+    await addOk(platform, { name: uniq('Sub '), parentId: top.id, sort: 1 });
+  });
+
   it('refuses a sibling of the same name with 409, but not a cousin', async () => {
     const top = await addOk(merchantA, { name: uniq('Top ') });
     const a = await addOk(merchantA, { name: 'Finance', parentId: top.id });

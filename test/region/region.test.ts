@@ -6,6 +6,7 @@ import { RegionResponse, type Region } from '../../src/modules/region/region.sch
 import { Envelope, PageInfo } from '../../src/platform/http/schemas.js';
 import fastJson from 'fast-json-stringify';
 import { testStorePrefix } from '../helpers/store-prefix.js';
+import { createMember, createShop, uniq } from '../helpers/factories.js';
 
 const M = '/manage-api/region';
 const LIST = '/open-api/region/queryRegionList';
@@ -119,13 +120,33 @@ describe('getRegion', () => {
 });
 
 describe('updateRegion', () => {
-  it('changes every field; absent optional fields become null', async () => {
+  it('changes every field given', async () => {
     const r = await addOk({ name: 'before', levelType: 2, parentId: 320000, shortName: 'b', pinYin: 'Before' });
-    const res = await t.post(`${M}/updateRegion`, { id: r.id, name: 'after', levelType: 3, parentId: 320100, cityCode: '025' }, token);
+    const res = await t.post(`${M}/updateRegion`, {
+      id: r.id, name: 'after', levelType: 3, parentId: 320100, shortName: 'a', cityCode: '025', zipCode: '210000', mergerName: '江苏省,南京市,after',
+      lng: 118.5, lat: 32.5, pinYin: 'After',
+    }, token);
     expect(res.body).toEqual({ errcode: 0, errmsg: 'success' });
     expect((await get(r.id)).body.data).toEqual({
-      id: r.id, name: 'after', parentId: 320100, shortName: null, levelType: 3, cityCode: '025', zipCode: null, mergerName: null, lng: null, lat: null, pinYin: null,
+      id: r.id, name: 'after', parentId: 320100, shortName: 'a', levelType: 3, cityCode: '025', zipCode: '210000', mergerName: '江苏省,南京市,after',
+      lng: 118.5, lat: 32.5, pinYin: 'After',
     });
+  });
+
+  it('keeps the parent and the optional fields that are absent or null, and clears a text given as ""', async () => {
+    const full = { shortName: 'QA', cityCode: '0571', zipCode: '310000', mergerName: '浙江省,杭州市,QA区', lng: 120.1, lat: 30.2, pinYin: 'Qa' };
+    const r = await addOk({ name: 'QA区', levelType: 3, parentId: 320100, ...full });
+    // The QA report's rename: no parentId, some optional fields.
+    expect((await t.post(`${M}/updateRegion`, { id: r.id, name: 'QA区改', levelType: 3, cityCode: '025' }, token)).body.errcode).toBe(0);
+    expect((await get(r.id)).body.data).toEqual({ ...r, ...full, name: 'QA区改', cityCode: '025' });
+    // null keeps too; "" clears a text.
+    const res = await t.post(`${M}/updateRegion`, { id: r.id, name: 'QA区改', levelType: 3, parentId: null, shortName: null, lng: null, zipCode: '', pinYin: ' ' }, token);
+    expect(res.body.errcode).toBe(0);
+    expect((await get(r.id)).body.data).toEqual({ ...r, ...full, name: 'QA区改', cityCode: '025', zipCode: null, pinYin: null });
+    // Still under its city in the (re-read) tree, not a new province.
+    const nodes = await tree();
+    expect(nodes.some((n) => n.id === r.id)).toBe(false);
+    expect(findInTree(nodes, 320100)!.children.map((c) => c.id)).toContain(r.id);
   });
 
   it('refuses moving a region under itself or its own descendant (409), and an unknown parent', async () => {
@@ -168,6 +189,43 @@ describe('deleteRegion', () => {
     expect((await del(leaf.id, '')).body.errcode).toBe(401);
     expect((await del(leaf.id, readerToken)).body.errcode).toBe(403);
     expect((await get(leaf.id)).body.errcode).toBe(0);
+  });
+});
+
+describe('deleteRegion of a region still in use', () => {
+  it('refuses a region a shop, a hotel or a member names (409, naming them) and deletes it once none does', async () => {
+    const del = (id: number) => t.post(`${M}/deleteRegion`, { id }, token);
+    const district = await addOk({ name: '引用区', levelType: 3, parentId: 320100 });
+    const shop = await createShop(t.db, { district_id: String(district.id) });
+    const { merchant_id: merchantId } = await t.db.selectFrom('shop').select('merchant_id').where('id', '=', shop).executeTakeFirstOrThrow();
+    const hotel = (await t.db.insertInto('hotel_info').values({
+      merchant_id: merchantId, shop_id: shop, name: `Hotel ${uniq()}`, city_id: String(district.id), images: [], tags: [], location_tags: [], highlights: [],
+    }).returning('id').executeTakeFirstOrThrow()).id;
+    const members = [await createMember(t.db, { area_id: district.id }), await createMember(t.db, { area_id: district.id })];
+
+    expect((await del(district.id)).body).toEqual({
+      errcode: 409,
+      errmsg: `the region is still referenced by 1 shop (id ${shop}), 1 hotel (id ${hotel}) and 2 members (ids ${members.join(', ')}): remove or move those first`,
+    });
+    expect((await get(district.id)).body.data).toEqual(district);
+
+    // Logically deleted records do not hold it; a living one still does.
+    await t.db.updateTable('shop').set({ is_deleted: true }).where('id', '=', shop).execute();
+    await t.db.updateTable('hotel_info').set({ is_deleted: true }).where('id', '=', hotel).execute();
+    await t.db.updateTable('member').set({ is_deleted: true }).where('id', '=', members[0]).execute();
+    expect((await del(district.id)).body.errmsg).toBe(`the region is still referenced by 1 member (id ${members[1]}): remove or move those first`);
+    await t.db.updateTable('member').set({ area_id: 320102 }).where('id', '=', members[1]).execute();
+    expect((await del(district.id)).body).toEqual({ errcode: 0, errmsg: 'success' });
+    expect((await get(district.id)).body.errcode).toBe(404);
+  });
+
+  it('refuses a region a shop names as its province or city', async () => {
+    const province = await addOk({ name: '引用省', levelType: 1 });
+    const city = await addOk({ name: '引用市', levelType: 2 });
+    const shopA = await createShop(t.db, { province_id: String(province.id) });
+    const shopB = await createShop(t.db, { city_id: String(city.id) });
+    expect((await t.post(`${M}/deleteRegion`, { id: province.id }, token)).body.errmsg).toBe(`the region is still referenced by 1 shop (id ${shopA}): remove or move those first`);
+    expect((await t.post(`${M}/deleteRegion`, { id: city.id }, token)).body.errmsg).toBe(`the region is still referenced by 1 shop (id ${shopB}): remove or move those first`);
   });
 });
 

@@ -1,5 +1,6 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDept, createShop, uniq } from '../helpers/factories.js';
+import { createDept, createMerchant, createShop, uniq } from '../helpers/factories.js';
 import { itRefusesWhatStaffOperationsRefuse } from '../helpers/rejection-matrix.js';
 import { staffSession, type StaffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -120,6 +121,100 @@ describe('success', () => {
   });
 });
 
+describe('the department and its merchant', () => {
+  const countIn = async (deptId: number) =>
+    Number((await t.db.selectFrom('sales').select((eb) => eb.fn.countAll<number>().as('n')).where('dept_id', '=', deptId).executeTakeFirstOrThrow()).n);
+
+  it('adds nothing under a disabled merchant (1_022_000_001), neither by add nor by a move, and does once it is enabled again', async () => {
+    const merchant = await createMerchant(t.db);
+    const dept = await createDept(t.db, { merchant_id: merchant });
+    const { name } = await t.db.selectFrom('merchant').select('name').where('id', '=', merchant).executeTakeFirstOrThrow();
+    const before = await addOk(platform, { name: 'Before the stop', deptId: dept });
+    const elsewhere = await addOk(platform, { name: 'Elsewhere', deptId: org.deptA });
+    await t.db.updateTable('merchant').set({ status: 0 }).where('id', '=', merchant).execute();
+
+    const disabled = { errcode: 1_022_000_001, errmsg: `merchant "${name}" is disabled: enable it first` };
+    expect((await add(platform, { name: 'During the stop', deptId: dept })).body).toEqual(disabled);
+    expect((await t.post(`${P}/updateSales`, { id: elsewhere.id, name: 'Elsewhere', deptId: dept }, platform.token)).body).toEqual(disabled);
+    expect(await countIn(dept)).toBe(1);
+    // A sales institution already there is still edited where it is.
+    expect((await t.post(`${P}/updateSales`, { id: before.id, name: 'Renamed', deptId: dept }, platform.token)).body.errcode).toBe(0);
+
+    await t.db.updateTable('merchant').set({ status: 1 }).where('id', '=', merchant).execute();
+    expect((await add(platform, { name: 'After the stop', deptId: dept })).body.errcode).toBe(0);
+  });
+
+  it('adds nothing to a disabled department (409), neither by add nor by a move; one already there stays editable', async () => {
+    const dept = await createDept(t.db, { merchant_id: org.merchantA });
+    const before = await addOk(merchantA, { name: 'Before disabling', deptId: dept });
+    const elsewhere = await addOk(merchantA, { name: 'Elsewhere', deptId: org.deptA });
+    await t.db.updateTable('dept').set({ is_enabled: false }).where('id', '=', dept).execute();
+
+    const refused = { errcode: 409, errmsg: 'the department (deptId) is disabled: enable it first' };
+    expect((await add(merchantA, { name: 'Into disabled', deptId: dept })).body).toEqual(refused);
+    expect((await t.post(`${P}/updateSales`, { id: elsewhere.id, name: 'Elsewhere', deptId: dept }, merchantA.token)).body).toEqual(refused);
+    expect(await countIn(dept)).toBe(1);
+    expect((await t.post(`${P}/updateSales`, { id: before.id, name: 'Kept', deptId: dept, phone: '13800000000' }, merchantA.token)).body.errcode).toBe(0);
+    expect((await t.post(`${P}/getSales`, { id: before.id }, merchantA.token)).body.data).toMatchObject({ name: 'Kept', deptId: dept });
+  });
+
+  // Deterministic on PostgreSQL: the add is held between its read of the department and its insert
+  // (another transaction holds the sales table in SHARE mode), and the delete runs in that window.
+  it.runIf(!!process.env.DATABASE_URL)('makes a delete of the department wait for an add that has read it, and then refuse (409)', async () => {
+    const both = await staffSession(t, { kind: 'merchant', merchantId: org.merchantA, permissions: [...ALL, 'dept:write'] });
+    const dept = await createDept(t.db, { merchant_id: org.merchantA });
+    const name = uniq('Held add ');
+    let deleted: Promise<{ body: { errcode: number; errmsg: string } }> | undefined;
+    let added: Promise<{ body: { errcode: number; errmsg: string } }> | undefined;
+    let deleteAnsweredWhileHeld = false;
+    await t.db.transaction().execute(async (hold) => {
+      await sql`lock table sales in share mode`.execute(hold);
+      added = add(both, { name, deptId: dept });
+      for (let i = 0; ; i++) {
+        const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+          where wait_event_type = 'Lock' and query ilike 'insert into "sales"%'`.execute(t.db);
+        if (waiting.rows[0].n > 0) break;
+        if (i > 200) throw new Error('the add never reached its insert');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      deleted = t.post('/manage-api/system/dept/deleteDept', { id: dept }, both.token);
+      deleteAnsweredWhileHeld = await Promise.race([deleted.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 500))]);
+    });
+    expect(deleteAnsweredWhileHeld).toBe(false);
+    expect((await added!).body.errcode).toBe(0);
+    expect((await deleted!).body.errmsg).toMatch(/^the department is still referenced by 1 sales institution/);
+    expect((await t.db.selectFrom('dept').select('is_deleted').where('id', '=', dept).executeTakeFirstOrThrow()).is_deleted).toBe(false);
+  });
+
+  it('never leaves a living sales institution under a department deleted while sales institutions were being added to it', async () => {
+    const both = await staffSession(t, { kind: 'merchant', merchantId: org.merchantA, permissions: [...ALL, 'dept:write'] });
+    for (let round = 0; round < 8; round++) {
+      const dept = await createDept(t.db, { merchant_id: org.merchantA });
+      const racer = (i: number) => add(both, { name: `Racer ${round}.${i}`, deptId: dept });
+      // The delete goes out among the adds, as in the QA report's script.
+      const first = Array.from({ length: 5 }, (_, i) => racer(i));
+      const del = t.post('/manage-api/system/dept/deleteDept', { id: dept }, both.token);
+      const rest = Array.from({ length: 5 }, (_, i) => racer(5 + i));
+      const [deleted, ...added] = await Promise.all([del, ...first, ...rest]);
+      const addCodes = added.map((a) => a.body.errcode);
+      const living = Number((await t.db.selectFrom('sales').select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('dept_id', '=', dept).where('is_deleted', '=', false).executeTakeFirstOrThrow()).n);
+      const deptRow = await t.db.selectFrom('dept').select('is_deleted').where('id', '=', dept).executeTakeFirstOrThrow();
+      // Each add either went in first (and the delete saw it) or came after the delete (and found nothing).
+      expect(addCodes.every((c) => c === 0 || c === 404), JSON.stringify(addCodes)).toBe(true);
+      expect(living).toBe(addCodes.filter((c) => c === 0).length);
+      if (deleted.body.errcode === 0) {
+        expect(living).toBe(0);
+        expect(deptRow.is_deleted).toBe(true);
+      } else {
+        expect(deleted.body.errcode).toBe(409);
+        expect(deptRow.is_deleted).toBe(false);
+        expect(living).toBeGreaterThan(0);
+      }
+    }
+  });
+});
+
 describe('invite codes', () => {
   it('refuses an invite code already used, on add and on update, with 409', async () => {
     const invite = code();
@@ -149,13 +244,23 @@ describe('invite codes', () => {
 });
 
 describe('scoping', () => {
-  it('refuses a department outside the caller\'s merchant or shop with 404', async () => {
+  it('refuses a department of another merchant or shop with 403 and an unknown one with 404', async () => {
+    // 403 as a foreign record answers everywhere (decisions.md); until the QA pass it answered 404.
     expect((await add(merchantA, { name: 'Foreign dept', deptId: org.deptB })).body)
-      .toEqual({ errcode: 404, errmsg: 'department (deptId) in your merchant or shop not found' });
-    expect((await add(shopA1, { name: 'Sibling shop dept', deptId: org.deptA2 })).body.errcode).toBe(404);
-    expect((await add(shopA1, { name: 'Merchant dept', deptId: org.deptA })).body.errcode).toBe(404);
-    expect((await add(platform, { name: 'Unknown dept', deptId: 999_999_999 })).body.errcode).toBe(404);
+      .toEqual({ errcode: 403, errmsg: 'the record belongs to another merchant' });
+    expect((await add(shopA1, { name: 'Sibling shop dept', deptId: org.deptA2 })).body)
+      .toEqual({ errcode: 403, errmsg: 'the record belongs to another shop' });
+    expect((await add(shopA1, { name: 'Merchant dept', deptId: org.deptA })).body.errcode).toBe(403);
+    expect((await add(platform, { name: 'Unknown dept', deptId: 999_999_999 })).body)
+      .toEqual({ errcode: 404, errmsg: 'department (deptId) not found' });
+    expect((await add(merchantA, { name: 'Unknown dept', deptId: 999_999_999 })).body.errcode).toBe(404);
+    const deleted = await createDept(t.db, { merchant_id: org.merchantA, is_deleted: true });
+    expect((await add(merchantA, { name: 'Deleted dept', deptId: deleted })).body.errcode).toBe(404);
     expect((await add(shopA1, { name: 'Own dept', deptId: org.deptA1 })).body.errcode).toBe(0);
+    // Moving one into a foreign department is refused the same way.
+    const s = await addOk(merchantA, { name: 'Stays home', deptId: org.deptA });
+    expect((await t.post(`${P}/updateSales`, { id: s.id, name: 'Stays home', deptId: org.deptB }, merchantA.token)).body.errcode).toBe(403);
+    expect((await t.post(`${P}/getSales`, { id: s.id }, merchantA.token)).body.data.deptId).toBe(org.deptA);
   });
 
   it('refuses another merchant\'s sales institution with 403 on every operation', async () => {

@@ -8,9 +8,16 @@ import type { Page, PageRequest } from '../../platform/http/paging.js';
 import { LIST_MAX_ROWS } from '../../platform/http/schemas.js';
 import type { Spu, SpuFilter } from './spu.schemas.js';
 
-export interface OwnedSpu extends Spu {
+/** A shop's merchant as an add under it needs it: a disabled one takes nothing new (decisions.md, issue 15). */
+export interface ParentMerchant {
   merchantId: number;
+  merchantName: string;
+  merchantEnabled: boolean;
 }
+
+const ENABLED = 1;
+
+export interface OwnedSpu extends Spu, ParentMerchant {}
 
 export interface SpuValues {
   name: string;
@@ -23,21 +30,27 @@ export interface SpuValues {
   description: string | null;
 }
 
-/** A living shop and its merchant; `share` holds it against a concurrent change until the transaction ends. */
-export async function findShop(db: Executor, id: number, share = false): Promise<{ merchantId: number; shopId: number } | null> {
-  let q = db.selectFrom('shop').select(['id', 'merchant_id']).where('id', '=', id).where('is_deleted', '=', false);
+/**
+ * A living shop and its merchant; `share` holds both against a concurrent change until the
+ * transaction ends (a delete of the shop, a disable of the merchant), so an add is seen or refused.
+ */
+export async function findShop(db: Executor, id: number, share = false): Promise<(ParentMerchant & { shopId: number }) | null> {
+  let q = db.selectFrom('shop').innerJoin('merchant', 'merchant.id', 'shop.merchant_id')
+    .select(['shop.id', 'shop.merchant_id', 'merchant.name as merchant_name', 'merchant.status as merchant_status'])
+    .where('shop.id', '=', id).where('shop.is_deleted', '=', false);
   if (share) q = q.forShare();
   const r = await q.executeTakeFirst();
-  return r ? { merchantId: r.merchant_id, shopId: r.id } : null;
+  return r ? { merchantId: r.merchant_id, shopId: r.id, merchantName: r.merchant_name, merchantEnabled: r.merchant_status === ENABLED } : null;
 }
 
 function viewQuery(db: Executor) {
   return db
     .selectFrom('spu')
     .leftJoin('shop', 'shop.id', 'spu.shop_id')
+    .leftJoin('merchant', 'merchant.id', 'spu.merchant_id')
     .select([
       'spu.id', 'spu.name', 'spu.shop_id', 'spu.merchant_id', 'spu.resource_type', 'spu.cost_price', 'spu.stock', 'spu.status', 'spu.description',
-      'shop.name as shop_name',
+      'shop.name as shop_name', 'merchant.name as merchant_name', 'merchant.status as merchant_status',
     ])
     .where('spu.is_deleted', '=', false);
 }
@@ -47,18 +60,24 @@ type ViewRow = Awaited<ReturnType<ReturnType<typeof viewQuery>['executeTakeFirst
 function toSpu(r: ViewRow): OwnedSpu {
   return {
     id: r.id, name: r.name, shopId: r.shop_id, resourceType: r.resource_type, costPrice: r.cost_price, stock: r.stock, status: r.status,
-    description: r.description, shopsName: r.shop_name, merchantId: r.merchant_id,
+    description: r.description, shopsName: r.shop_name, merchantId: r.merchant_id, merchantName: r.merchant_name ?? '',
+    merchantEnabled: r.merchant_status === ENABLED,
   };
 }
 
-export const toWire = ({ merchantId: _m, ...spu }: OwnedSpu): Spu => spu;
+export const toWire = ({ merchantId: _m, merchantName: _n, merchantEnabled: _e, ...spu }: OwnedSpu): Spu => spu;
 
-/** A living resource; `lock` 'update' to change it, 'share' to add a SKU to it. */
+/**
+ * A living resource; `lock` 'update' to change it, 'share' to add a SKU to it (its merchant is held
+ * too, so a disable meanwhile waits or is seen).
+ */
 export async function findSpu(db: Executor, id: number, lock?: 'update' | 'share'): Promise<OwnedSpu | null> {
-  if (lock) {
-    let q = db.selectFrom('spu').select('id').where('id', '=', id).where('is_deleted', '=', false);
-    q = lock === 'update' ? q.forUpdate() : q.forShare();
-    if (!(await q.executeTakeFirst())) return null;
+  if (lock === 'update') {
+    if (!(await db.selectFrom('spu').select('id').where('id', '=', id).where('is_deleted', '=', false).forUpdate().executeTakeFirst())) return null;
+  } else if (lock === 'share') {
+    const held = await db.selectFrom('spu').innerJoin('merchant', 'merchant.id', 'spu.merchant_id').select('spu.id')
+      .where('spu.id', '=', id).where('spu.is_deleted', '=', false).forShare().executeTakeFirst();
+    if (!held) return null;
   }
   const r = await viewQuery(db).where('spu.id', '=', id).executeTakeFirst();
   return r ? toSpu(r) : null;
@@ -82,6 +101,13 @@ export async function updateSpu(db: Executor, id: number, v: SpuValues, by: numb
 
 export async function softDeleteSpu(db: Executor, id: number, by: number): Promise<void> {
   await db.updateTable('spu').set({ is_deleted: true, updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+}
+
+/** The living SKUs of a resource that carry cardNum: their count and lowest ids (as the 409s name records). */
+export async function skusWithCardNum(db: Executor, spuId: number): Promise<{ count: number; ids: number[] }> {
+  const rows = await db.selectFrom('sku').select(['id', (eb) => eb.fn.countAll<number>().over().as('n')])
+    .where('goods_id', '=', spuId).where('is_deleted', '=', false).where('card_num', 'is not', null).orderBy('id').limit(5).execute();
+  return { count: rows.length ? Number(rows[0].n) : 0, ids: rows.map((r) => r.id) };
 }
 
 export async function countLivingSkus(db: Executor, spuId: number): Promise<number> {

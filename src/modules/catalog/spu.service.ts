@@ -5,9 +5,12 @@ import { assertUnreferenced } from '../../platform/db/references.js';
 import { loggedTransaction } from '../../platform/db/transaction.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
+import { merchantDisabled } from '../merchant/merchant.errors.js';
 import * as err from './catalog.errors.js';
 import * as repo from './spu.repository.js';
 import type { Spu, SpuAdd, SpuFilter, SpuPageQuery, SpuUpdate } from './spu.schemas.js';
+
+const TOURISM_CARD = 1;
 
 function text(given: string | null | undefined, stored: string | null): string | null {
   if (given === undefined || given === null) return stored;
@@ -18,11 +21,15 @@ function text(given: string | null | undefined, stored: string | null): string |
 export function createSpuService(deps: { db: Db }) {
   const { db } = deps;
 
-  /** The shop a resource belongs to: it must exist (404) and be the caller's (403). */
+  /**
+   * The shop a resource is added to or moves to: it must exist (404), be the caller's (403) and its
+   * merchant enabled (1_022_000_001: nothing new under a disabled merchant).
+   */
   async function ownShop(ctx: AuthedContext, trx: Executor, shopId: number) {
     const shop = await repo.findShop(trx, shopId, true);
     if (!shop) throw err.shopNotFound();
     assertInScope(ctx.account, shop);
+    if (!shop.merchantEnabled) throw merchantDisabled(shop.merchantName);
     return shop;
   }
 
@@ -54,6 +61,11 @@ export function createSpuService(deps: { db: Db }) {
           // SKUs, their gates and verifiers carry the shop too: a resource moves shop only without SKUs.
           const skus = await repo.countLivingSkus(trx, current.id);
           if (skus > 0) throw err.shopChangeWithSkus(skus);
+        }
+        if (current.resourceType === TOURISM_CARD && input.resourceType !== TOURISM_CARD) {
+          // cardNum is for tourism-card goods only: such SKUs would be left invalid and uneditable.
+          const carded = await repo.skusWithCardNum(trx, current.id);
+          if (carded.count > 0) throw err.cardTypeChangeWithCardSkus(carded);
         }
         await repo.updateSpu(trx, current.id, {
           name: input.name.trim(), shopId: shop.shopId, merchantId: shop.merchantId, resourceType: input.resourceType,

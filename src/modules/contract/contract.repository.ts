@@ -52,13 +52,21 @@ export function visibleTo(scope: Scope): Expression<SqlBool> {
   return sql<SqlBool>`(c.shop_id = ${s} or c.shop_a = ${s} or c.shop_b = ${s})`;
 }
 
-export async function findMerchantName(db: Executor, id: number): Promise<string | null> {
-  const r = await db.selectFrom('merchant').select('name').where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst();
-  return r?.name ?? null;
+/**
+ * A living merchant a contract names (keeper or party), held FOR SHARE until the transaction ends:
+ * a disable meanwhile waits for the write, or the write sees it.
+ */
+export async function findMerchant(db: Executor, id: number): Promise<{ id: number; name: string; enabled: boolean } | null> {
+  const r = await db.selectFrom('merchant').select(['id', 'name', 'status']).where('id', '=', id).where('is_deleted', '=', false).forShare().executeTakeFirst();
+  return r ? { id: r.id, name: r.name, enabled: r.status === 1 } : null;
 }
 
+/**
+ * A living shop a contract names, held FOR SHARE until the transaction ends, so a concurrent deleteShop
+ * either waits and then sees the contract (409) or has deleted the shop first (404 here).
+ */
 export async function findShopOwner(db: Executor, id: number): Promise<{ merchantId: number; name: string } | null> {
-  const r = await db.selectFrom('shop').select(['merchant_id', 'name']).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst();
+  const r = await db.selectFrom('shop').select(['merchant_id', 'name']).where('id', '=', id).where('is_deleted', '=', false).forShare().executeTakeFirst();
   return r ? { merchantId: r.merchant_id, name: r.name } : null;
 }
 

@@ -6,6 +6,7 @@ import { parseDateField, parseDateRange } from '../../platform/date-range.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
 import { formatDateTime } from '../../platform/time.js';
+import { merchantDisabled } from '../merchant/merchant.errors.js';
 import * as err from './contract.errors.js';
 import * as repo from './contract.repository.js';
 import type { Contract, ContractAdd, ContractFilter, ContractPageQuery, ContractUpdate } from './contract.schemas.js';
@@ -19,7 +20,10 @@ const optionalId = (v: string | null | undefined) => (v == null || v === '' ? nu
 /** On update: absent or null keeps the stored text, "" clears it. */
 const kept = (given: string | null | undefined, stored: string | null) => (given == null ? stored : given);
 
-/** Which side the caller is on: its shop decides for a shop user, its merchant for a merchant user. */
+/**
+ * Which side the caller is on, as answers show it: its shop decides for a shop user (or, on a contract
+ * its shop keeps between whole merchants, its merchant), its merchant for a merchant user.
+ */
 function partyOf(scope: Scope, c: Pick<repo.ContractRow, 'merchantA' | 'shopA' | 'merchantB' | 'shopB'>): number {
   if (scope.kind === 'shop') {
     if (c.shopA === scope.shopId) return PARTY_A;
@@ -30,6 +34,17 @@ function partyOf(scope: Scope, c: Pick<repo.ContractRow, 'merchantA' | 'shopA' |
   if (c.merchantB === scope.merchantId && (scope.kind === 'merchant' || c.shopB === null)) return PARTY_B;
   return PARTY_NONE;
 }
+
+/**
+ * Whether the caller may write a contract between these parties: a shop user only as its own shop
+ * (its merchant alone would bind the merchant's other shops), a merchant user as its merchant.
+ */
+function writesAsParty(scope: Scope, c: Pick<repo.ContractRow, 'merchantA' | 'shopA' | 'merchantB' | 'shopB'>): boolean {
+  if (scope.kind === 'shop') return c.shopA === scope.shopId || c.shopB === scope.shopId;
+  return partyOf(scope, c) !== PARTY_NONE;
+}
+
+type NamedMerchant = NonNullable<Awaited<ReturnType<typeof repo.findMerchant>>>;
 
 function toWire(c: repo.ContractRow, scope: Scope): Contract {
   return {
@@ -60,17 +75,23 @@ export function createContractService(deps: { db: Db }) {
   const { db } = deps;
 
   /** One party: the merchant must exist, and the shop, when given, must be that merchant's. */
-  async function party(trx: Executor, side: 'A' | 'B', merchantId: number, shopId: number | null) {
-    if ((await repo.findMerchantName(trx, merchantId)) === null) throw err.partyNotFound(`merchant${side}`);
+  async function party(trx: Executor, side: 'A' | 'B', merchantId: number, shopId: number | null): Promise<NamedMerchant> {
+    const merchant = await repo.findMerchant(trx, merchantId);
+    if (!merchant) throw err.partyNotFound(`merchant${side}`);
     if (shopId !== null) {
       const shop = await repo.findShopOwner(trx, shopId);
       if (!shop) throw err.partyNotFound(`shop${side}`);
       if (shop.merchantId !== merchantId) throw err.shopNotOfMerchant(`shop${side}`, `merchant${side}`);
     }
+    return merchant;
   }
 
-  /** Checks the request and answers the values to store; the owner defaults to the caller's merchant and shop. */
-  async function resolve(trx: Executor, scope: Scope, input: ContractAdd): Promise<repo.ContractValues> {
+  /**
+   * Checks the request and answers the values to store; the owner defaults to the caller's merchant and
+   * shop. `named` are the merchants the stored contract already names (update): a disabled one of those
+   * may stay, but no disabled merchant is newly named, as keeper or as party.
+   */
+  async function resolve(trx: Executor, scope: Scope, input: ContractAdd, named: ReadonlySet<number> = new Set()): Promise<repo.ContractValues> {
     const v: repo.ContractValues = {
       merchantId: input.merchantId ?? (scope.kind === 'platform' ? null : scope.merchantId),
       shopId: input.shopId ?? (scope.kind === 'shop' ? scope.shopId : null),
@@ -82,17 +103,24 @@ export function createContractService(deps: { db: Db }) {
     };
     if (v.beginDate && v.endDate && v.beginDate > v.endDate) throw err.endBeforeBegin();
     if (v.merchantA === v.merchantB && v.shopA === v.shopB) throw err.samePartyTwice();
-    await party(trx, 'A', v.merchantA, v.shopA);
-    await party(trx, 'B', v.merchantB, v.shopB);
+    const a = await party(trx, 'A', v.merchantA, v.shopA);
+    const b = await party(trx, 'B', v.merchantB, v.shopB);
     if (scope.kind !== 'platform') {
       if (v.merchantId !== scope.merchantId || (scope.kind === 'shop' && v.shopId !== scope.shopId)) throw err.ownerOutsideScope();
-      if (partyOf(scope, v) === PARTY_NONE) throw err.notAParty();
+      if (!writesAsParty(scope, v)) throw err.notAParty();
     }
-    if (v.merchantId !== null && (await repo.findMerchantName(trx, v.merchantId)) === null) throw err.partyNotFound('merchant (merchantId)');
+    let keeper: NamedMerchant | null = null;
+    if (v.merchantId !== null) {
+      keeper = await repo.findMerchant(trx, v.merchantId);
+      if (!keeper) throw err.partyNotFound('merchant (merchantId)');
+    }
     if (v.shopId !== null) {
       const shop = await repo.findShopOwner(trx, v.shopId);
       if (!shop) throw err.partyNotFound('shop (shopId)');
       if (shop.merchantId !== v.merchantId) throw err.shopNotOfMerchant('shopId', 'merchantId');
+    }
+    for (const m of [keeper, a, b]) {
+      if (m && !m.enabled && !named.has(m.id)) throw merchantDisabled(m.name);
     }
     return v;
   }
@@ -126,11 +154,12 @@ export function createContractService(deps: { db: Db }) {
         const current = await visible(scope, trx, input.id, true);
         if (!isOwner(scope, current)) throw err.notTheOwner();
         const wire = toWire(current, scope);
+        const named = new Set([current.merchantId, current.merchantA, current.merchantB].filter((m): m is number => m !== null));
         await repo.updateContract(trx, current.id, await resolve(trx, scope, {
           ...input, merchantId: input.merchantId ?? current.merchantId, shopId: input.shopId ?? current.shopId,
           shopA: kept(input.shopA, wire.shopA), shopB: kept(input.shopB, wire.shopB), signTime: kept(input.signTime, wire.signTime),
           beginDate: kept(input.beginDate, wire.beginDate), endDate: kept(input.endDate, wire.endDate),
-        }), ctx.account.id);
+        }, named), ctx.account.id);
       }, () => input.id);
     },
 

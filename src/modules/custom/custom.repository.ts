@@ -54,6 +54,36 @@ export async function findDis(db: Executor, id: number, forUpdate = false): Prom
   return r ? toDis(r) : null;
 }
 
+/** A merchant's name and status (1 enabled): nothing new is added under a disabled one. */
+export interface MerchantState {
+  name: string;
+  status: number;
+}
+
+/**
+ * A living distributor that users are added to or moved to, locked (its users' mobiles are checked
+ * under that lock), with the state of its merchant (null for the platform's own distributors).
+ */
+export async function findDisForUsers(db: Executor, id: number): Promise<{ dis: CustomDis; merchant: MerchantState | null } | null> {
+  const r = await db
+    .selectFrom('custom_dis')
+    .leftJoin('merchant', 'merchant.id', 'custom_dis.merchant_id')
+    .selectAll('custom_dis')
+    .select(['merchant.name as merchant_name', 'merchant.status as merchant_status'])
+    .where('custom_dis.id', '=', id)
+    .where('custom_dis.is_deleted', '=', false)
+    .forUpdate('custom_dis')
+    .executeTakeFirst();
+  if (!r) return null;
+  const merchant = r.merchant_name === null || r.merchant_status === null ? null : { name: r.merchant_name, status: r.merchant_status };
+  return { dis: toDis(r), merchant };
+}
+
+export async function findMerchantState(db: Executor, merchantId: number): Promise<MerchantState | null> {
+  const r = await db.selectFrom('merchant').select(['name', 'status']).where('id', '=', merchantId).where('is_deleted', '=', false).executeTakeFirst();
+  return r ?? null;
+}
+
 function disColumns(v: DisValues) {
   return { merchant_id: v.merchantId, shop_id: v.shopId, name: v.name, contact: v.contact, phone: v.phone, remark: v.remark, status: v.status };
 }

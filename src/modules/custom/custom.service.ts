@@ -6,6 +6,7 @@ import { badRequest } from '../../platform/errors.js';
 import { loggedTransaction } from '../../platform/db/transaction.js';
 import type { Account, AuthedContext, RequestContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
+import { merchantDisabled } from '../merchant/merchant.errors.js';
 import { batchRefused, checkRows } from './batch-rows.js';
 import * as err from './custom.errors.js';
 import * as repo from './custom.repository.js';
@@ -46,18 +47,24 @@ function inScope(account: Account, record: { merchantId: number | null; shopId: 
 export function createCustomService(deps: { db: Db }) {
   const { db } = deps;
 
-  async function visibleDis(account: Account, trx: Executor, id: number, forUpdate = false, missing = err.disNotFound) {
+  async function visibleDis(account: Account, trx: Executor, id: number, forUpdate = false) {
     const dis = await repo.findDis(trx, id, forUpdate);
-    if (!dis) throw missing();
+    if (!dis) throw err.disNotFound();
     inScope(account, dis);
     return dis;
   }
 
-  /** The distributor that users are added to or moved to: visible, enabled, locked for the mobile checks. */
+  /**
+   * The distributor that users are added to or moved to: visible, of an enabled merchant (nothing new
+   * under a disabled one), enabled itself, locked for the mobile checks.
+   */
   async function openDis(account: Account, trx: Executor, id: number) {
-    const dis = await visibleDis(account, trx, id, true, err.disOfUserNotFound);
-    if (dis.status !== ENABLED) throw err.disDisabled();
-    return dis;
+    const found = await repo.findDisForUsers(trx, id);
+    if (!found) throw err.disOfUserNotFound();
+    inScope(account, found.dis);
+    if (found.merchant && found.merchant.status !== ENABLED) throw merchantDisabled(found.merchant.name);
+    if (found.dis.status !== ENABLED) throw err.disDisabled();
+    return found.dis;
   }
 
   async function uniqueName<T>(name: string, write: () => Promise<T>): Promise<T> {
@@ -82,10 +89,16 @@ export function createCustomService(deps: { db: Db }) {
     addDis(ctx: AuthedContext, input: CustomDisAdd): Promise<CustomDis> {
       const scope = scopeOf(ctx.account);
       const name = input.name.trim();
-      return loggedTransaction(db, ctx, (trx) => uniqueName(name, () => repo.insertDis(trx, {
-        merchantId: scope.kind === 'platform' ? null : scope.merchantId, shopId: scope.kind === 'shop' ? scope.shopId : null, name,
-        contact: text(input.contact, null), phone: text(input.phone, null), remark: text(input.remark, null), status: input.status ?? ENABLED,
-      }, actor(ctx.account))), (d) => d.id);
+      const merchantId = scope.kind === 'platform' ? null : scope.merchantId;
+      return loggedTransaction(db, ctx, async (trx) => {
+        // Disabling a merchant ends its staff's sessions; this covers a request already past that check.
+        const merchant = merchantId === null ? null : await repo.findMerchantState(trx, merchantId);
+        if (merchant && merchant.status !== ENABLED) throw merchantDisabled(merchant.name);
+        return uniqueName(name, () => repo.insertDis(trx, {
+          merchantId, shopId: scope.kind === 'shop' ? scope.shopId : null, name,
+          contact: text(input.contact, null), phone: text(input.phone, null), remark: text(input.remark, null), status: input.status ?? ENABLED,
+        }, actor(ctx.account)));
+      }, (d) => d.id);
     },
 
     async updateDis(ctx: AuthedContext, input: CustomDisUpdate): Promise<void> {

@@ -22,6 +22,13 @@ export interface DeptRow {
   phone: string | null;
   email: string | null;
   tenantId: number | null;
+  /** its merchant's name and status (1 enabled); null when it has none */
+  merchant: MerchantState | null;
+}
+
+export interface MerchantState {
+  name: string;
+  status: number;
 }
 
 export interface DeptValues {
@@ -44,16 +51,21 @@ export interface DeptValues {
 export async function findDept(db: Executor, id: number, lock?: 'update' | 'share'): Promise<DeptRow | null> {
   let q = db
     .selectFrom('dept')
-    .select(['id', 'merchant_id', 'shop_id', 'parent_id', 'name', 'is_enabled', 'leader_user_id', 'phone', 'email', 'tenant_id'])
-    .where('id', '=', id)
-    .where('is_deleted', '=', false);
-  if (lock === 'update') q = q.forUpdate();
-  if (lock === 'share') q = q.forShare();
+    .leftJoin('merchant', 'merchant.id', 'dept.merchant_id')
+    .select([
+      'dept.id', 'dept.merchant_id', 'dept.shop_id', 'dept.parent_id', 'dept.name', 'dept.is_enabled', 'dept.leader_user_id', 'dept.phone',
+      'dept.email', 'dept.tenant_id', 'merchant.name as merchant_name', 'merchant.status as merchant_status',
+    ])
+    .where('dept.id', '=', id)
+    .where('dept.is_deleted', '=', false);
+  if (lock === 'update') q = q.forUpdate('dept');
+  if (lock === 'share') q = q.forShare('dept');
   const r = await q.executeTakeFirst();
   return r
     ? {
         id: r.id, merchantId: r.merchant_id, shopId: r.shop_id, parentId: r.parent_id, name: r.name, isEnabled: r.is_enabled,
         leaderUserId: r.leader_user_id, phone: r.phone, email: r.email, tenantId: r.tenant_id,
+        merchant: r.merchant_name === null || r.merchant_status === null ? null : { name: r.merchant_name, status: r.merchant_status },
       }
     : null;
 }
@@ -64,9 +76,10 @@ export async function findShopOwner(db: Executor, shopId: number): Promise<{ mer
   return r ? { merchantId: r.merchant_id, shopId } : null;
 }
 
-export async function merchantExists(db: Executor, merchantId: number): Promise<boolean> {
-  const r = await db.selectFrom('merchant').select('id').where('id', '=', merchantId).where('is_deleted', '=', false).executeTakeFirst();
-  return r !== undefined;
+/** A living merchant's name and status; null when there is no such merchant. */
+export async function findMerchantState(db: Executor, merchantId: number): Promise<MerchantState | null> {
+  const r = await db.selectFrom('merchant').select(['name', 'status']).where('id', '=', merchantId).where('is_deleted', '=', false).executeTakeFirst();
+  return r ?? null;
 }
 
 /** A living staff user of the merchant (a department's leader must be one of its own). */

@@ -6,6 +6,7 @@ import { assertUnreferenced } from '../../platform/db/references.js';
 import { advisoryLock, loggedTransaction, type Trx } from '../../platform/db/transaction.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
+import { merchantDisabled } from '../merchant/merchant.errors.js';
 import * as err from './dept.errors.js';
 import * as repo from './dept.repository.js';
 import type { Dept, DeptAdd, DeptFilter, DeptPageQuery, DeptUpdate } from './dept.schemas.js';
@@ -15,6 +16,11 @@ import { isSelfOrAncestor, type TreeTable } from '../../platform/db/tree-ancestr
 const DEPT_TREE: TreeTable = { table: 'dept' };
 
 type Owner = { merchantId: number | null; shopId: number | null };
+
+/** Nothing new is added under a disabled merchant (decisions.md, issue 15). */
+function assertMerchantEnabled(merchant: repo.MerchantState | null): void {
+  if (merchant && merchant.status !== 1) throw merchantDisabled(merchant.name);
+}
 
 /**
  * The owner of a new top-level department: what the request names, within the caller's scope. A
@@ -33,7 +39,9 @@ async function topLevelOwner(trx: Executor, scope: Scope, input: DeptAdd): Promi
   if (merchantId === null) throw err.ownerRequired();
   if (scope.kind !== 'platform' && merchantId !== scope.merchantId) throw err.notYourMerchant();
   if (scope.kind === 'shop' && shopId !== scope.shopId) throw err.notYourShop();
-  if (shopId === null && !(await repo.merchantExists(trx, merchantId))) throw err.merchantNotFound();
+  const merchant = await repo.findMerchantState(trx, merchantId);
+  if (!merchant) throw err.merchantNotFound();
+  assertMerchantEnabled(merchant);
   return { merchantId, shopId };
 }
 
@@ -92,6 +100,7 @@ export function createDeptService(deps: { db: Db }) {
         let owner: Owner;
         if (input.parentId > 0) {
           const parent = await parentFor(ctx, trx, input.parentId);
+          assertMerchantEnabled(parent.merchant);
           if (input.merchantId != null && input.merchantId !== parent.merchantId) throw err.ownerDiffersFromParent('merchantId');
           if (parent.shopId !== null && input.shopId != null && input.shopId !== parent.shopId) throw err.ownerDiffersFromParent('shopId');
           owner = { merchantId: parent.merchantId, shopId: parent.shopId ?? input.shopId ?? null };

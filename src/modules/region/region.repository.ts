@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.js';
 import { compiledOnce } from '../../platform/db/prepared.js';
+import type { ReferenceCheck } from '../../platform/db/references.js';
 import type { RegionTable } from '../../db/tables/platform.js';
 import type { Region } from './region.schemas.js';
 
@@ -106,8 +107,22 @@ export async function countRegions(db: Executor): Promise<number> {
   return Number(r.n);
 }
 
-/** Locks a region row for the rest of the transaction, so a child cannot be added while it is deleted. */
-export async function lockRegion(db: Executor, id: number): Promise<boolean> {
-  const r = await db.selectFrom('region').select('id').where('id', '=', id).forUpdate().executeTakeFirst();
-  return r !== undefined;
+/**
+ * A region, locked for the rest of the transaction: a child cannot be added while it is deleted, and
+ * an update reads what it keeps under the lock.
+ */
+export async function lockRegion(db: Executor, id: number): Promise<Region | null> {
+  const r = await db.selectFrom('region').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  return r ? toRegion(r) : null;
 }
+
+/** The living records that store a region id; any of them refuses the region's deletion. */
+export const REGION_REFERENCES: readonly ReferenceCheck[] = [
+  { label: ['shop', 'shops'], table: 'shop', column: 'province_id', living: true },
+  { label: ['shop', 'shops'], table: 'shop', column: 'city_id', living: true },
+  { label: ['shop', 'shops'], table: 'shop', column: 'district_id', living: true },
+  { label: ['hotel', 'hotels'], table: 'hotel_info', column: 'province_id', living: true },
+  { label: ['hotel', 'hotels'], table: 'hotel_info', column: 'city_id', living: true },
+  { label: ['hotel', 'hotels'], table: 'hotel_info', column: 'district_id', living: true },
+  { label: ['member', 'members'], table: 'member', column: 'area_id', living: true },
+];

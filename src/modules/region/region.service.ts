@@ -8,6 +8,8 @@ import { RawJson } from '../../platform/http/responses.js';
 import * as repo from './region.repository.js';
 import { matchRegion, RegionIndex } from './region-filter.js';
 import { treeToJson } from '../../platform/tree.js';
+import { assertUnreferenced } from '../../platform/db/references.js';
+import { optionalText as optional } from '../../platform/text-input.js';
 import { isSelfOrAncestor, lockTreeMoves, type TreeTable } from '../../platform/db/tree-ancestry.js';
 import type { Region, RegionAdd, RegionFilter, RegionPageQuery, RegionUpdate } from './region.schemas.js';
 
@@ -15,18 +17,34 @@ import type { Region, RegionAdd, RegionFilter, RegionPageQuery, RegionUpdate } f
 export const REGION_CACHES = ['region:list', 'region:index', 'region:tree', 'area:tree'] as const;
 const REGION_TREE: TreeTable = { table: 'region' };
 
-function values(input: RegionAdd): repo.RegionValues {
+function addValues(input: RegionAdd): repo.RegionValues {
   return {
     name: input.name.trim(),
     parentId: input.parentId ?? 0,
-    shortName: input.shortName ?? null,
+    shortName: optional(input.shortName, null),
     levelType: input.levelType,
-    cityCode: input.cityCode ?? null,
-    zipCode: input.zipCode ?? null,
-    mergerName: input.mergerName ?? null,
+    cityCode: optional(input.cityCode, null),
+    zipCode: optional(input.zipCode, null),
+    mergerName: optional(input.mergerName, null),
     lng: input.lng ?? null,
     lat: input.lat ?? null,
-    pinYin: input.pinYin ?? null,
+    pinYin: optional(input.pinYin, null),
+  };
+}
+
+/** As the other modules update (decisions.md "Updates"): absent or null keeps what is stored, "" clears a text. */
+function updateValues(input: RegionUpdate, current: Region): repo.RegionValues {
+  return {
+    name: input.name.trim(),
+    parentId: input.parentId ?? current.parentId,
+    shortName: optional(input.shortName, current.shortName),
+    levelType: input.levelType,
+    cityCode: optional(input.cityCode, current.cityCode),
+    zipCode: optional(input.zipCode, current.zipCode),
+    mergerName: optional(input.mergerName, current.mergerName),
+    lng: input.lng ?? current.lng,
+    lat: input.lat ?? current.lat,
+    pinYin: optional(input.pinYin, current.pinYin),
   };
 }
 
@@ -51,7 +69,7 @@ export function createRegionService(deps: { db: Db; cache: SharedCache }) {
     allRegions,
 
     async add(ctx: AuthedContext, input: RegionAdd): Promise<Region> {
-      const v = values(input);
+      const v = addValues(input);
       const region = await db.transaction().execute(async (trx) => {
         if (v.parentId !== 0 && !(await repo.lockRegion(trx, v.parentId))) throw notFound('parent region');
         const created = await repo.insertRegion(trx, v, ctx.account.id);
@@ -63,10 +81,11 @@ export function createRegionService(deps: { db: Db; cache: SharedCache }) {
     },
 
     async update(ctx: AuthedContext, input: RegionUpdate): Promise<void> {
-      const v = values(input);
       await db.transaction().execute(async (trx) => {
-        if (!(await repo.lockRegion(trx, input.id))) throw notFound('region');
-        await assertParentAllowed(trx, v.parentId, input.id);
+        const current = await repo.lockRegion(trx, input.id);
+        if (!current) throw notFound('region');
+        const v = updateValues(input, current);
+        if (v.parentId !== current.parentId) await assertParentAllowed(trx, v.parentId, input.id);
         await repo.updateRegion(trx, input.id, v, ctx.account.id);
         await recordOperation(trx, ctx, input.id);
       });
@@ -77,6 +96,7 @@ export function createRegionService(deps: { db: Db; cache: SharedCache }) {
       await db.transaction().execute(async (trx) => {
         if (!(await repo.lockRegion(trx, id))) throw notFound('region');
         if (await repo.hasChildren(trx, id)) throw conflict('the region has child regions: delete or move them first');
+        await assertUnreferenced(trx, 'the region', id, repo.REGION_REFERENCES);
         await repo.deleteRegion(trx, id);
         await recordOperation(trx, ctx, id);
       });

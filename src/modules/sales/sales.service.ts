@@ -4,10 +4,13 @@ import { isUniqueViolation } from '../../platform/db/pg-errors.js';
 import { loggedTransaction } from '../../platform/db/transaction.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
-import { deptNotFound, inviteCodeTaken, salesNotFound } from './sales.errors.js';
+import { merchantDisabled } from '../merchant/merchant.errors.js';
+import { deptDisabled, deptNotFound, inviteCodeTaken, salesNotFound } from './sales.errors.js';
 import * as repo from './sales.repository.js';
 import type { Sales, SalesAdd, SalesFilter, SalesPageQuery, SalesUpdate } from './sales.schemas.js';
 import { optionalText as optional } from '../../platform/text-input.js';
+
+const ENABLED = 1;
 
 /** Sales institutions (spec A 4.7): scoped to the staff user's merchant or shop through their department. */
 export function createSalesService(deps: { db: Db }) {
@@ -23,10 +26,20 @@ export function createSalesService(deps: { db: Db }) {
     }
   }
 
-  async function ownerOf(trx: Parameters<typeof repo.findDeptInScope>[0], ctx: AuthedContext, deptId: number) {
-    const owner = await repo.findDeptInScope(trx, deptId, scopeOf(ctx.account));
-    if (!owner) throw deptNotFound();
-    return owner;
+  /**
+   * The owners of the department a sales institution is put in (held FOR SHARE, see findDept): unknown
+   * → 404, another merchant's or shop's → 403. One it is added to or moves into must be enabled, under
+   * an enabled merchant; staying in a department disabled since is not refused.
+   */
+  async function ownerOf(trx: Parameters<typeof repo.findDept>[0], ctx: AuthedContext, deptId: number, entering: boolean) {
+    const dept = await repo.findDept(trx, deptId);
+    if (!dept) throw deptNotFound();
+    assertInScope(ctx.account, dept);
+    if (entering) {
+      if (dept.merchant && dept.merchant.status !== ENABLED) throw merchantDisabled(dept.merchant.name);
+      if (!dept.isEnabled) throw deptDisabled();
+    }
+    return { merchantId: dept.merchantId, shopId: dept.shopId };
   }
 
   async function visible(ctx: AuthedContext, id: number, trx?: Parameters<typeof repo.findSales>[0]) {
@@ -39,7 +52,7 @@ export function createSalesService(deps: { db: Db }) {
   return {
     add(ctx: AuthedContext, input: SalesAdd): Promise<Sales> {
       return loggedTransaction(db, ctx, async (trx) => {
-        const owner = await ownerOf(trx, ctx, input.deptId);
+        const owner = await ownerOf(trx, ctx, input.deptId, true);
         const v: repo.SalesValues = {
           name: input.name.trim(),
           deptId: input.deptId,
@@ -55,7 +68,7 @@ export function createSalesService(deps: { db: Db }) {
     async update(ctx: AuthedContext, input: SalesUpdate): Promise<void> {
       await loggedTransaction(db, ctx, async (trx) => {
         const current = await visible(ctx, input.id, trx);
-        const owner = await ownerOf(trx, ctx, input.deptId);
+        const owner = await ownerOf(trx, ctx, input.deptId, input.deptId !== current.deptId);
         const v: repo.SalesValues = {
           name: input.name.trim(),
           deptId: input.deptId,
