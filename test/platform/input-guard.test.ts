@@ -205,10 +205,10 @@ describe('blank is missing', () => {
     expect(guardInput(schema, { photo: '', name: ' ' }, 'body')).toMatchObject({ ok: false });
   });
 
-  it('leaves an optional blank string and a password with spaces alone', async () => {
-    const res = await post(ADD, { name: 'optional blanks', levelType: 1, shortName: '  ' });
-    expect(res.body.errcode).toBe(0);
-    expect(res.body.data.shortName).toBe('  ');
+  it('leaves an optional blank string and a password with spaces alone', () => {
+    // What a module makes of a blank optional text is its own rule (regions store none); the guard passes it on.
+    const schema = Type.Object({ shortName: Opt(Type.String()), password: Type.String() });
+    expect(guardInput(schema, { shortName: '  ', password: ' a b ' }, 'body')).toEqual({ ok: true, value: { shortName: '  ', password: ' a b ' } });
   });
 });
 
