@@ -4,12 +4,12 @@ import type { TokenService } from '../../platform/auth/tokens.js';
 import { AppError } from '../../platform/errors.js';
 import { recordLogin } from '../../platform/oplog/oplog.js';
 import type { AuthedContext, RequestContext } from '../../platform/http/context.js';
-import { accountDisabled } from './auth.errors.js';
+import { accountDisabled, badCredentials } from './auth.errors.js';
 import type { CaptchaService } from './captcha.service.js';
 import { createLoginGuard, limitLoginRate } from './login-guard.js';
 import { recordSuccessfulLogin } from './login-record.repository.js';
-import { checkPasswordLogin } from './password-login.js';
-import { endSession, loginResponse, type LoginResponse } from './session-answer.js';
+import { checkPasswordLogin, stillItsPassword } from './password-login.js';
+import { endSession, loginResponse, rememberLogin, type LoginResponse } from './session-answer.js';
 import * as staffRepo from './staff.repository.js';
 
 export interface StaffLoginInput {
@@ -43,18 +43,27 @@ export function createStaffAuthService(deps: { db: Db; store: Store; tokens: Tok
         refuse: (accountId, error) => refuse(ctx, input.username, accountId, error),
       });
       const session = await db.transaction().execute(async (trx) => {
+        // Locked before it is read, so a disable or a new password racing this login cannot leave it a
+        // working token (docs/decisions.md, Auth).
+        const locked = await staffRepo.lockStaffForLogin(trx, user.id);
+        if (locked && !(await stillItsPassword(locked.passwordHash, user.passwordHash, input.password))) return badCredentials();
         const account = await staffRepo.loadStaffAccount(trx, user.id);
-        // Its merchant is disabled (the user's own status was checked above): refused below, and logged
-        // like a disabled user, once this transaction (which wrote nothing) has ended.
-        if (!account) return null;
+        // Disabled or deleted since the password check, or its merchant is disabled: refused below, and
+        // logged like a disabled user, once this transaction (which wrote nothing) has ended.
+        if (!account) return accountDisabled();
         await recordSuccessfulLogin(trx, 'admin_user', user.id, ctx.ip, new Date(), newHash);
         const issued = await tokens.issue(trx, account, 'manage', ctx.ip);
         await recordLogin(trx, ctx, { accountKind: 'admin', accountId: user.id, username: user.username, success: true, errcode: 0, message: null });
         return { issued, account };
       });
-      if (!session) return refuse(ctx, input.username, user.id, accountDisabled());
+      if (session instanceof AppError) return refuse(ctx, input.username, user.id, session);
       const { issued, account } = session;
-      await tokens.remember(issued, account, 'manage');
+      try {
+        await rememberLogin(db, tokens, issued, account, 'manage');
+      } catch (err) {
+        if (err instanceof AppError) return refuse(ctx, input.username, user.id, err);
+        throw err;
+      }
       return loginResponse({ id: user.id, openId: null, mobile: user.mobile }, issued);
     },
 

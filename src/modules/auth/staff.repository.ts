@@ -55,3 +55,18 @@ export async function loadStaffAccount(db: Executor, id: number): Promise<Accoun
     permissions,
   };
 }
+
+/**
+ * Locks what a staff login's session is built from, in the transaction that issues its token: the
+ * user row (as its last-login UPDATE will anyway), its merchant and its role rows. A disable, delete,
+ * new password, new roles or role edit then either waits for the login to commit, and its
+ * revocation after its own commit finds the new token, or commits first and the login, reading
+ * afresh, sees the change (docs/decisions.md, Auth). Answers the password hash as it is now.
+ */
+export async function lockStaffForLogin(trx: Executor, id: number): Promise<{ passwordHash: string } | null> {
+  const user = await trx.selectFrom('admin_user').select(['merchant_id', 'password_hash']).where('id', '=', id).forNoKeyUpdate().executeTakeFirst();
+  if (!user) return null;
+  if (user.merchant_id != null) await trx.selectFrom('merchant').select('id').where('id', '=', user.merchant_id).forShare().execute();
+  await trx.selectFrom('user_role').innerJoin('role', 'role.id', 'user_role.role_id').select('role.id').where('user_role.user_id', '=', id).forShare().execute();
+  return { passwordHash: user.password_hash };
+}

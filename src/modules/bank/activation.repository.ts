@@ -35,6 +35,15 @@ export interface Person {
   idNo: string;
 }
 
+/**
+ * Whether the bank's merchant is enabled, its row locked to the end of the activation: a concurrent
+ * disable waits for the activation, or commits first and is seen here.
+ */
+export async function merchantEnabled(trx: Trx, merchantId: number): Promise<boolean> {
+  const r = await trx.selectFrom('merchant').select(['status', 'is_deleted']).where('id', '=', merchantId).forShare().executeTakeFirst();
+  return r !== undefined && r.status === 1 && !r.is_deleted;
+}
+
 export async function findOperatorChannel(trx: Trx, operatorRowId: number): Promise<OperatorChannel | null> {
   const r = await trx
     .selectFrom('openapi_channel_operator as o')

@@ -9,7 +9,7 @@ import { recordOperation } from '../../platform/oplog/oplog.js';
 import type { SmsServices } from '../../platform/sms/index.js';
 import { formatDateTime } from '../../platform/time.js';
 import {
-  alreadyActivated, cardPoolEmpty, channelDisabled, codeRefusal, notAnOperator, openapiOk, quotaExhausted, type OpenapiRefusal,
+  alreadyActivated, cardPoolEmpty, channelDisabled, codeRefusal, merchantDisabled, notAnOperator, openapiOk, quotaExhausted, type OpenapiRefusal,
 } from './bank.errors.js';
 import type { ActivationData, BankCardActivateRequest, OpenapiAnswer } from './bank.schemas.js';
 import type { BankSessions } from './bank-session.js';
@@ -67,6 +67,9 @@ export function createActivationService(deps: { db: Db; sms: SmsServices; sessio
     await advisoryLock(trx, 'bank-operator-quota', operatorRowId);
     const channel = await repo.findOperatorChannel(trx, operatorRowId);
     if (!channel?.enabled) throw channelDisabled();
+    // Nothing new under a disabled merchant (its bank users' sessions end with the disable, but one
+    // may be in flight).
+    if (!(await repo.merchantEnabled(trx, channel.merchantId))) throw merchantDisabled();
 
     const at = new Date();
     const used = await repo.quotaUsage(trx, operatorRowId, startOfDay(at));

@@ -1,7 +1,7 @@
 import { hashToken, tokenFromHeader } from '../../platform/auth/token-codec.js';
 import type { TokenService } from '../../platform/auth/tokens.js';
 import type { Db } from '../../platform/db/database.js';
-import { tooManyRequests, unauthorized, type AppError } from '../../platform/errors.js';
+import { AppError, tooManyRequests, unauthorized } from '../../platform/errors.js';
 import type { AuthedContext, RequestContext } from '../../platform/http/context.js';
 import { recordLogin } from '../../platform/oplog/oplog.js';
 import { enforceRate } from '../../platform/rate-limit.js';
@@ -12,7 +12,7 @@ import { accountDisabled } from '../auth/auth.errors.js';
 import { createLoginGuard, limitLoginRate } from '../auth/login-guard.js';
 import { recordSuccessfulLogin } from '../auth/login-record.repository.js';
 import { checkPasswordLogin } from '../auth/password-login.js';
-import { endSession } from '../auth/session-answer.js';
+import { endSession, rememberLogin } from '../auth/session-answer.js';
 import { codeRefusal, noActivation, notAnOperator, openapiOk, OpenapiCode, type OpenapiRefusal } from './bank.errors.js';
 import type { BankLoginData, BankLoginRequest, BankUserLoginData, BankUserLoginRequest, OpenapiAnswer, SendSmsCodeRequest } from './bank.schemas.js';
 import type { BankSessions } from './bank-session.js';
@@ -125,6 +125,7 @@ export function createBankAuthService(deps: BankAuthDeps) {
       const relations = await userRepo.loadBankRelations(db, user.id);
       if (!relations) return refuseLogin(ctx, 'bank', mobile, user.id, accountDisabled());
       const { issued, account } = await db.transaction().execute(async (trx) => {
+        await userRepo.lockBankUserForLogin(trx, user.id);
         const account = await userRepo.loadBankAccount(trx, user.id);
         if (!account) throw accountDisabled();
         await recordSuccessfulLogin(trx, 'bank_user', user.id, ctx.ip, new Date(), newHash);
@@ -133,7 +134,12 @@ export function createBankAuthService(deps: BankAuthDeps) {
         return { issued, account };
       });
       await sessions.remember(issued, relations);
-      await tokens.remember(issued, account, BANK_CHANNEL);
+      try {
+        await rememberLogin(db, tokens, issued, account, BANK_CHANNEL);
+      } catch (err) {
+        if (err instanceof AppError) return refuseLogin(ctx, 'bank', mobile, user.id, err);
+        throw err;
+      }
       await sms.codes.consume(target);
       return openapiOk({
         userId: user.id,

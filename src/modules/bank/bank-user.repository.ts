@@ -52,18 +52,23 @@ export async function isBankUserMobile(db: Executor, mobile: string): Promise<bo
 }
 
 /**
- * The session account of a bank user; null when the user, or its bank, is gone or disabled, which
- * ends its sessions. The bank's merchant and shop are the account's; its permissions its own.
+ * The session account of a bank user; null when the user, its bank, or the bank's merchant is gone or
+ * disabled, which ends its sessions (disabling the merchant is the API's way to cut a bank off). The
+ * bank's merchant and shop are the account's; its permissions its own.
  */
 export async function loadBankAccount(db: Executor, id: number): Promise<Account | null> {
   const r = await db
     .selectFrom('bank_user as u')
     .innerJoin('channel_business as b', 'b.id', 'u.channel_business_id')
-    .select(['u.id', 'u.name', 'u.permissions', 'u.status', 'b.merchant_id', 'b.shop_id', 'b.status as business_status', 'b.is_deleted as business_deleted'])
+    .innerJoin('merchant as m', 'm.id', 'b.merchant_id')
+    .select([
+      'u.id', 'u.name', 'u.permissions', 'u.status', 'b.merchant_id', 'b.shop_id', 'b.status as business_status', 'b.is_deleted as business_deleted',
+      'm.status as merchant_status', 'm.is_deleted as merchant_deleted',
+    ])
     .where('u.id', '=', id)
     .where('u.is_deleted', '=', false)
     .executeTakeFirst();
-  if (!r || r.status !== 1 || r.business_status !== 1 || r.business_deleted) return null;
+  if (!r || r.status !== 1 || r.business_status !== 1 || r.business_deleted || r.merchant_status !== 1 || r.merchant_deleted) return null;
   return { id: r.id, kind: 'bank', name: r.name, userType: null, merchantId: r.merchant_id, shopId: r.shop_id, permissions: r.permissions };
 }
 
@@ -72,20 +77,38 @@ export async function loadBankRelations(db: Executor, bankUserId: number): Promi
   const r = await db
     .selectFrom('bank_user as u')
     .innerJoin('channel_business as b', 'b.id', 'u.channel_business_id')
+    .innerJoin('merchant as m', 'm.id', 'b.merchant_id')
     .leftJoin('openapi_channel_operator as o', (j) => j.onRef('o.id', '=', 'u.operator_id').on('o.is_deleted', '=', false))
     .leftJoin('channel_info as c', 'c.id', 'o.channel_info_id')
     .select([
       'b.id as business_id', 'b.name as business_name', 'b.merchant_id', 'b.shop_id', 'b.status as business_status', 'b.is_deleted as business_deleted',
       'o.id as operator_row_id', 'o.operator_id', 'o.operator_name', 'o.channel_info_id', 'c.channel_business_id as operator_business_id',
+      'm.status as merchant_status', 'm.is_deleted as merchant_deleted',
     ])
     .where('u.id', '=', bankUserId)
     .where('u.status', '=', 1)
     .where('u.is_deleted', '=', false)
     .executeTakeFirst();
-  if (!r || r.business_status !== 1 || r.business_deleted) return null;
+  if (!r || r.business_status !== 1 || r.business_deleted || r.merchant_status !== 1 || r.merchant_deleted) return null;
   // An operator of another bank's channel is no operator of this user's.
   const operator = r.operator_row_id != null && r.operator_business_id === r.business_id
     ? { id: r.operator_row_id, operatorId: r.operator_id!, operatorName: r.operator_name!, channelInfoId: r.channel_info_id! }
     : null;
   return { businessId: r.business_id, businessName: r.business_name, merchantId: r.merchant_id, shopId: r.shop_id, operator };
+}
+
+/**
+ * Locks the bank user row (as its last-login UPDATE will anyway) and its bank's merchant, in the
+ * transaction that issues the login's token, so a concurrent disable of either waits for the login and
+ * then revokes its token, or commits first and the login sees it.
+ */
+export async function lockBankUserForLogin(db: Executor, id: number): Promise<void> {
+  const r = await db
+    .selectFrom('bank_user as u')
+    .innerJoin('channel_business as b', 'b.id', 'u.channel_business_id')
+    .select('b.merchant_id')
+    .where('u.id', '=', id)
+    .forNoKeyUpdate('u')
+    .executeTakeFirst();
+  if (r) await db.selectFrom('merchant').select('id').where('id', '=', r.merchant_id).forShare().execute();
 }

@@ -17,6 +17,8 @@ export const notAnOperator = () =>
   new AppError(BankError.NOT_AN_OPERATOR, 'this bank account is not linked to an operator: only operators activate cards');
 export const channelDisabled = () =>
   new AppError(BankError.CHANNEL_DISABLED, 'this bank channel or operator is disabled');
+export const merchantDisabled = () =>
+  new AppError(BankError.CHANNEL_DISABLED, "this bank's merchant is disabled");
 export const bankSessionGone = () => forbidden('this bank account is no longer attached to its bank');
 
 /** The OpenapiResponse codes of the bank channel (DESIGN.md §6), answered inside the envelope's data. */

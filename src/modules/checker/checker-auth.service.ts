@@ -1,14 +1,14 @@
 import type { Db } from '../../platform/db/database.js';
 import type { Store } from '../../platform/store/store.js';
 import type { TokenService } from '../../platform/auth/tokens.js';
-import type { AppError } from '../../platform/errors.js';
+import { AppError } from '../../platform/errors.js';
 import { recordLogin, recordOperation } from '../../platform/oplog/oplog.js';
 import type { AuthedContext, RequestContext } from '../../platform/http/context.js';
 import { formatDateTime } from '../../platform/time.js';
-import { accountDisabled } from '../auth/auth.errors.js';
+import { accountDisabled, badCredentials } from '../auth/auth.errors.js';
 import { createLoginGuard, limitLoginRate } from '../auth/login-guard.js';
-import { checkPasswordLogin } from '../auth/password-login.js';
-import { endSession } from '../auth/session-answer.js';
+import { checkPasswordLogin, stillItsPassword } from '../auth/password-login.js';
+import { endSession, rememberLogin } from '../auth/session-answer.js';
 import { recordSuccessfulLogin } from '../auth/login-record.repository.js';
 import * as loginRepo from './checker-login.repository.js';
 import * as checkerRepo from './checker.repository.js';
@@ -54,9 +54,14 @@ export function createCheckerAuthService(deps: { db: Db; store: Store; tokens: T
       });
       const place = await workplace(checker.id);
       const session = await db.transaction().execute(async (trx) => {
+        // Locked before it is read, so a disable or a new password racing this login cannot leave it a
+        // working token (docs/decisions.md, Auth).
+        const locked = await loginRepo.lockCheckerForLogin(trx, checker.id);
+        if (locked && !(await stillItsPassword(locked.passwordHash, checker.passwordHash, input.password))) return badCredentials();
         const account = await loginRepo.loadCheckerAccount(trx, checker.id);
-        // Its merchant is disabled: refused below, and logged like a disabled verifier, after this read-only transaction.
-        if (!account) return null;
+        // Disabled since the password check, or its merchant is: refused below, and logged like a
+        // disabled verifier, after this transaction (which wrote nothing).
+        if (!account) return accountDisabled();
         const at = new Date();
         await recordSuccessfulLogin(trx, 'checker', checker.id, ctx.ip, at, newHash);
         await loginRepo.stampRelationLogins(trx, checker.id, at);
@@ -65,9 +70,14 @@ export function createCheckerAuthService(deps: { db: Db; store: Store; tokens: T
         await recordOperation(trx, ctx, checker.id, { success: true, errcode: 0, account });
         return { issued, account };
       });
-      if (!session) return refuse(ctx, mobile, checker.id, accountDisabled());
+      if (session instanceof AppError) return refuse(ctx, mobile, checker.id, session);
       const { issued, account } = session;
-      await tokens.remember(issued, account, 'app');
+      try {
+        await rememberLogin(db, tokens, issued, account, 'app');
+      } catch (err) {
+        if (err instanceof AppError) return refuse(ctx, mobile, checker.id, err);
+        throw err;
+      }
       return {
         userId: checker.id,
         checkerName: checker.name,

@@ -59,3 +59,15 @@ export async function loadCheckerAccount(db: Executor, id: number): Promise<Acco
   if (!r || r.status !== 1 || r.merchantStatus !== 1) return null;
   return { id: r.id, kind: 'checker', name: r.name, userType: null, merchantId: r.merchant_id, shopId: r.shop_id, permissions: [] };
 }
+
+/**
+ * Locks the verifier row (as its last-login UPDATE will anyway) and its merchant's, in the transaction
+ * that issues the login's token, so a concurrent disable or new password either waits for the login
+ * and then revokes its token, or commits first and the login sees it. Answers the password hash now.
+ */
+export async function lockCheckerForLogin(db: Executor, id: number): Promise<{ passwordHash: string } | null> {
+  const r = await db.selectFrom('checker').select(['merchant_id', 'password_hash']).where('id', '=', id).forNoKeyUpdate().executeTakeFirst();
+  if (!r) return null;
+  await db.selectFrom('merchant').select('id').where('id', '=', r.merchant_id).forShare().execute();
+  return { passwordHash: r.password_hash };
+}

@@ -75,13 +75,23 @@ export async function setMerchantStatus(db: Executor, id: number, status: number
   await db.updateTable('merchant').set({ status, updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
 }
 
-/** The staff accounts and verifiers of a merchant (its shops' included): whose sessions a disable ends. */
-export async function accountsOfMerchant(db: Executor, merchantId: number): Promise<{ staff: number[]; checkers: number[] }> {
-  const [staff, checkers] = await Promise.all([
+/**
+ * The staff accounts, verifiers and bank-channel staff (of the banks whose merchant it is) of a
+ * merchant, its shops' included: whose sessions a disable ends.
+ */
+export async function accountsOfMerchant(db: Executor, merchantId: number): Promise<{ staff: number[]; checkers: number[]; bankUsers: number[] }> {
+  const [staff, checkers, bankUsers] = await Promise.all([
     db.selectFrom('admin_user').select('id').where('merchant_id', '=', merchantId).where('is_deleted', '=', false).execute(),
     db.selectFrom('checker').select('id').where('merchant_id', '=', merchantId).where('is_deleted', '=', false).execute(),
+    db
+      .selectFrom('bank_user as u')
+      .innerJoin('channel_business as b', 'b.id', 'u.channel_business_id')
+      .select('u.id')
+      .where('b.merchant_id', '=', merchantId)
+      .where('u.is_deleted', '=', false)
+      .execute(),
   ]);
-  return { staff: staff.map((r) => r.id), checkers: checkers.map((r) => r.id) };
+  return { staff: staff.map((r) => r.id), checkers: checkers.map((r) => r.id), bankUsers: bankUsers.map((r) => r.id) };
 }
 
 function filtered(db: Executor, f: MerchantFilter, scope: Scope) {

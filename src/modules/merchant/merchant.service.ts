@@ -84,6 +84,7 @@ export function createMerchantService(deps: { db: Db; tokens: TokenService }) {
       if (accounts) {
         for (const id of accounts.staff) await tokens.revokeAccount('admin', id);
         for (const id of accounts.checkers) await tokens.revokeAccount('checker', id);
+        for (const id of accounts.bankUsers) await tokens.revokeAccount('bank', id);
       }
     },
 
