@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { advisoryLock } from '../db/transaction.js';
 import type { Executor } from '../db/executor.js';
 import type { Store } from '../store/store.js';
 import { unauthorized } from '../errors.js';
@@ -109,6 +110,9 @@ export class TokenService {
       // wrong prefix must not spend.
       if (old && old.channel !== channel) throw unauthorized('the refresh token is invalid or has expired');
       if (!old || old.refreshExpiresAt.getTime() <= Date.now()) return null;
+      // Before the account is read: a revokeAccount of it waits for this refresh to commit and then
+      // deletes the new row too, or ran first, after the change it follows, which the loader then sees.
+      await advisoryLock(trx, 'account-tokens', `${old.accountKind}:${old.accountId}`);
       const loader = this.loaders.get(old.accountKind as AccountKind);
       const account = loader ? await loader(trx, old.accountId) : null;
       if (!account) return null;
@@ -133,7 +137,12 @@ export class TokenService {
    * a new password) has committed, so no session can be rebuilt from the old state.
    */
   async revokeAccount(kind: AccountKind, accountId: number): Promise<number> {
-    const hashes = await tokenRepo.deleteByAccount(this.db, kind, accountId);
+    // Under the lock a refresh takes before reading the account: a refresh in flight (which read the
+    // account before the change) commits its new row first, and this delete, of a later snapshot, takes it.
+    const hashes = await this.db.transaction().execute(async (trx) => {
+      await advisoryLock(trx, 'account-tokens', `${kind}:${accountId}`);
+      return tokenRepo.deleteByAccount(trx, kind, accountId);
+    });
     await Promise.all(hashes.map((h) => this.store.del(sessionKey(h))));
     return hashes.length;
   }

@@ -82,6 +82,7 @@ export type LockNamespace =
   | 'bank-operator-quota'
   | 'settlement'
   | 'estimation-submit'
+  | 'account-tokens'
   | 'migrations'
   | (string & {});
 
