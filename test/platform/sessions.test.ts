@@ -35,6 +35,19 @@ const tokensOf = (t: TestApp) => {
 };
 
 describe('account-wide revocation', () => {
+  it('caches nothing for tokens whose row a revocation deleted before they were remembered', async () => {
+    const s1 = await staffSession(one, { kind: 'platform', permissions: ['sales:read'] });
+    const tokens = tokensOf(one);
+    const issued = await tokens.issue(one.db, s1.account, 'manage', null);
+    await tokens.revokeAccount('admin', s1.userId);
+    expect(await tokens.remember(issued, s1.account, 'manage')).toBe(false);
+    expect(await tokens.resolve(issued.accessHash)).toBeNull();
+    expect((await one.post(PAGE, {}, issued.accessToken)).body.errcode).toBe(401);
+    const again = await tokens.issue(one.db, s1.account, 'manage', null);
+    expect(await tokens.remember(again, s1.account, 'manage')).toBe(true);
+    expect((await one.post(PAGE, {}, again.accessToken)).body.errcode).toBe(0);
+  });
+
   it('ends every session of the account at once on every instance, refresh tokens included', async () => {
     const s1 = await staffSession(one, { kind: 'platform', permissions: ['sales:read'] });
     const account = s1.account;

@@ -1,7 +1,6 @@
 import type { Db } from '../../platform/db/database.js';
 import type { IssuedTokens, TokenService } from '../../platform/auth/tokens.js';
-import { findByAccessHash } from '../../platform/auth/token.repository.js';
-import { unauthorized } from '../../platform/errors.js';
+import { unauthorized, type AppError } from '../../platform/errors.js';
 import type { Account, AuthedContext, Channel } from '../../platform/http/context.js';
 import { recordOperation } from '../../platform/oplog/oplog.js';
 import { formatDateTime } from '../../platform/time.js';
@@ -34,16 +33,12 @@ export async function endSession(db: Db, tokens: TokenService, ctx: AuthedContex
 }
 
 /**
- * Caches a login's session once its token row has committed. A revocation of the account (disable, new
- * password, new roles) that ran between that commit and this call deleted the row and the cached
- * sessions before this one was cached, so the row is looked for after caching: gone, the session is
- * dropped again and the login refused (revokeAccount deletes the row first, then the cache).
+ * Caches a login's session once its token row has committed; a revocation of the account (disable, new
+ * password, new roles) that ran in between leaves nothing cached, and the login is refused with the
+ * error answered here.
  */
-export async function rememberLogin(db: Db, tokens: TokenService, issued: IssuedTokens, account: Account, channel: Channel): Promise<void> {
-  await tokens.remember(issued, account, channel);
-  if (await findByAccessHash(db, issued.accessHash)) return;
-  await tokens.revoke(issued.accessHash);
-  throw sessionEndedAtLogin();
+export async function rememberLogin(tokens: TokenService, issued: IssuedTokens, account: Account, channel: Channel): Promise<AppError | null> {
+  return (await tokens.remember(issued, account, channel)) ? null : sessionEndedAtLogin();
 }
 
 export const sessionEndedAtLogin = () => unauthorized('the account was changed while logging in, please log in again');

@@ -58,12 +58,8 @@ export function createStaffAuthService(deps: { db: Db; store: Store; tokens: Tok
       });
       if (session instanceof AppError) return refuse(ctx, input.username, user.id, session);
       const { issued, account } = session;
-      try {
-        await rememberLogin(db, tokens, issued, account, 'manage');
-      } catch (err) {
-        if (err instanceof AppError) return refuse(ctx, input.username, user.id, err);
-        throw err;
-      }
+      const lost = await rememberLogin(tokens, issued, account, 'manage');
+      if (lost) return refuse(ctx, input.username, user.id, lost);
       return loginResponse({ id: user.id, openId: null, mobile: user.mobile }, issued);
     },
 

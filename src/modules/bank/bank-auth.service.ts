@@ -1,7 +1,7 @@
 import { hashToken, tokenFromHeader } from '../../platform/auth/token-codec.js';
 import type { TokenService } from '../../platform/auth/tokens.js';
 import type { Db } from '../../platform/db/database.js';
-import { AppError, tooManyRequests, unauthorized } from '../../platform/errors.js';
+import { tooManyRequests, unauthorized, type AppError } from '../../platform/errors.js';
 import type { AuthedContext, RequestContext } from '../../platform/http/context.js';
 import { recordLogin } from '../../platform/oplog/oplog.js';
 import { enforceRate } from '../../platform/rate-limit.js';
@@ -134,12 +134,8 @@ export function createBankAuthService(deps: BankAuthDeps) {
         return { issued, account };
       });
       await sessions.remember(issued, relations);
-      try {
-        await rememberLogin(db, tokens, issued, account, BANK_CHANNEL);
-      } catch (err) {
-        if (err instanceof AppError) return refuseLogin(ctx, 'bank', mobile, user.id, err);
-        throw err;
-      }
+      const lost = await rememberLogin(tokens, issued, account, BANK_CHANNEL);
+      if (lost) return refuseLogin(ctx, 'bank', mobile, user.id, lost);
       await sms.codes.consume(target);
       return openapiOk({
         userId: user.id,

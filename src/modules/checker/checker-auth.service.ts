@@ -72,12 +72,8 @@ export function createCheckerAuthService(deps: { db: Db; store: Store; tokens: T
       });
       if (session instanceof AppError) return refuse(ctx, mobile, checker.id, session);
       const { issued, account } = session;
-      try {
-        await rememberLogin(db, tokens, issued, account, 'app');
-      } catch (err) {
-        if (err instanceof AppError) return refuse(ctx, mobile, checker.id, err);
-        throw err;
-      }
+      const lost = await rememberLogin(tokens, issued, account, 'app');
+      if (lost) return refuse(ctx, mobile, checker.id, lost);
       return {
         userId: checker.id,
         checkerName: checker.name,

@@ -71,8 +71,12 @@ export class TokenService {
     return { accessToken, refreshToken, accessHash, sessionId, expiresTime: accessExpiresAt };
   }
 
-  async remember(issued: IssuedTokens, account: Account, channel: Channel): Promise<void> {
-    await this.saveSession(issued.accessHash, { account, channel, sessionId: issued.sessionId, expiresAt: issued.expiresTime.getTime() });
+  /**
+   * Caches the session of tokens just issued (their row committed). False, with nothing cached, when
+   * a revocation of the account deleted the row in between: it cleared the store before this cached.
+   */
+  async remember(issued: IssuedTokens, account: Account, channel: Channel): Promise<boolean> {
+    return this.cacheWhileIssued(issued.accessHash, { account, channel, sessionId: issued.sessionId, expiresAt: issued.expiresTime.getTime() });
   }
 
   /** The session of an access token, or null when the token is unknown, revoked or expired. */
@@ -89,14 +93,7 @@ export class TokenService {
     const account = loader ? await loader(this.db, row.accountId) : null;
     if (!account) return null;
     const session: Session = { account, channel: row.channel as Channel, sessionId: row.sessionId ?? accessHash, expiresAt: row.accessExpiresAt.getTime() };
-    await this.saveSession(accessHash, session);
-    // A revocation that committed while this session was being rebuilt has already cleared the
-    // store; looking again afterwards keeps what was read before it from outliving it.
-    if (!(await tokenRepo.findByAccessHash(this.db, accessHash))) {
-      await this.store.del(sessionKey(accessHash));
-      return null;
-    }
-    return session;
+    return (await this.cacheWhileIssued(accessHash, session)) ? session : null;
   }
 
   /**
@@ -121,7 +118,7 @@ export class TokenService {
     });
     if (!result) throw unauthorized('the refresh token is invalid or has expired');
     await this.store.del(sessionKey(result.oldAccessHash));
-    await this.remember(result.issued, result.account, channel);
+    if (!(await this.remember(result.issued, result.account, channel))) throw unauthorized('the account was changed while refreshing, please log in again');
     return { issued: result.issued, account: result.account };
   }
 
@@ -150,6 +147,17 @@ export class TokenService {
   /** Deletes token rows whose refresh token has expired too; they can never be used again. */
   async purgeExpired(): Promise<number> {
     return tokenRepo.deleteExpired(this.db, new Date());
+  }
+
+  /**
+   * Caches a session, then looks for its token row again: a revocation that committed meanwhile has
+   * already cleared the store, so what was read before it must not outlive it there.
+   */
+  private async cacheWhileIssued(accessHash: string, session: Session): Promise<boolean> {
+    await this.saveSession(accessHash, session);
+    if (await tokenRepo.findByAccessHash(this.db, accessHash)) return true;
+    await this.store.del(sessionKey(accessHash));
+    return false;
   }
 
   private async saveSession(accessHash: string, session: Session): Promise<void> {
