@@ -213,6 +213,15 @@ describe('refusals: each has its own code and a message to read aloud, and is lo
     expect(right.body.data.entranceName).toBe('North gate');
   });
 
+  it('a verifier posted at one gate only must name it: a scan without a gate is refused, nothing written', async () => {
+    const gateKeeper = await verifierAt(t, { merchantId: spot.merchantId, shopId: spot.shopId, skuId: spot.skuId, entranceId: spot.gate1 });
+    const card = await heldCard(t.db, spot.modelId);
+    const res = await checkIn(t, gateKeeper.token, { skuId: spot.skuId, cardNumber: card.cardNumber });
+    expect(res.body.errcode).toBe(1_013_000_006);
+    expect(res.body.errmsg).toMatch(/name the gate/);
+    expect(await checksOf(card.cardId)).toEqual([]);
+  });
+
   it('a refusal rolls nothing in: no record, no counter, a failed operation-log row', async () => {
     const card = await heldCard(t.db, spot.modelId, { status: 3 });
     const res = await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: card.cardNumber });

@@ -1,7 +1,7 @@
 import type { AppError } from '../../platform/errors.js';
 import { dayText } from '../../platform/date-range.js';
 import {
-  cardDisabled, cardExpired, cardNotActiveYet, cardNotBound, cardNotValidHere, cardUnknown, dailyLimitReached, noCardForPerson, notAllowedHere,
+  cardDisabled, cardExpired, cardNotActiveYet, cardNotBound, cardNotValidHere, cardUnknown, dailyLimitReached, noCardForPerson, notAllowedHere, gateNotNamed,
 } from './checkin.errors.js';
 
 /** Where a scan happens, as the verifier's session and the request name it (DOMAIN.md §4 step 1). */
@@ -15,8 +15,10 @@ export interface ScanPlace {
   /** the requested entrance, when it is a living gate of this SKU */
   entranceName: string | null;
   entranceFound: boolean;
-  /** a relation of the verifier covers this SKU (and the entrance, when one is named) */
+  /** a relation of the verifier covers this SKU and the entrance (a scan naming no entrance: every gate) */
   allowed: boolean;
+  /** a relation of the verifier names this SKU, for any of its gates */
+  posted: boolean;
 }
 
 /** A card the scan may mean, with its holder and the rule of its model for the place's resource. */
@@ -63,6 +65,7 @@ export type ScanBy = 'card' | 'person';
  * answer does not tell a stranger which SKUs exist.
  */
 export function assertAllowed(place: ScanPlace | null, skuId: number, entranceId: number | null): ScanPlace {
+  if (place && !place.allowed && place.posted && entranceId === null) throw gateNotNamed(place.skuName);
   if (!place || !place.allowed) throw notAllowedHere(place ? place.skuName : `scenic spot ${skuId}`);
   if (entranceId !== null && !place.entranceFound) throw notAllowedHere(`gate ${entranceId} of ${place.skuName}`);
   return place;

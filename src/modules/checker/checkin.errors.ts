@@ -34,6 +34,9 @@ export const cardExpired = (on: string) => refusal(CheckinError.CARD_EXPIRED, `T
 export const cardNotActiveYet = () => refusal(CheckinError.CARD_NOT_ACTIVE_YET, 'This card was not yet activated at the time of the scan.');
 export const cardNotValidHere = (spot: string) => refusal(CheckinError.CARD_NOT_VALID_HERE, `This card is not valid at ${spot}.`);
 export const notAllowedHere = (what: string) => refusal(CheckinError.NOT_ALLOWED_HERE, `You are not assigned to check at ${what}.`);
+/** A verifier posted at certain gates only scanned without saying at which one. */
+export const gateNotNamed = (spot: string) =>
+  refusal(CheckinError.NOT_ALLOWED_HERE, `You are assigned to certain gates of ${spot} only: please name the gate.`);
 const entries = (n: number) => (n === 1 ? 'one entry' : `${n} entries`);
 
 /** The day's entries at this resource are used up, or fewer are left than the scan asks for. */

@@ -91,6 +91,7 @@ interface ReadingRow extends EarlierRow {
   p_entrance_id: number | null;
   p_entrance_name: string | null;
   p_allowed: boolean | null;
+  p_posted: boolean | null;
   c_id: number | null;
   c_card_number: string | null;
   c_model_id: number | null;
@@ -167,8 +168,9 @@ function judgedOn(s: ReadValues, shape: KeyShape, withNonce: boolean) {
         exists (
           select 1 from checker_relation r
           where r.checker_id = ${s.checkerId} and r.sku_id = s.id
-            and (${s.entranceId}::bigint is null or r.entrance_id is null or r.entrance_id = ${s.entranceId}::bigint)
-        ) as p_allowed
+            and (r.entrance_id is null or r.entrance_id = ${s.entranceId}::bigint)
+        ) as p_allowed,
+        exists (select 1 from checker_relation r where r.checker_id = ${s.checkerId} and r.sku_id = s.id) as p_posted
       from sku s
       join spu p on p.id = s.goods_id
       left join sku_entrance e on e.id = ${s.entranceId}::bigint and e.sku_id = s.id and not e.is_deleted
@@ -219,6 +221,7 @@ function toReading(rows: ReadingRow[]): ScanReading {
         entranceName: first.p_entrance_name,
         entranceFound: first.p_entrance_id !== null,
         allowed: Boolean(first.p_allowed),
+        posted: Boolean(first.p_posted),
       };
   const cards = rows.filter((c) => c.c_id !== null).map((c): CardCandidate => ({
     id: c.c_id!,
