@@ -166,14 +166,17 @@ export function createBankAuthService(deps: BankAuthDeps) {
       const holder = await holderRepo.findHolder(db, mobile);
       if (!holder) return answerRefusal(ctx, 'member', mobile, noActivation());
       if (!holder.account) return refuseLogin(ctx, 'member', mobile, holder.memberId, accountDisabled());
-      const account = holder.account;
       const cards = await holderRepo.listHolderCards(db, mobile);
-      const issued = await db.transaction().execute(async (trx) => {
-        const issued = await tokens.issue(trx, account, HOLDER_CHANNEL, ctx.ip);
-        await recordLogin(trx, ctx, { accountKind: 'member', accountId: account.id, username: mobile, success: true, errcode: 0, message: null });
-        return issued;
+      const session = await db.transaction().execute(async (trx) => {
+        // The member as it is now: a disable since findHolder is seen here, one after ends this session.
+        const current = await tokens.issueCurrent(trx, 'member', holder.memberId, HOLDER_CHANNEL, ctx.ip);
+        if (current) await recordLogin(trx, ctx, { accountKind: 'member', accountId: holder.memberId, username: mobile, success: true, errcode: 0, message: null });
+        return current;
       });
-      await tokens.remember(issued, account, HOLDER_CHANNEL);
+      if (!session) return refuseLogin(ctx, 'member', mobile, holder.memberId, accountDisabled());
+      const { issued, account } = session;
+      const lost = await rememberLogin(tokens, issued, account, HOLDER_CHANNEL);
+      if (lost) return refuseLogin(ctx, 'member', mobile, holder.memberId, lost);
       await sms.codes.consume(target);
       return openapiOk({
         userId: account.id,

@@ -7,7 +7,7 @@ import type { AuthedContext, RequestContext } from '../../platform/http/context.
 import { MiniProgramLoginError, type MiniProgramIdentity, type MiniProgramLogin } from '../../platform/wechat/index.js';
 import { accountDisabled } from '../auth/auth.errors.js';
 import { limitLoginRate } from '../auth/login-guard.js';
-import { endSession, loginResponse, type LoginResponse } from '../auth/session-answer.js';
+import { endSession, loginResponse, rememberLogin, type LoginResponse } from '../auth/session-answer.js';
 import * as memberRepo from './member.repository.js';
 import type { MpLoginRequest } from './member.schemas.js';
 import { MemberError } from './member.errors.js';
@@ -63,7 +63,12 @@ export function createMemberAuthService(deps: { db: Db; store: Store; tokens: To
         throw error;
       }
       const { member, account, issued } = outcome;
-      await tokens.remember(issued, account, MEMBER_CHANNEL);
+      // A disable that committed after this login's transaction has deleted its token row: refused.
+      const lost = await rememberLogin(tokens, issued, account, MEMBER_CHANNEL);
+      if (lost) {
+        await recordLogin(db, ctx, { accountKind: 'member', accountId: member.id, username: identity.openId, success: false, errcode: lost.errcode, message: lost.message });
+        throw lost;
+      }
       return loginResponse(member, issued);
     },
 

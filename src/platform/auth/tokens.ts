@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import { advisoryLock } from '../db/transaction.js';
+import { advisoryLock, type Trx } from '../db/transaction.js';
 import type { Executor } from '../db/executor.js';
 import type { Store } from '../store/store.js';
 import { unauthorized } from '../errors.js';
@@ -69,6 +69,19 @@ export class TokenService {
       sessionId,
     });
     return { accessToken, refreshToken, accessHash, sessionId, expiresTime: accessExpiresAt };
+  }
+
+  /**
+   * Issues tokens for an account as it is now, read under the lock a revocation of it takes (as a
+   * refresh does): a disable committed before is seen (null, nothing written), and one committing
+   * after waits for this transaction and then deletes the new row too. For logins that found the
+   * account outside their transaction.
+   */
+  async issueCurrent(trx: Trx, kind: AccountKind, accountId: number, channel: Channel, clientIp: string | null): Promise<{ issued: IssuedTokens; account: Account } | null> {
+    await advisoryLock(trx, 'account-tokens', `${kind}:${accountId}`);
+    const loader = this.loaders.get(kind);
+    const account = loader ? await loader(trx, accountId) : null;
+    return account ? { issued: await this.issue(trx, account, channel, clientIp), account } : null;
   }
 
   /**
