@@ -99,6 +99,9 @@ describe('adding', () => {
     expect(await addOk(shopA1, { name: uniq('S ') })).toMatchObject({ merchantId: org.merchantA, shopId: org.shopA1 });
     expect(await addOk(platform, { name: uniq('P '), shopId: org.shopB })).toMatchObject({ merchantId: org.merchantB, shopId: org.shopB });
     expect((await add(platform, { name: 'Nobody\'s', parentId: 0, sort: 0 })).body.errcode).toBe(400);
+    // Platform staff of the platform's own merchant (as the bootstrap administrator is) default to it.
+    const own = await staffSession(t, { kind: 'platform', permissions: ALL, merchantId: org.merchantB });
+    expect(await addOk(own, { name: uniq('Platform ops ') })).toMatchObject({ merchantId: org.merchantB, shopId: null });
     expect((await add(platform, { name: 'Mismatch', parentId: 0, sort: 0, merchantId: org.merchantA, shopId: org.shopB })).body)
       .toEqual({ errcode: 400, errmsg: 'shopId is invalid: the shop belongs to another merchant' });
     expect((await add(platform, { name: 'Ghost', parentId: 0, sort: 0, merchantId: 999_999_999 })).body).toEqual({ errcode: 404, errmsg: 'merchant (merchantId) not found' });
