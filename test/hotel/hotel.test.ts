@@ -55,6 +55,7 @@ describe('getHotelOrderDetail', () => {
       'id', 'hotelId', 'roomTypeId', 'name', 'autoConfirm', 'breakfast', 'basePrice', 'salePrice', 'stockType', 'stockNum', 'cancelType', 'cancelDays',
       'cancelHours', 'sort', 'status', 'isDeleted', 'createdBy', 'createdTime', 'updatedBy', 'updatedTime',
     ]);
+    expect(d.order.channel).toBe('3'); // a ChannelType travels as its string code (spec A 2.2)
     expect(d.order).toMatchObject({
       id: o.orderId, merchantId: o.merchantId, shopId: o.shopId, hotelId: o.hotelId, roomTypeId: o.roomTypeId, planId: o.planId,
       purchaseDate: '2026-04-20 10:00:00', checkInDate: '2026-05-01', checkOutDate: '2026-05-04', expectedArrivalTime: '18:00:00', stayNights: 3,

@@ -22,7 +22,7 @@ const audit = {
 export const HotelOrder = Type.Object({
   id: Int,
   orderNo: Text,
-  channel: Nullable(Type.Integer({ description: 'ChannelType the order came through' })),
+  channel: Nullable(Type.String({ description: 'ChannelType code "1"-"8" the order came through' })),
   merchantId: Int,
   shopId: Int,
   hotelId: Int,
