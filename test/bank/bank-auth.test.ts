@@ -54,15 +54,32 @@ describe('sendSmsCode', () => {
     expect(textsTo(stranger)).toBe(0);
   });
 
-  it('texts a user-login code only to a phone with an activation', async () => {
+  it('texts a user-login code to any valid phone, one a minute, under the login rate and the daily limit', async () => {
     const teller = await bankToken(t, await operator());
     const { person } = await activate(t, rec, teller);
     const stranger = newPhone();
     rec.advance(61);
     await requestCode(t, rec, person.phone, 'user-login');
     expect(rec.sender.lastTo(person.phone)?.template).toBe('verifyCode');
-    expect((await t.post(`${P}/sendSmsCode`, { phone: stranger, purpose: 'user-login' })).body.errcode).toBe(0);
-    expect(textsTo(stranger)).toBe(0);
+    // spec B 4.4 rule 4: a phone without an activation gets its code too (bankUserLogin then answers 502)
+    await requestCode(t, rec, stranger, 'user-login');
+    expect(textsTo(stranger)).toBe(1);
+    const again = await t.post(`${P}/sendSmsCode`, { phone: stranger, purpose: 'user-login' });
+    expect(again.body.errcode).toBe(429);
+    expect(again.body.errmsg).toMatch(/^an SMS code was sent to this phone less than a minute ago/);
+    expect(textsTo(stranger)).toBe(1);
+  });
+
+  it('stops texting user-login codes to a phone after the shared daily limit of ten', async () => {
+    const stranger = newPhone();
+    for (let i = 0; i < 10; i++) {
+      await requestCode(t, rec, stranger, 'user-login');
+      rec.advance(61);
+      await t.store.del(`bank:sms-gap:${stranger}`); // the route's own one-minute gap runs on the real clock
+    }
+    const eleventh = await t.post(`${P}/sendSmsCode`, { phone: stranger, purpose: 'user-login' });
+    expect(eleventh.body.errcode).toBe(429);
+    expect(textsTo(stranger)).toBe(10);
   });
 
   it('texts an activation code only from a bank operator session', async () => {
@@ -169,6 +186,26 @@ describe('bankUserLogin', () => {
     expect((await t.post(`${P}/bankUserLogin`, { mobile: person.phone, verifyCode: code })).body.data).toEqual({
       code: 502, msg: 'this phone number has no card activated through a bank channel', data: null,
     });
+  });
+
+  it('tells a phone that never had a benefit so (502) after a right code, and spends that code', async () => {
+    const stranger = newPhone();
+    const code = await requestCode(t, rec, stranger, 'user-login');
+    const wrong = await t.post(`${P}/bankUserLogin`, { mobile: stranger, verifyCode: code === '333333' ? '444444' : '333333' });
+    expect(wrong.body.data).toEqual({ code: 501, msg: 'the SMS code is wrong', data: null });
+    expect((await t.post(`${P}/bankUserLogin`, { mobile: stranger, verifyCode: code })).body).toEqual({
+      errcode: 0, errmsg: 'success', data: { code: 502, msg: 'this phone number has no card activated through a bank channel', data: null },
+    });
+    // spent: the same code cannot be replayed, even once the phone has an activation
+    expect((await t.post(`${P}/bankUserLogin`, { mobile: stranger, verifyCode: code })).body.data).toEqual({
+      code: 500, msg: 'the SMS code has expired, please request a new one', data: null,
+    });
+    const logs = await t.db.selectFrom('login_log').select(['account_kind', 'success', 'errcode']).where('username', '=', stranger).orderBy('id').execute();
+    expect(logs).toEqual([
+      { account_kind: 'member', success: false, errcode: 1_002_000_005 },
+      { account_kind: 'member', success: false, errcode: 502 },
+      { account_kind: 'member', success: false, errcode: 1_002_000_004 },
+    ]);
   });
 
   it('gives the holder a member session and the cards bound to the phone', async () => {

@@ -62,9 +62,10 @@ export function createBankAuthService(deps: BankAuthDeps) {
   }
 
   /**
-   * Login-free codes: one per phone per minute whether or not the phone can use one, and texted only
-   * to a phone that can (a bank user's, or one with an activation), so this operation neither texts
-   * strangers nor tells who is a bank user or card holder.
+   * Login-free codes: one per phone per minute whether or not the phone can use one. A `login` code
+   * is texted only to an active bank user (staff are a closed group, and strangers learn nothing); a
+   * `user-login` code goes to any valid phone, so bankUserLogin can answer 502 to a phone without an
+   * activation (spec B 4.4 rule 4), bounded by the per-IP rate and the shared per-phone limits.
    */
   async function loginFreeSlot(phone: string): Promise<() => Promise<void>> {
     const key = `bank:sms-gap:${phone}`;
@@ -96,8 +97,7 @@ export function createBankAuthService(deps: BankAuthDeps) {
       }
       await enforceRate(store, 'bank-sms-ip', ctx.ip, deps.loginRatePerMin);
       const release = await loginFreeSlot(input.phone);
-      const usable = input.purpose === 'login' ? await userRepo.isBankUserMobile(db, input.phone) : await holderRepo.hasActivation(db, input.phone);
-      if (!usable) return { expiresInS: SMS_CODE_LIMITS.ttlS };
+      if (input.purpose === 'login' && !(await userRepo.isBankUserMobile(db, input.phone))) return { expiresInS: SMS_CODE_LIMITS.ttlS };
       try {
         return await sms.codes.send(target);
       } catch (err) {
@@ -154,7 +154,8 @@ export function createBankAuthService(deps: BankAuthDeps) {
 
     /**
      * Spec B 4.4 rule 4: the card holder proves the phone with a code and, when the phone has an
-     * activation, gets a member session (mini-program channel) and the cards bound to the phone.
+     * activation, gets a member session (mini-program channel) and the cards bound to the phone;
+     * a proven phone without one answers 502.
      */
     async userLogin(ctx: RequestContext, input: BankUserLoginRequest): Promise<OpenapiAnswer<BankUserLoginData>> {
       const mobile = input.mobile;
@@ -164,7 +165,11 @@ export function createBankAuthService(deps: BankAuthDeps) {
       if (refusal) return answerRefusal(ctx, 'member', mobile, refusal);
 
       const holder = await holderRepo.findHolder(db, mobile);
-      if (!holder) return answerRefusal(ctx, 'member', mobile, noActivation());
+      if (!holder) {
+        // Spec B 4.4 rule 4: the phone is proven but holds no benefit. The code is spent, so it cannot be replayed.
+        await sms.codes.consume(target);
+        return answerRefusal(ctx, 'member', mobile, noActivation());
+      }
       if (!holder.account) return refuseLogin(ctx, 'member', mobile, holder.memberId, accountDisabled());
       const cards = await holderRepo.listHolderCards(db, mobile);
       const session = await db.transaction().execute(async (trx) => {

@@ -22,7 +22,8 @@ export function bankRoutes(svc: { auth: BankAuthService; activation: ActivationS
     defineRoute({
       method: 'POST', path: '/bank/sendSmsCode', channels: ['manage'], auth: 'public',
       summary: 'Text an SMS code for bankLogin (login), bankUserLogin (user-login) or activateBankCard (activate). '
-        + 'login and user-login need no token and are texted only to a phone that can use them (same answer otherwise); '
+        + 'login and user-login need no token; a login code is texted only to a bank user (same answer otherwise), '
+        + 'a user-login code to any valid phone (bankUserLogin answers 502 when the phone has no activation); '
         + 'activate needs a bank operator token',
       tags, body: SendSmsCodeRequest, response: SendSmsCodeResponse,
       handler: (ctx, { body }, { request }) => svc.auth.sendCode(ctx, body, request.headers.authorization),

@@ -16,12 +16,6 @@ export interface HolderCard {
   idNo: string | null;
 }
 
-/** Whether the phone has an activation record in any bank channel (user-login codes go only to such phones). */
-export async function hasActivation(db: Executor, phone: string): Promise<boolean> {
-  const r = await db.selectFrom('activation_record').select('id').where('user_phone', '=', phone).limit(1).executeTakeFirst();
-  return r !== undefined;
-}
-
 /**
  * The member the phone's latest activation made or found; null when the phone has no activation.
  * `account` is null when that member is disabled or gone.
