@@ -92,8 +92,10 @@ describe('calcEstimationCard', () => {
         settlementAmount: e.settlementAmount, increaseAmount: 0, decreaseAmount: 0, settlementAmountActual: e.settlementAmount,
       });
     }
-    // Virtual ids 1…n in resource order; paging.
-    expect(page.list.map((d: { id: number }) => d.id)).toEqual([1, 2, 3, 4, 5, 6]);
+    // Detail ids from the sequence of estimation_detail, ascending in resource order; paging.
+    const ids = page.list.map((d: { id: number }) => d.id);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(6);
     const p2 = await ok('queryEstimationCardCalcDetailPage', { cardModelId: w.model, estimationPeriod: PERIOD, pageNum: 2, pageSize: 4 });
     expect(p2).toEqual({ list: page.list.slice(4), total: 6 });
 
@@ -104,14 +106,15 @@ describe('calcEstimationCard', () => {
 
   it('pages the check records behind a calculated detail, newest first', async () => {
     await ok('calcEstimationCard', calcBody());
-    const r1 = 1; // the first virtual id: resources in id order, R1 first
+    const details = await ok('queryEstimationCardCalcDetailPage', { cardModelId: w.model, estimationPeriod: PERIOD, pageSize: 1 });
+    const r1 = details.list[0].id; // resources in id order, R1 first
     const page = await ok('queryEstimationCardCheckCalcDetailPage', { cardModelId: w.model, estimationPeriod: PERIOD, id: r1, pageSize: 3 });
     expect(page.total).toBe(4);
     expect(page.list[0]).toEqual({
       cardModelName: w.modelName, sceneryName: w.r.r1.name, touristName: '张三', touristPhone: '13800001111', cardNumber: w.cardNumber,
       checkTime: '2026-03-17 10:00:00', checkerId: w.checker, checkerName: '检票员小王',
     });
-    const unknown = await t.post(`${P}/queryEstimationCardCheckCalcDetailPage`, { cardModelId: w.model, estimationPeriod: PERIOD, id: 99 }, platform.token);
+    const unknown = await t.post(`${P}/queryEstimationCardCheckCalcDetailPage`, { cardModelId: w.model, estimationPeriod: PERIOD, id: 999_999_999 }, platform.token);
     expect(unknown.body.errcode).toBe(404);
   });
 
@@ -162,6 +165,68 @@ describe('calcEstimationCard', () => {
   it('counts the cards of the model activated in the period', async () => {
     expect(await ok('getEstimationCardIssueNum', { cardModelId: w.model, estimationPeriod: ['2026-03-01', '2026-03-01'] })).toBe(1);
     expect(await ok('getEstimationCardIssueNum', { cardModelId: w.model, estimationPeriod: ['2026-03-02', '2026-12-31'] })).toBe(0);
+  });
+});
+
+describe('detail ids and periods (QA 2026-11-27)', () => {
+  type Row = { id: number; resourceId: number };
+  const detailPage = async (period: string[]): Promise<Row[]> =>
+    (await ok('queryEstimationCardCalcDetailPage', { cardModelId: w.model, estimationPeriod: period, pageSize: 50 })).list;
+
+  it('gives every calculated detail an id of its own, kept by the submitted sheet and read by the check-record page', async () => {
+    const march = ['2026-03-01', '2026-03-31'];
+    const a = await ok('calcEstimationCard', { ...calcBody(), estimationPeriod: march });
+    const idsA = await detailPage(march);
+    const b = await ok('calcEstimationCard', calcBody());
+    const idsB = await detailPage(PERIOD);
+    expect(idsA).toHaveLength(6);
+    expect(idsB).toHaveLength(6);
+    const all = [...idsA, ...idsB].map((d) => d.id);
+    expect(new Set(all).size).toBe(12);
+
+    // Submitted: the persisted details carry the ids the client was shown.
+    await ok('submitEstimationCard', { id: a.id });
+    const persisted = await t.db.selectFrom('estimation_detail').select(['id', 'resource_id']).where('sheet_id', '=', a.id).orderBy('id').execute();
+    expect(persisted.map((r) => ({ id: Number(r.id), resourceId: Number(r.resource_id) }))).toEqual(idsA.map((d) => ({ id: d.id, resourceId: d.resourceId })));
+    const r1a = idsA.find((d) => d.resourceId === w.r.r1.spu)!.id;
+    const sheetChecks = await ok('queryEstimationCardCheckDetailPage', { estimationDetailId: r1a, pageSize: 50 });
+    const calcChecks = await ok('queryEstimationCardCheckCalcDetailPage', { cardModelId: w.model, estimationPeriod: march, id: r1a, pageSize: 50 });
+    expect(sheetChecks).toEqual(calcChecks);
+    expect(sheetChecks.total).toBe(6); // R1's living March records, 03-09 and 03-21 included
+
+    // Held, not submitted: the calculation's own records for that detail.
+    const r1b = idsB.find((d) => d.resourceId === w.r.r1.spu)!.id;
+    const held = await ok('queryEstimationCardCheckDetailPage', { estimationDetailId: r1b, pageSize: 50 });
+    expect(held).toEqual(await ok('queryEstimationCardCheckCalcDetailPage', { cardModelId: w.model, estimationPeriod: PERIOD, id: r1b, pageSize: 50 }));
+    expect(held.total).toBe(4);
+    expect(held.list.every((c: { sceneryName: string }) => c.sceneryName === w.r.r1.name)).toBe(true);
+    expect((await ok('queryEstimationCardCheckDetailPage', { estimationDetailId: r1b, keywords: '李四' })).total).toBe(1);
+
+    // Gone from the cache and never submitted: 404, never another detail's records.
+    await t.store.del(`estimation:calc:${b.id}`);
+    expect((await t.post(`${P}/queryEstimationCardCheckDetailPage`, { estimationDetailId: r1b }, platform.token)).body.errcode).toBe(404);
+  });
+
+  it('hands two concurrent calculations disjoint detail ids', async () => {
+    const periods = [['2026-03-02', '2026-03-30'], ['2026-03-03', '2026-03-29']];
+    await Promise.all(periods.map((p) => ok('calcEstimationCard', { ...calcBody(), estimationPeriod: p })));
+    const [x, y] = await Promise.all(periods.map(detailPage));
+    expect(new Set([...x, ...y].map((d) => d.id)).size).toBe(12);
+  });
+
+  it('finds a calculation whichever way the same period is written (bare dates or seconds)', async () => {
+    const bare = ['2026-04-01', '2026-04-30'];
+    const full = ['2026-04-01 00:00:00', '2026-04-30 23:59:59'];
+    const one = await ok('calcEstimationCard', { ...calcBody(), estimationPeriod: bare });
+    expect(one.estimationPeriod).toBe(`${full[0]} ~ ${full[1]}`);
+    const rows = await detailPage(full);
+    expect(rows).toHaveLength(6);
+    expect((await ok('queryEstimationCardCheckCalcDetailPage', { cardModelId: w.model, estimationPeriod: full, id: rows[0].id })).total).toBe(0);
+    const two = await ok('calcEstimationCard', { ...calcBody(), estimationPeriod: full });
+    const again = await detailPage(bare);
+    expect(again.map((d) => d.id)).not.toEqual(rows.map((d) => d.id)); // the later calculation
+    expect(await ok('getEstimationCard', { id: two.id })).toEqual(two);
+    expect((await ok('queryEstimationCardCheckCalcDetailPage', { cardModelId: w.model, estimationPeriod: bare, id: again[0].id })).total).toBe(0);
   });
 });
 

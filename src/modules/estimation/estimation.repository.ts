@@ -48,6 +48,18 @@ export async function nextEstimationId(db: Executor): Promise<number> {
   return Number(r.rows[0].id);
 }
 
+/**
+ * `n` ids of `estimation_detail`'s own sequence, ascending: a calculation's details take them when
+ * calculated and keep them when submitted, so ids never repeat across calculations. Sequence values
+ * are never handed out twice, so concurrent calculations need no lock.
+ */
+export async function nextDetailIds(db: Executor, n: number): Promise<number[]> {
+  if (n === 0) return [];
+  const r = await sql<{ id: string | number }>`
+    select nextval(pg_get_serial_sequence('estimation_detail', 'id')) as id from generate_series(1, ${n}::int)`.execute(db);
+  return r.rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+}
+
 export async function findCardModel(db: Executor, id: number): Promise<{ id: number; name: string } | null> {
   const r = await db.selectFrom('card_model').select(['id', 'name']).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst();
   return r ?? null;
@@ -88,7 +100,8 @@ export interface NewSheet {
   totalAmount: number;
   checkNum: number;
   maxCheckId: number;
-  details: ResourceDetail[];
+  /** each with the id taken at calculation time (nextDetailIds) */
+  details: Array<ResourceDetail & { id: number }>;
 }
 
 export async function insertSheet(db: Executor, s: NewSheet, by: number): Promise<void> {
@@ -103,7 +116,7 @@ export async function insertSheet(db: Executor, s: NewSheet, by: number): Promis
   if (s.details.length) {
     await db
       .insertInto('estimation_detail')
-      .values(s.details.map((d, i) => ({ ...detailColumns(d, by), sheet_id: s.id, virtual_id: i + 1 })))
+      .values(s.details.map((d, i) => ({ ...detailColumns(d, by), id: d.id, sheet_id: s.id, virtual_id: i + 1 })))
       .execute();
   }
 }

@@ -41,13 +41,13 @@ export const EstimationCardCheckCalcDetailQueryRequest = Type.Object({
   ...PageFields,
   cardModelId: Id,
   estimationPeriod: Type.Array(DateRange.items, Period),
-  id: Type.Integer({ minimum: 1, maximum: 100_000, description: 'the virtual detail id of the cached estimation' }),
+  id: { ...Id, description: 'a detail id of the cached estimation (as queryEstimationCardCalcDetailPage answers it)' },
 });
 export type CheckCalcDetailQuery = Static<typeof EstimationCardCheckCalcDetailQueryRequest>;
 
 export const EstimationCardCheckDetailPageRequest = Type.Object({
   ...PageFields,
-  estimationDetailId: Id,
+  estimationDetailId: { ...Id, description: 'a detail id as queryEstimationCardCalcDetailPage answers it (of a submitted sheet or a held calculation)' },
   keywords: Opt(Keywords),
 });
 export type CheckDetailQuery = Static<typeof EstimationCardCheckDetailPageRequest>;

@@ -23,7 +23,13 @@ import type {
 /** calcEstimationCard keeps its result this long (spec A 8). */
 export const ESTIMATION_TTL_S = 2 * 60 * 60;
 
-/** The cached result of one calculation: details carry virtual ids 1…n in resource order. */
+/** A computed detail with the id it took from the sequence of estimation_detail at calculation time. */
+type HeldDetail = ResourceDetail & { id: number };
+
+/**
+ * The cached result of one calculation. Its details, in resource order, carry ids taken from the
+ * sequence of estimation_detail (unique across calculations); submitting persists them with those ids.
+ */
 interface CachedEstimation {
   id: number;
   cardModelId: number;
@@ -33,11 +39,18 @@ interface CachedEstimation {
   issueNum: number;
   profit: number;
   maxCheckId: number;
-  details: ResourceDetail[];
+  details: HeldDetail[];
 }
 
 const entryKey = (id: number) => `estimation:calc:${id}`;
-const latestKey = (cardModelId: number, r: DateRange) => `estimation:latest:${cardModelId}:${r.start.getTime()}:${r.end.getTime()}`;
+/** detail id → estimation id, so the check-record page finds a detail of a calculation not submitted */
+const detailKey = (detailId: number) => `estimation:detail:${detailId}`;
+/**
+ * (card model, period) → the latest estimation id. Second precision, as the wire writes periods: a bare
+ * end date (23:59:59.999) and "… 23:59:59" are one key.
+ */
+const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
+const latestKey = (cardModelId: number, r: DateRange) => `estimation:latest:${cardModelId}:${seconds(r.start)}:${seconds(r.end)}`;
 const total = (details: ResourceDetail[]) => details.reduce((s, d) => s + d.settlementAmountActual, 0);
 const checks = (details: ResourceDetail[]) => details.reduce((s, d) => s + d.checkNum, 0);
 
@@ -55,7 +68,10 @@ export function createEstimationService(deps: { db: Db; store: Store }) {
 
   async function cached(id: number): Promise<CachedEstimation | null> {
     const text = await store.get(entryKey(id));
-    return text ? (JSON.parse(text) as CachedEstimation) : null;
+    if (!text) return null;
+    const entry = JSON.parse(text) as CachedEstimation;
+    // An entry written before details carried their ids counts as expired (calculate again).
+    return entry.details.every((d) => typeof d.id === 'number') ? entry : null;
   }
 
   /** The latest calculation of the model and period, or the expired error. */
@@ -81,8 +97,8 @@ export function createEstimationService(deps: { db: Db; store: Store }) {
     submitted: estimationNo !== null,
   });
 
-  const detailOf = (e: CachedEstimation, d: ResourceDetail, i: number): DetailResponse =>
-    toDetail({ ...d, id: i + 1 }, e.cardModelName, periodText(new Date(e.start), new Date(e.end)));
+  const detailOf = (e: CachedEstimation, d: HeldDetail): DetailResponse =>
+    toDetail(d, e.cardModelName, periodText(new Date(e.start), new Date(e.end)));
 
   return {
     async calc(ctx: AuthedContext, req: EstimationAdd): Promise<EstimationInfo> {
@@ -91,15 +107,18 @@ export function createEstimationService(deps: { db: Db; store: Store }) {
       const model = await repo.findCardModel(db, req.cardModelId);
       if (!model) throw cardModelNotFound();
       const maxCheckId = await checkWatermark(db);
-      const details = await computeSettlementDetails(db, {
+      const computed = await computeSettlementDetails(db, {
         cardModelId: model.id, start: range.start, end: range.end, issueNum: req.issueNum, profit: req.profit, maxCheckId,
       });
       return loggedTransaction(db, ctx, async (trx) => {
+        const detailIds = await repo.nextDetailIds(trx, computed.length);
         const entry: CachedEstimation = {
           id: await repo.nextEstimationId(trx), cardModelId: model.id, cardModelName: model.name,
-          start: range.start.getTime(), end: range.end.getTime(), issueNum: req.issueNum, profit: req.profit, maxCheckId, details,
+          start: range.start.getTime(), end: range.end.getTime(), issueNum: req.issueNum, profit: req.profit, maxCheckId,
+          details: computed.map((d, i) => ({ ...d, id: detailIds[i] })),
         };
         await store.set(entryKey(entry.id), JSON.stringify(entry), ESTIMATION_TTL_S);
+        await Promise.all(detailIds.map((d) => store.set(detailKey(d), String(entry.id), ESTIMATION_TTL_S)));
         await store.set(latestKey(model.id, range), String(entry.id), ESTIMATION_TTL_S);
         return infoOf(entry, null);
       }, (info) => info.id);
@@ -132,13 +151,13 @@ export function createEstimationService(deps: { db: Db; store: Store }) {
       assertPlatform(ctx);
       const e = await latest(q.cardModelId, q.estimationPeriod);
       const { limit, offset } = pageWindow(q);
-      return { list: e.details.slice(offset, offset + limit).map((d, i) => detailOf(e, d, offset + i)), total: e.details.length };
+      return { list: e.details.slice(offset, offset + limit).map((d) => detailOf(e, d)), total: e.details.length };
     },
 
     async checkCalcDetailPage(ctx: AuthedContext, q: CheckCalcDetailQuery): Promise<Page<CheckDetail>> {
       assertPlatform(ctx);
       const e = await latest(q.cardModelId, q.estimationPeriod);
-      const d = e.details[q.id - 1];
+      const d = e.details.find((x) => x.id === q.id);
       if (!d) throw virtualDetailNotFound();
       return pageLiveChecks(db, { cardModelId: e.cardModelId, resourceId: d.resourceId, start: new Date(e.start), end: new Date(e.end), maxCheckId: e.maxCheckId }, null, q);
     },
@@ -146,10 +165,20 @@ export function createEstimationService(deps: { db: Db; store: Store }) {
     async checkDetailPage(ctx: AuthedContext, q: CheckDetailQuery): Promise<Page<CheckDetail>> {
       assertPlatform(ctx);
       const detail = await repo.findDetail(db, q.estimationDetailId);
-      if (!detail) throw estimationDetailNotFound();
-      const sheet = (await repo.findSheet(db, detail.sheetId))!;
+      if (detail) {
+        const sheet = (await repo.findSheet(db, detail.sheetId))!;
+        return pageLiveChecks(db, {
+          cardModelId: sheet.cardModelId, resourceId: detail.resourceId, start: sheet.startTime, end: sheet.endTime, maxCheckId: sheet.checkWatermark,
+        }, q.keywords, q);
+      }
+      // Not submitted (yet): the detail of the calculation still held, if any. Detail ids come from one
+      // sequence, so an id names one detail only, held or persisted.
+      const held = await store.get(detailKey(q.estimationDetailId));
+      const e = held ? await cached(Number(held)) : null;
+      const d = e?.details.find((x) => x.id === q.estimationDetailId);
+      if (!e || !d) throw estimationDetailNotFound();
       return pageLiveChecks(db, {
-        cardModelId: sheet.cardModelId, resourceId: detail.resourceId, start: sheet.startTime, end: sheet.endTime, maxCheckId: sheet.checkWatermark,
+        cardModelId: e.cardModelId, resourceId: d.resourceId, start: new Date(e.start), end: new Date(e.end), maxCheckId: e.maxCheckId,
       }, q.keywords, q);
     },
 
