@@ -37,6 +37,8 @@ export interface Config {
   fileBaseUrl: string | null;
   /** login-free face-checked uploads per client address and minute */
   faceUploadRatePerMin: number;
+  /** token-free file fetches (/open-api/oss/file) per client address and minute */
+  fileFetchRatePerMin: number;
   /** file parts one multipart request may carry */
   uploadMaxFiles: number;
   faceProvider: 'local' | 'tencent';
@@ -283,6 +285,7 @@ export function loadConfig(env: Env = process.env): Config {
     uploadMaxBytes: int(env, 'UPLOAD_MAX_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     fileBaseUrl: url(env, 'FILE_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, '') ?? null,
     faceUploadRatePerMin: int(env, 'FACE_UPLOAD_RATE_PER_MIN', 20, 1, 1_000_000),
+    fileFetchRatePerMin: int(env, 'FILE_FETCH_RATE_PER_MIN', 600, 1, 1_000_000),
     uploadMaxFiles: int(env, 'UPLOAD_MAX_FILES', 5, 1, 100),
     faceProvider,
     face,

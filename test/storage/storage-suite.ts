@@ -5,7 +5,7 @@ import { createStorage } from '../../src/platform/storage/index.js';
 import { createMultipartService } from '../../src/modules/storage/multipart.service.js';
 import { staffSession, type StaffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { FACE_JPEG } from '../platform/face-images.js';
+import { FACE_JPEG, facePng } from '../platform/face-images.js';
 import { MiB, pdfBytes, postForm, sha256, startS3, type S3Server } from './storage-fixtures.js';
 
 const M = '/manage-api/oss';
@@ -48,7 +48,55 @@ export function storageBackendSuite(backend: 'local' | 's3'): void {
       ['file', { name: 'blob', bytes }],
     ], { token: staff.token });
 
+  /** A file URL fetched as a browser's <img> or the mini program does: no token, no signature. */
+  const fetchUrl = (fileUrl: string, headers: Record<string, string> = {}) => {
+    const url = new URL(fileUrl);
+    return t.app.inject({ method: 'GET', url: url.pathname + url.search, headers });
+  };
+
   describe(`${backend} storage`, () => {
+    it('answers, from every upload, a fileUrl anyone may fetch without a token: the same bytes and headers, 304 when unchanged', async () => {
+      const pdf = pdfBytes(200 * 1024);
+      const poster = pdfBytes(5 * MiB + 1000);
+      const logo = facePng(60, 60, 2);
+      const uploadId = await init('海报 poster.pdf');
+      const chunked = [
+        (await chunk(uploadId, 1, 2, poster.subarray(0, 5 * MiB))).body,
+        (await chunk(uploadId, 2, 2, poster.subarray(5 * MiB))).body,
+      ];
+      const answers: Array<[string, { errcode: number; errmsg: string; data?: any }, Buffer, string, string]> = [
+        ['upload', (await postForm(t, `${O}/upload`, [['file', { name: '票据 (1).pdf', bytes: pdf }]], { token: staff.token })).body, pdf, 'application/pdf', '票据 (1).pdf'],
+        ['uploadBase64', (await t.post(`${O}/uploadBase64`, { fileName: 'logo.png', content: logo.toString('base64') }, staff.token)).body, logo, 'image/png', 'logo.png'],
+        ['uploadWithFaceCheck', (await postForm(t, `${O}/uploadWithFaceCheck`, [['file', { name: 'me.jpg', bytes: FACE_JPEG }]])).body, FACE_JPEG, 'image/jpeg', 'me.jpg'],
+        ['multipartUpload', chunked[1], poster, 'application/pdf', '海报 poster.pdf'],
+      ];
+      for (const [route, answer, bytes, type, name] of answers) {
+        expect(answer.errcode, `${route}: ${answer.errmsg}`).toBe(0);
+        const { fileUrl, fileKey } = answer.data;
+        expect(fileUrl, route).toBe(`http://localhost:80/open-api/oss/file?fileKey=${encodeURIComponent(fileKey)}`);
+        const res = await fetchUrl(fileUrl);
+        expect(res.statusCode, route).toBe(200);
+        expect(sha256(res.rawPayload), route).toBe(sha256(bytes));
+        expect(res.headers, route).toMatchObject({
+          'content-type': type,
+          'content-length': String(bytes.length),
+          etag: `"${sha256(bytes)}"`,
+          'cache-control': 'public, max-age=31536000, immutable',
+          'x-content-type-options': 'nosniff',
+          'content-disposition': `inline; filename="${name.replace(/[^\x20-\x7e]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name).replace(/[()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`,
+        });
+        const again = await fetchUrl(fileUrl, { 'if-none-match': `"${sha256(bytes)}"` });
+        expect(again.statusCode, route).toBe(304);
+        expect(again.rawPayload.length, route).toBe(0);
+        expect(again.headers, route).toMatchObject({ etag: `"${sha256(bytes)}"`, 'cache-control': 'public, max-age=31536000, immutable' });
+        expect(again.headers['content-length'], route).toBeUndefined();
+        // Another version the client holds is no match: the bytes again.
+        expect((await fetchUrl(fileUrl, { 'if-none-match': '"0000"' })).statusCode, route).toBe(200);
+        // The staff download keeps working for the same key.
+        expect(sha256((await download(fileKey)).rawPayload), route).toBe(sha256(bytes));
+      }
+    });
+
     it('joins a 50 MiB file sent in 5 MiB chunks in shuffled order, one sent twice, into the same bytes', async () => {
       const file = pdfBytes(50 * MiB);
       const total = 10;
@@ -66,7 +114,7 @@ export function storageBackendSuite(backend: 'local' | 's3'): void {
       expect(answers.slice(0, -1).map((a) => a.data.receivedChunks)).toEqual([1, 2, 3, 4, 5, 5, 6, 7, 8, 9]);
       const done = answers.at(-1)!.data;
       expect(done).toMatchObject({ completed: true, fileName: '年度报告 final.pdf', size: file.length, contentType: 'application/pdf', receivedChunks: 10, totalChunks: 10 });
-      expect(done.fileUrl).toBe(`http://localhost:80/manage-api/oss/download?fileKey=${encodeURIComponent(done.fileKey)}`);
+      expect(done.fileUrl).toBe(`http://localhost:80/open-api/oss/file?fileKey=${encodeURIComponent(done.fileKey)}`);
       const record = await t.db.selectFrom('file_object').selectAll().where('file_key', '=', done.fileKey).executeTakeFirstOrThrow();
       expect(record).toMatchObject({ sha256: sha256(file), size: file.length, storage: backend, source: 'multipart', uploader_id: staff.userId });
 

@@ -1,11 +1,15 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertOpenApp } from '../../src/platform/auth/open-app.repository.js';
 import { sign, signingString } from '../../src/platform/auth/open-signature.js';
 import { loadMemberAccount } from '../../src/modules/member/member.repository.js';
-import { DOWNLOAD_PATH } from '../../src/platform/storage/index.js';
+import { DOWNLOAD_PATH, PUBLIC_FILE_PATH } from '../../src/platform/storage/index.js';
 import { awayFromMinuteEdge } from '../helpers/platform-fixtures.js';
-import { createMember, createShop } from '../helpers/factories.js';
+import { createMember, createShop, randomMobile } from '../helpers/factories.js';
+import { idCardNumber } from '../member/member-fixtures.js';
 import { itRefusesWhatStaffOperationsRefuse } from '../helpers/rejection-matrix.js';
 import { issueFor, staffSession, type StaffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -26,7 +30,7 @@ let shopA: StaffSession;
 let merchantB: StaffSession;
 
 beforeAll(async () => {
-  t = await createTestApp({ FACE_UPLOAD_RATE_PER_MIN: '4' });
+  t = await createTestApp({ FACE_UPLOAD_RATE_PER_MIN: '4', FILE_FETCH_RATE_PER_MIN: '6' });
   await upsertOpenApp(t.db, { ...APP, name: 'oss test app' });
   platform = await staffSession(t, { kind: 'platform', permissions: ALL });
   merchantA = await staffSession(t, { kind: 'merchant', permissions: ALL });
@@ -47,6 +51,11 @@ async function uploaded(who: StaffSession, bytes: Uint8Array = pdfBytes(2000), n
   const res = await upload(who, bytes, name);
   expect(res.body.errcode, res.body.errmsg).toBe(0);
   return res.body.data as { fileKey: string; fileUrl: string; fileName: string; size: number; contentType: string };
+}
+/** A file URL fetched without a token, from an address of its own unless one is given (the route is limited per address). */
+function fetchFile(fileUrl: string, headers: Record<string, string> = {}, address = nextIp()) {
+  const url = new URL(fileUrl);
+  return t.app.inject({ method: 'GET', url: url.pathname + url.search, headers, remoteAddress: address });
 }
 const download = (who: StaffSession, fileKey: unknown) => t.app.inject({ method: 'POST', url: `${M}/download`, payload: { fileKey }, headers: { authorization: `Bearer ${who.token}` } });
 async function init(who: StaffSession, fileName = 'big.pdf') {
@@ -208,12 +217,99 @@ describe('uploads and types', () => {
     }
   });
 
-  it('answers a file URL under FILE_BASE_URL when set, else under the request origin, pointing at the download', async () => {
+  it('answers a file URL under the request origin (FILE_BASE_URL when set) that needs no token; the staff download keeps working', async () => {
     const file = await uploaded(platform);
-    expect(file.fileUrl).toBe(`http://localhost:80${DOWNLOAD_PATH}?fileKey=${encodeURIComponent(file.fileKey)}`);
+    expect(file.fileUrl).toBe(`http://localhost:80${PUBLIC_FILE_PATH}?fileKey=${encodeURIComponent(file.fileKey)}`);
+    const member = await issueFor(t, (await loadMemberAccount(t.db, await createMember(t.db)))!, 'mp');
+    // No token, a member's token, a stale one: the key is what authorises.
+    for (const authorization of [undefined, `Bearer ${member.accessToken}`, 'Bearer expired-or-garbage']) {
+      const res = await fetchFile(file.fileUrl, authorization ? { authorization } : {});
+      expect(res.statusCode, authorization).toBe(200);
+      expect(res.headers['content-length']).toBe(String(file.size));
+    }
     const res = await t.app.inject({ method: 'GET', url: `${DOWNLOAD_PATH}?fileKey=${encodeURIComponent(file.fileKey)}`, headers: { authorization: `Bearer ${platform.token}` } });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-length']).toBe(String(file.size));
+    expect(res.headers['cache-control']).toBe('private, no-store');
+    expect((await t.app.inject({ method: 'GET', url: `${DOWNLOAD_PATH}?fileKey=${encodeURIComponent(file.fileKey)}` })).json().errcode).toBe(401);
+  });
+});
+
+describe('the token-free file route', () => {
+  const get = (query: string) => t.app.inject({ method: 'GET', url: `${PUBLIC_FILE_PATH}${query}`, remoteAddress: nextIp() });
+
+  it('refuses malformed keys (path traversal among them) with 400 and answers 404 for unknown keys or a lost object', async () => {
+    const malformed = [
+      '', '?fileKey=', '?fileKey=..%2F..%2Fetc%2Fpasswd', '?fileKey=%2Fetc%2Fpasswd', '?fileKey=2026%2F01%2F01%2F..%2F..%2F..%2Fpackage.json',
+      `?fileKey=2026%2F01%2F01%2F${'a'.repeat(32)}%00`, `?fileKey=2026%5C01%5C01%5C${'a'.repeat(32)}`, `?fileKey=2026%2F01%2F01%2F${'A'.repeat(32)}`,
+      '?fileKey=C%3A%2Fx', `?fileKey=2026%2F01%2F01%2F${'a'.repeat(32)}.html`, `?fileKey=${'x'.repeat(600)}`, '?fileKey=.multipart%2Fabc',
+    ];
+    for (const query of malformed) {
+      const res = await get(query);
+      expect(res.json().errcode, query).toBe(400);
+      expect(res.headers['cache-control'] ?? '', query).not.toMatch(/max-age/);
+    }
+    const unknown = await get(`?fileKey=2026%2F01%2F01%2F${'a'.repeat(32)}`);
+    expect(unknown.json()).toEqual({ errcode: 404, errmsg: 'file not found' });
+    expect(unknown.headers['cache-control']).toBe('no-store');
+    const file = await uploaded(platform);
+    const { deps, close } = await platformDeps(t);
+    try {
+      await deps.storage.objects.remove(file.fileKey);
+    } finally {
+      await close();
+    }
+    expect((await fetchFile(file.fileUrl)).json()).toEqual({ errcode: 404, errmsg: 'file not found' });
+  });
+
+  it('serves images and PDF inline, everything else as an attachment, never as HTML, with the name safely encoded', async () => {
+    const png = facePng(40, 40, 5);
+    const b64 = await t.post(`${O}/uploadBase64`, { fileName: `a "quoted" (x)'s 名;.png`, content: png.toString('base64') }, platform.token);
+    expect(b64.body.errcode, b64.body.errmsg).toBe(0);
+    const image = b64.body.data as { fileUrl: string };
+    const shown = await fetchFile(image.fileUrl);
+    expect(shown.headers['content-type']).toBe('image/png');
+    expect(shown.headers['content-disposition']).toBe(`inline; filename="a _quoted_ (x)'s _;.png"; filename*=UTF-8''a%20%22quoted%22%20%28x%29%27s%20%E5%90%8D%3B.png`);
+    expect(shown.headers['x-content-type-options']).toBe('nosniff');
+    const csv = await uploaded(platform, Buffer.from('名称,金额\n门票,100\n'), 'report.csv');
+    const text = await fetchFile(csv.fileUrl);
+    expect(text.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(text.headers['content-disposition']).toMatch(/^attachment; filename="report.csv"/);
+    // A type uploads never accept (a stored record of another origin): raw bytes, as an attachment.
+    const { deps, close } = await platformDeps(t);
+    let html: string;
+    try {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'tc-file-'));
+      writeFileSync(path.join(dir, 'x'), '<script>alert(1)</script>');
+      const record = await deps.storage.saveFile(
+        { path: path.join(dir, 'x'), size: 25, sha256: sha256(Buffer.from('<script>alert(1)</script>')) },
+        { fileName: 'page.html', contentType: 'text/html', source: 'test', owner: { kind: null, id: null, ip: null, merchantId: null, shopId: null } },
+      );
+      rmSync(dir, { recursive: true, force: true });
+      html = deps.storage.urlOf(record.fileKey, 'http://localhost:80');
+    } finally {
+      await close();
+    }
+    const served = await fetchFile(html);
+    expect(served.statusCode).toBe(200);
+    expect(served.headers['content-type']).toBe('application/octet-stream');
+    expect(served.headers['content-disposition']).toMatch(/^attachment; filename="page.html"/);
+  });
+
+  it('is limited per client address', async () => {
+    const file = await uploaded(platform);
+    await awayFromMinuteEdge();
+    const address = nextIp();
+    // errcode 0 for the bytes (HTTP 200 for every handled outcome, DESIGN.md §5.12)
+    const errcodeOf = (res: Awaited<ReturnType<typeof fetchFile>>) => (String(res.headers['content-type']).includes('json') ? res.json().errcode : 0);
+    const codes = [];
+    for (let i = 0; i < 7; i++) codes.push(errcodeOf(await fetchFile(file.fileUrl, {}, address)));
+    expect(codes).toEqual([0, 0, 0, 0, 0, 0, 429]);
+    const limited = await fetchFile(file.fileUrl, { 'if-none-match': `"${'0'.repeat(64)}"` }, address);
+    expect(limited.json().errcode).toBe(429);
+    // A cache in front must not keep the refusal in place of the file.
+    expect(limited.headers['cache-control']).toBe('no-store');
+    expect(errcodeOf(await fetchFile(file.fileUrl, {}, nextIp()))).toBe(0);
   });
 });
 
@@ -243,14 +339,31 @@ describe('uploadWithFaceCheck', () => {
     expect(res.body.data).toMatchObject({ fileName: '自拍.jpg', contentType: 'image/jpeg', size: FACE_JPEG.length });
     const record = await t.db.selectFrom('file_object').select(['uploader_kind', 'uploader_ip', 'source']).where('file_key', '=', res.body.data.fileKey).executeTakeFirstOrThrow();
     expect(record).toMatchObject({ uploader_kind: null, source: 'face-check' });
+    const { fileUrl, fileKey } = res.body.data;
+    expect(fileUrl).toBe(`http://localhost:80${PUBLIC_FILE_PATH}?fileKey=${encodeURIComponent(fileKey)}`);
     const { deps, close } = await platformDeps(t);
     try {
-      // Not fetched over HTTP (the download needs a staff token): read from storage by the resolver.
-      expect(await deps.face.detectFace(res.body.data.fileUrl)).toEqual({ faceCount: 1 });
-      await expect(deps.face.detectFace(res.body.data.fileUrl.replace(/[0-9a-f]{32}$/, 'b'.repeat(32)))).rejects.toMatchObject({ errcode: 1_025_000_003 });
+      // Read from storage by the resolver, not over HTTP (the origin may be unreachable from the
+      // service, and loopback addresses are refused to photo URLs): the new URL and the old one.
+      expect(await deps.face.detectFace(fileUrl)).toEqual({ faceCount: 1 });
+      expect(await deps.face.detectFace(`http://localhost:80${DOWNLOAD_PATH}?fileKey=${encodeURIComponent(fileKey)}`)).toEqual({ faceCount: 1 });
+      await expect(deps.face.detectFace(fileUrl.replace(/[0-9a-f]{32}$/, 'b'.repeat(32)))).rejects.toMatchObject({ errcode: 1_025_000_003 });
     } finally {
       await close();
     }
+    // The mini program shows it back without a token.
+    expect(sha256((await fetchFile(fileUrl)).rawPayload)).toBe(sha256(FACE_JPEG));
+  });
+
+  it('enrols a member contact from the fileUrl it answered (read from storage)', async () => {
+    const res = await postForm(t, `${O}/uploadWithFaceCheck`, [['file', { name: 'contact.jpg', bytes: FACE_JPEG }]], { remoteAddress: nextIp() });
+    expect(res.body.errcode, res.body.errmsg).toBe(0);
+    const member = await issueFor(t, (await loadMemberAccount(t.db, await createMember(t.db)))!, 'mp');
+    const identityNo = idCardNumber();
+    const add = await t.post('/mp-api/memberContacts/addMemberContacts', { name: '李四', phone: randomMobile(), identityNo, facePhoto: res.body.data.fileUrl }, member.accessToken);
+    expect(add.body, JSON.stringify(add.body)).toEqual({ errcode: 0, errmsg: 'success' });
+    const face = await t.db.selectFrom('member_face').select(['person_id', 'photo_url']).where('person_id', '=', identityNo).execute();
+    expect(face).toEqual([{ person_id: identityNo, photo_url: res.body.data.fileUrl }]);
   });
 
   it('refuses an image without a face (1_025_000_001), a file without the part (400), and beyond the limit per address (429) before reading', async () => {

@@ -1,6 +1,7 @@
 import type { Deps } from '../../platform/deps.js';
 import { defineModule } from '../../platform/module.js';
 import { createDownloadService } from './download.service.js';
+import { createFileService } from './file.service.js';
 import { createMultipartService } from './multipart.service.js';
 import { storageRoutes } from './storage.routes.js';
 import { createUploadService } from './upload.service.js';
@@ -16,6 +17,7 @@ export const storageModule = defineModule({
         uploads: createUploadService(deps),
         multipart: createMultipartService(deps),
         downloads: createDownloadService(deps),
+        files: createFileService(deps),
       },
       deps.config,
     ),

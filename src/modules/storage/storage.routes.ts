@@ -4,9 +4,10 @@ import { authed } from '../../platform/http/context.js';
 import { defineRoute, type RouteSpec } from '../../platform/http/routes.js';
 import { base64Length } from '../../platform/upload/base64.js';
 import type { DownloadService } from './download.service.js';
+import type { FileService } from './file.service.js';
 import type { MultipartService } from './multipart.service.js';
 import {
-  Base64UploadRequest, DownloadRequest, FileMultipartInitRequest, FileMultipartInitResponse, FileOnlyForm, FileUploadResponse,
+  Base64UploadRequest, DownloadRequest, FileFetchQuery, FileMultipartInitRequest, FileMultipartInitResponse, FileOnlyForm, FileUploadResponse,
   MultipartUploadRequest, MultipartUploadResponse,
 } from './storage.schemas.js';
 import type { UploadService } from './upload.service.js';
@@ -19,9 +20,12 @@ const DOWNLOAD = 'oss:download';
 /** The origin the client reached us at (honouring X-Forwarded-* only with TRUST_PROXY), for file URLs. */
 const originOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
 
-/** Spec A 4.9: chunked uploads and downloads on channel M, single uploads on channel O. */
+/**
+ * Spec A 4.9: chunked uploads and downloads on channel M, single uploads on channel O; and our own
+ * token-free file route on channel O, which the file URLs uploads answer point at.
+ */
 export function storageRoutes(
-  svc: { uploads: UploadService; multipart: MultipartService; downloads: DownloadService },
+  svc: { uploads: UploadService; multipart: MultipartService; downloads: DownloadService; files: FileService },
   config: Pick<Config, 'uploadMaxBytes' | 'face'>,
 ): RouteSpec[] {
   const base64Chars = base64Length(config.uploadMaxBytes);
@@ -44,6 +48,20 @@ export function storageRoutes(
       summary: 'Download a stored file by its fileKey (raw bytes; POST a JSON body or GET with a query string)', tags,
       body: DownloadRequest, response: 'file',
       handler: (ctx, { body }) => svc.downloads.download(authed(ctx), body.fileKey),
+    }),
+    defineRoute({
+      method: 'GET', path: '/oss/file', channels: ['open'], auth: 'public',
+      summary: 'Login-free: a stored file by its fileKey (the fileUrl uploads answer; the unguessable key authorises). Immutable: cacheable for a year, 304 on If-None-Match; limited per client address', tags,
+      query: FileFetchQuery, response: 'file',
+      handler: async (ctx, { query }, { request, reply }) => {
+        // Refusals (the envelope, HTTP 200 as everywhere) must not be kept by a cache in front of
+        // the service in place of the file; the bytes replace this with their own caching.
+        reply.header('cache-control', 'no-store');
+        await svc.files.admit(ctx);
+        const out = await svc.files.fetch(query.fileKey, request.headers['if-none-match']);
+        reply.code(out.status);
+        return out.file;
+      },
     }),
     defineRoute({
       method: 'POST', path: '/oss/upload', channels: ['open'], auth: 'open', permission: UPLOAD, upload: { maxFiles: 1 },

@@ -21,8 +21,8 @@ export type MultipartChunk = Static<typeof MultipartUploadRequest>;
 
 const uploaded = {
   fileName: Type.String(),
-  fileUrl: Type.String({ description: 'the download URL of the file' }),
-  fileKey: Type.String({ description: 'the object key: what /manage-api/oss/download takes' }),
+  fileUrl: Type.String({ description: 'the URL of the file: anyone holding it may fetch it, without a token (/open-api/oss/file)' }),
+  fileKey: Type.String({ description: 'the object key: what /open-api/oss/file and /manage-api/oss/download take' }),
   size: Type.Integer(),
   contentType: Type.String({ description: 'sniffed from the content' }),
 };
@@ -54,4 +54,8 @@ export type Base64Upload = { fileName: string; content: string };
 
 export const DownloadRequest = Type.Object({
   fileKey: Type.String({ minLength: 1, maxLength: 512, description: 'the fileKey an upload answered' }),
+});
+
+export const FileFetchQuery = Type.Object({
+  fileKey: Type.String({ minLength: 1, maxLength: 512, description: 'the fileKey an upload answered (its fileUrl carries it)' }),
 });

@@ -75,7 +75,13 @@ export class FileResponse {
   ) {}
 }
 
-export function contentDisposition(fileName: string): string {
+/**
+ * Content-Disposition with the original name: an ASCII fallback (other characters, quotes and
+ * backslashes replaced) and the exact name in RFC 8187 form, where only attr-chars stay unencoded
+ * (encodeURIComponent leaves '()* as they are).
+ */
+export function contentDisposition(fileName: string, disposition: 'attachment' | 'inline' = 'attachment'): string {
   const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+  const exact = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `${disposition}; filename="${ascii}"; filename*=UTF-8''${exact}`;
 }

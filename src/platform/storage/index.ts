@@ -8,7 +8,7 @@ import { newFileKey } from './keys.js';
 import { createLocalStore } from './local-store.js';
 import type { ObjectStore, StoredObject } from './object-store.js';
 
-export { DOWNLOAD_PATH, fileKeyOfUrl, fileUrl } from './file-urls.js';
+export { DOWNLOAD_PATH, fileKeyOfUrl, fileUrl, PUBLIC_FILE_PATH } from './file-urls.js';
 export { findFilesBySha256, type FileOwner, type FileRecord } from './file-object.repository.js';
 export { isFileKey, newFileKey } from './keys.js';
 export { MultipartGoneError, type ObjectStore, type PartTag, type StoredObject } from './object-store.js';
@@ -36,7 +36,7 @@ export interface Storage {
   find(fileKey: string): Promise<FileRecord | null>;
   /** The record and the bytes of a stored file; null when either is missing. */
   open(fileKey: string): Promise<{ record: FileRecord; object: StoredObject } | null>;
-  /** The file's URL under FILE_BASE_URL, or under `requestOrigin` when that is not set. */
+  /** The file's token-free URL under FILE_BASE_URL, or under `requestOrigin` when that is not set. */
   urlOf(fileKey: string, requestOrigin: string): string;
   close(): Promise<void>;
 }

@@ -1,0 +1,83 @@
+import { Readable } from 'node:stream';
+import type { Config } from '../../config.js';
+import { badRequest } from '../../platform/errors.js';
+import type { RequestContext } from '../../platform/http/context.js';
+import { contentDisposition, FileResponse, matchesEtag } from '../../platform/http/responses.js';
+import { enforceRate } from '../../platform/rate-limit.js';
+import { DOCUMENT_TYPES, FACE_IMAGE_TYPES, isFileKey, type Storage } from '../../platform/storage/index.js';
+import type { Store } from '../../platform/store/store.js';
+import { fileNotFound } from './storage.errors.js';
+
+/** A key names one set of bytes for ever, so a fetched file never needs to be fetched again. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/** Shown in the browser: the images uploads accept (SVG is not among them: it is markup) and PDF. Everything else downloads. */
+const INLINE: ReadonlySet<string> = new Set([...DOCUMENT_TYPES, ...FACE_IMAGE_TYPES].filter((t) => t.startsWith('image/')).concat('application/pdf'));
+
+/**
+ * The type a file is served with: the recorded (sniffed) one when uploads accept it, text with its
+ * charset; any other type (a record another writer made) as opaque bytes, so user content is never
+ * served as HTML or script.
+ */
+export function servedType(recorded: string): { contentType: string; inline: boolean } {
+  if (!DOCUMENT_TYPES.has(recorded) && !FACE_IMAGE_TYPES.has(recorded)) return { contentType: 'application/octet-stream', inline: false };
+  return { contentType: recorded.startsWith('text/') ? `${recorded}; charset=utf-8` : recorded, inline: INLINE.has(recorded) };
+}
+
+export interface FileFetch {
+  /** 200 with the bytes, or 304 when the client's If-None-Match names them */
+  status: 200 | 304;
+  file: FileResponse;
+}
+
+export interface FileServiceDeps {
+  storage: Storage;
+  store: Store;
+  config: Pick<Config, 'fileFetchRatePerMin'>;
+}
+
+/**
+ * The token-free file route behind every file URL uploads answer: the 128-bit random key is the
+ * capability (as a private bucket's unguessable object names are), so the mini program, an <img>
+ * tag and a spec client fetch the URL they were given as is. Staff downloads with per-merchant
+ * rules stay on /manage-api/oss/download.
+ */
+export function createFileService(deps: FileServiceDeps) {
+  const { storage, store, config } = deps;
+
+  // On the bytes and on 304 alike, so a cache refreshes what it holds.
+  const validators = (etag: string) => ({ etag, 'cache-control': IMMUTABLE, 'x-content-type-options': 'nosniff' });
+
+  return {
+    /** Before anything is looked up: login-free, so limited per client address (304s count too). */
+    admit(ctx: RequestContext): Promise<void> {
+      return enforceRate(store, 'file-fetch', ctx.ip, config.fileFetchRatePerMin);
+    },
+
+    async fetch(fileKey: string, ifNoneMatch: string | undefined): Promise<FileFetch> {
+      const key = fileKey.trim();
+      if (!isFileKey(key)) throw badRequest('fileKey is invalid: send the fileKey an upload answered');
+      const record = await storage.find(key);
+      if (!record) throw fileNotFound();
+      const { contentType, inline } = servedType(record.contentType);
+      const etag = `"${record.sha256}"`;
+      if (matchesEtag(ifNoneMatch, etag)) {
+        return { status: 304, file: new FileResponse(contentType, Readable.from([]), { headers: validators(etag) }) };
+      }
+      const object = await storage.objects.open(key);
+      if (!object) throw fileNotFound();
+      return {
+        status: 200,
+        file: new FileResponse(contentType, object.stream, {
+          headers: {
+            ...validators(etag),
+            'content-length': String(object.size),
+            'content-disposition': contentDisposition(record.fileName, inline ? 'inline' : 'attachment'),
+          },
+        }),
+      };
+    },
+  };
+}
+
+export type FileService = ReturnType<typeof createFileService>;
