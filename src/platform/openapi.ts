@@ -13,7 +13,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         description:
           'Every answer is the envelope {errcode, errmsg, data}; errcode 0 is success. Prefixes: /app-api (verifier app), ' +
           '/manage-api (staff), /mp-api (members), /open-api (signed open calls). Log in with POST /manage-api/auth/login ' +
-          '(captcha from GET /manage-api/auth/getRandomCodeImg) and send Authorization: Bearer <accessToken>.',
+          '(captcha from GET /manage-api/auth/getRandomCodeImg) and send Authorization: Bearer <accessToken>. ' +
+          'Request bodies are JSON or application/x-www-form-urlencoded (multipart for uploads). An operation listed with ' +
+          'both POST and GET answers any method: GET reads its fields from the query string, the others from the body, ' +
+          'with the query string filling the fields the body lacks.',
       },
       components: {
         securitySchemes: {

@@ -45,7 +45,7 @@ export function storageRoutes(
     }),
     defineRoute({
       method: 'ANY', path: '/oss/download', channels: ['manage'], auth: staff, permission: DOWNLOAD,
-      summary: 'Download a stored file by its fileKey (raw bytes; POST a JSON body or GET with a query string)', tags,
+      summary: 'Download a stored file by its fileKey (raw bytes; any method; fileKey in a JSON or form body or in the query string)', tags,
       body: DownloadRequest, response: 'file',
       handler: (ctx, { body }) => svc.downloads.download(authed(ctx), body.fileKey),
     }),

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, ErrorCode } from '../errors.js';
+import { markTextFields } from './input-guard.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -13,12 +14,20 @@ declare module 'fastify' {
 /**
  * JSON bodies: an empty body is an empty object (Java clients post nothing to void operations), and
  * `{"body": {...}}` is unwrapped for the clients that wrap their payload (DESIGN.md §5.2).
+ * Form bodies (application/x-www-form-urlencoded, which Spring binds to request parameters) become
+ * the same object: a repeated key a list, an empty body `{}`; their fields are text, read by the
+ * query-string rules (input-guard.ts). Both share the route's body limit and its validation.
  */
 export function registerJsonBody(app: FastifyInstance): void {
   app.decorateRequest('rawBody', '');
   app.decorateRequest('bodySha256', null);
-  // Only JSON is spoken (multipart is added by the upload routes); anything else is refused as 400.
+  // JSON and form bodies only (multipart is added by the upload routes); anything else is refused as 400.
   app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (req: FastifyRequest, text: string | Buffer, done) => {
+    const raw = typeof text === 'string' ? text : text.toString('utf8');
+    req.rawBody = raw;
+    done(null, parseForm(raw));
+  });
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req: FastifyRequest, text: string | Buffer, done) => {
     const raw = typeof text === 'string' ? text : text.toString('utf8');
     req.rawBody = raw;
@@ -40,4 +49,16 @@ function unwrap(value: unknown): unknown {
     if (keys.length === 1 && keys[0] === 'body' && inner && typeof inner === 'object' && !Array.isArray(inner)) return inner;
   }
   return value;
+}
+
+/** A form body as an object of its fields (own properties even for `__proto__`, which the input guard refuses). */
+export function parseForm(raw: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of new URLSearchParams(raw)) {
+    const had = Object.hasOwn(out, key) ? out[key] : undefined;
+    if (Array.isArray(had)) had.push(value);
+    else Object.defineProperty(out, key, { value: had === undefined ? value : [had, value], enumerable: true, writable: true, configurable: true });
+  }
+  markTextFields(out, 'all');
+  return out;
 }

@@ -13,7 +13,8 @@
  * - an optional field sent as null is absent, as Jackson clients mean it;
  * - no field may be named `__proto__`;
  * - query strings carry only text: there a single value becomes a one-item list where the schema
- *   wants a list, and an empty value of a non-text field is absent.
+ *   wants a list, and an empty value of a non-text field is absent; so in the fields of a body that
+ *   arrived as text (a form body, query fields merged into an ANY route's body: `markTextFields`).
  */
 
 type Schema = Record<string, unknown>;
@@ -77,8 +78,26 @@ class SchemaFacts {
 const factsByRoot = new WeakMap<Schema, SchemaFacts>();
 const NO_TYPES: ReadonlySet<string> = new Set();
 
+/**
+ * Request objects some of whose top-level fields arrived as text: every field of a form body, the
+ * query-string fields merged into the body of an ANY route. Those fields are read by the query-string
+ * rules whatever part they are validated as (one value is a one-item list where a list is wanted).
+ */
+const textFields = new WeakMap<object, Set<string> | 'all'>();
+
+/** Marks top-level fields of a request object (or all of them) as having arrived as text. */
+export function markTextFields(value: object, fields: 'all' | Iterable<string>): void {
+  const known = textFields.get(value);
+  if (known === 'all') return;
+  if (fields === 'all') textFields.set(value, 'all');
+  else if (known) for (const f of fields) known.add(f);
+  else textFields.set(value, new Set(fields));
+}
+
 class Walker {
   private readonly facts: SchemaFacts;
+  /** the same walk under the query-string rules, for fields that arrived as text (markTextFields) */
+  private asText: Walker | undefined;
 
   constructor(
     private readonly root: Schema,
@@ -227,6 +246,7 @@ class Walker {
   private object(schema: Schema | undefined, value: Record<string, unknown>, path: string, depth: number): Record<string, unknown> {
     const shape = this.shapeOf(this.branchFor(schema, 'object'));
     const required = shape.required;
+    const text = path === '' && this.part !== 'query' ? textFields.get(value) : undefined;
 
     for (const key of Object.keys(value)) {
       const at = pointer(path, key);
@@ -247,7 +267,8 @@ class Walker {
         delete value[key];
         continue;
       }
-      const next = this.walk(propSchema, raw, at, depth + 1);
+      const walker = text && (text === 'all' || text.has(key)) ? (this.asText ??= new Walker(this.root, 'query')) : this;
+      const next = walker.walk(propSchema, raw, at, depth + 1);
       if (next === ABSENT) {
         delete value[key];
         continue;

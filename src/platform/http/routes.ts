@@ -9,6 +9,7 @@ import { CHANNEL_PREFIX, type AccountKind, type Channel, type RequestContext } f
 import { chooseEncoding, COMPRESS_MIN_BYTES, contentDisposition, FileResponse, matchesEtag, RawJson } from './responses.js';
 import { Envelope, VoidEnvelope } from './schemas.js';
 import type { Authenticator } from './authenticate.js';
+import { markTextFields } from './input-guard.js';
 
 /**
  * Who may call a route: nobody in particular (`public`), a signed open app or staff token (`open`),
@@ -142,6 +143,50 @@ function security(spec: RouteSpec): Array<Record<string, string[]>> {
   return [{ bearer: [] }];
 }
 
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+interface Variant {
+  method: Method;
+  inputFrom: 'body' | 'query';
+  /** a variant the OpenAPI document leaves out (the extra methods of an ANY route) */
+  hidden: boolean;
+}
+
+/**
+ * The methods a route answers. ANY is any method (spec A §1 convention 1): GET reads the fields from
+ * the query string, POST, PUT, PATCH and DELETE from the body, the query string filling what the body
+ * lacks. The document shows POST and GET only, so each ANY operation is not listed five times.
+ */
+function variantsOf(spec: RouteSpec): Variant[] {
+  if (spec.method !== 'ANY') return [{ method: spec.method, inputFrom: spec.method === 'GET' ? 'query' : 'body', hidden: false }];
+  return [
+    { method: 'POST', inputFrom: 'body', hidden: false },
+    { method: 'GET', inputFrom: 'query', hidden: false },
+    { method: 'PUT', inputFrom: 'body', hidden: true },
+    { method: 'PATCH', inputFrom: 'body', hidden: true },
+    { method: 'DELETE', inputFrom: 'body', hidden: true },
+  ];
+}
+
+/**
+ * An ANY route called with a body takes from the query string the fields its body does not have (the
+ * body wins), as Spring binds request parameters: the service's own file URLs are
+ * `…/oss/download?fileKey=…`, and a client POSTs to them. Done before validation, which so checks
+ * the merged request; the query fields are text and read by the query-string rules.
+ */
+function fillFromQuery(request: FastifyRequest): void {
+  const body = request.body;
+  const query = request.query as Record<string, unknown> | undefined;
+  if (!query || !body || typeof body !== 'object' || Array.isArray(body)) return;
+  const target = body as Record<string, unknown>;
+  const filled: string[] = [];
+  for (const key of Object.keys(query)) {
+    if (Object.hasOwn(target, key)) continue;
+    Object.defineProperty(target, key, { value: query[key], enumerable: true, writable: true, configurable: true });
+    filled.push(key);
+  }
+  if (filled.length > 0) markTextFields(target, filled);
+}
+
 function checkDeclaration(spec: RouteSpec): void {
   const staffMayCall = spec.auth === 'open' || (typeof spec.auth === 'object' && spec.auth.kinds.includes('admin'));
   if (staffMayCall && spec.permission === undefined) {
@@ -157,18 +202,17 @@ function mount(app: FastifyInstance, spec: RouteSpec, deps: RouteDeps): void {
   const limits = spec.upload ? { ...deps.uploads.limits, ...(spec.upload === true ? {} : spec.upload) } : null;
   for (const channel of spec.channels) {
     const url = CHANNEL_PREFIX[channel] + spec.path;
-    const variants: Array<{ method: 'GET' | 'POST'; inputFrom: 'body' | 'query' }> =
-      spec.method === 'ANY' ? [{ method: 'POST', inputFrom: 'body' }, { method: 'GET', inputFrom: 'query' }]
-        : [{ method: spec.method, inputFrom: spec.method === 'GET' ? 'query' : 'body' }];
-    for (const variant of variants) {
+    for (const variant of variantsOf(spec)) {
       // An ANY route reads the same fields from the query string when called with GET.
-      const bodySchema = variant.method === 'POST' ? spec.body : undefined;
-      const querySchema = spec.method === 'ANY' && variant.method === 'GET' ? spec.body : spec.query;
+      const bodySchema = variant.inputFrom === 'body' ? spec.body : undefined;
+      const querySchema = spec.method === 'ANY' ? (variant.inputFrom === 'query' ? spec.body : undefined) : spec.query;
+      const mergeQuery = spec.method === 'ANY' && variant.inputFrom === 'body';
       app.route({
         method: variant.method,
         url,
         ...(spec.bodyLimit ? { bodyLimit: spec.bodyLimit } : {}),
         schema: {
+          ...(variant.hidden ? { hide: true } : {}),
           summary: spec.summary,
           tags: spec.tags,
           security: security(spec),
@@ -196,6 +240,7 @@ function mount(app: FastifyInstance, spec: RouteSpec, deps: RouteDeps): void {
           ? async (request: FastifyRequest) => {
             if (limits) request.body = await receiveMultipart(request, deps.uploads.tempDir, limits);
             else if (bodySchema && request.body === undefined) request.body = {};
+            if (mergeQuery) fillFromQuery(request);
             // Signatures cover the raw body, so they are checked once it has been read whole.
             await deps.authenticator.authenticateSignature(request, spec.auth);
           }
@@ -203,6 +248,7 @@ function mount(app: FastifyInstance, spec: RouteSpec, deps: RouteDeps): void {
             // A POST without any body (no Content-Type either) is an empty request object, as an
             // empty JSON body already is (DESIGN.md §5.2): paging and filter fields are all optional.
             if (bodySchema && request.body === undefined) request.body = {};
+            if (mergeQuery) fillFromQuery(request);
             done();
           },
         // Before the answer leaves, so a client never sees its upload's temporary files linger.
@@ -224,7 +270,8 @@ function mount(app: FastifyInstance, spec: RouteSpec, deps: RouteDeps): void {
 
 /**
  * Mounts every route under its channel prefixes. Upload routes live in a context of their own that
- * alone parses multipart bodies; everywhere else only JSON is accepted (platform/http/body.ts).
+ * alone parses multipart bodies (and refuses any other); everywhere else JSON and form bodies are
+ * accepted (platform/http/body.ts).
  */
 export async function registerRoutes(app: FastifyInstance, routes: RouteSpec[], deps: RouteDeps): Promise<void> {
   for (const spec of routes.filter((r) => !r.upload)) mount(app, spec, deps);
