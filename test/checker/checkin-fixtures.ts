@@ -64,7 +64,7 @@ export async function heldCard(db: Db, modelId: number, card: Parameters<typeof 
   const cardId = await createCard(db, { card_model_id: modelId, card_number: cardNumber, ...card });
   const holderName = `Holder ${uniq()}`;
   const holderPhone = `139${String(cardId % 100_000_000).padStart(8, '0')}`;
-  const idNo = binding.id_no ?? uniq('3301').slice(0, 18);
+  const idNo = binding.id_no ?? uniq('3301').slice(0, 18).toUpperCase();
   await createCardBinding(db, { card_id: cardId, name: holderName, phone: holderPhone, id_no: idNo, id_type: binding.id_type ?? 1, face_photo: binding.face_photo ?? null });
   return { cardId, cardNumber, holderName, holderPhone, idNo };
 }

@@ -72,7 +72,7 @@ describe('a nonce makes a re-sent scan idempotent', () => {
 
     // The same by ID number: the same person again is the same refusal, another person's number is not.
     const m = nonce();
-    const nobody = { skuId: spot.skuId, idNo: uniq('9').slice(0, 18), nonce: m };
+    const nobody = { skuId: spot.skuId, idNo: uniq('9').slice(0, 18).toUpperCase(), nonce: m };
     const noCard = await checkIn(t, spot.checker.token, nobody);
     expect(noCard.body.errcode).toBe(1_013_000_008);
     expect((await checkIn(t, spot.checker.token, nobody)).body).toEqual(noCard.body);

@@ -235,7 +235,7 @@ describe('refusals: each has its own code and a message to read aloud, and is lo
 
 describe('check-in by ID document', () => {
   it('finds the card bound to the ID number, preferring a usable one over an expired one', async () => {
-    const idNo = uniq('330106').slice(0, 18);
+    const idNo = uniq('330106').slice(0, 18).toUpperCase();
     await heldCard(t.db, spot.modelId, { active_time: new Date(Date.now() - 400 * 24 * HOUR), expire_time: new Date(Date.now() - 24 * HOUR) }, { id_no: idNo });
     const good = await heldCard(t.db, spot.modelId, {}, { id_no: idNo });
     const res = await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo, idType: 1, checkType: 2 });
@@ -243,8 +243,16 @@ describe('check-in by ID document', () => {
     expect(res.body.data).toMatchObject({ cardNum: good.cardNumber, touristCardNo: idNo, checkType: 2 });
   });
 
+  it('takes the ID number as bindings store it: a lower-case check letter is upper-cased', async () => {
+    const idNo = `${uniq('33010').replace(/\D/g, '').slice(0, 17).padEnd(17, '0')}X`;
+    const good = await heldCard(t.db, spot.modelId, {}, { id_no: idNo });
+    const res = await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo: idNo.toLowerCase(), idType: 1 });
+    expect(res.body.errcode, res.body.errmsg).toBe(0);
+    expect(res.body.data).toMatchObject({ cardNum: good.cardNumber, touristCardNo: idNo });
+  });
+
   it('uses the person\'s card expiring soonest, one without an end last; a refusal names the card the write would have taken', async () => {
-    const idNo = uniq('330108').slice(0, 18);
+    const idNo = uniq('330108').slice(0, 18).toUpperCase();
     const days = (n: number) => new Date(Date.now() + n * 24 * HOUR);
     const endless = await heldCard(t.db, spot.modelId, { expire_time: null }, { id_no: idNo });
     const far = await heldCard(t.db, spot.modelId, { expire_time: days(300) }, { id_no: idNo });
@@ -262,7 +270,7 @@ describe('check-in by ID document', () => {
   });
 
   it('goes on to the next usable card when the first is disabled', async () => {
-    const idNo = uniq('330110').slice(0, 18);
+    const idNo = uniq('330110').slice(0, 18).toUpperCase();
     const soon = await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 30 * 24 * HOUR) }, { id_no: idNo });
     const later = await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 300 * 24 * HOUR) }, { id_no: idNo });
     await t.db.updateTable('card').set({ status: 3 }).where('id', '=', soon.cardId).execute();
@@ -270,7 +278,7 @@ describe('check-in by ID document', () => {
   });
 
   it('a person with two cards of limit 1: the first scan uses card A, the second card B, the third is refused with the limit', async () => {
-    const idNo = uniq('330111').slice(0, 18);
+    const idNo = uniq('330111').slice(0, 18).toUpperCase();
     const a = await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 30 * 24 * HOUR) }, { id_no: idNo });
     const b = await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 300 * 24 * HOUR) }, { id_no: idNo });
     const scan = () => checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo, idType: 1 });
@@ -291,7 +299,7 @@ describe('check-in by ID document', () => {
   });
 
   it('skips a card whose whole day allows fewer entries than the scan asks for, and one with too few left', async () => {
-    const idNo = uniq('330112').slice(0, 18);
+    const idNo = uniq('330112').slice(0, 18).toUpperCase();
     const threeModel = await createCardModel(t.db);
     await createCardModelRule(t.db, { card_model_id: threeModel, resource_id: spot.spuId, daily_check_limit: 3 });
     const one = await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 30 * 24 * HOUR) }, { id_no: idNo });
@@ -307,17 +315,17 @@ describe('check-in by ID document', () => {
   });
 
   it('gives the refusal of the card that got furthest when none is usable, and "no card" for a stranger', async () => {
-    const idNo = uniq('330107').slice(0, 18);
+    const idNo = uniq('330107').slice(0, 18).toUpperCase();
     await heldCard(t.db, spot.modelId, { status: 3 }, { id_no: idNo });
     await heldCard(t.db, await createCardModel(t.db), {}, { id_no: idNo });
     const res = await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo });
     expect(res.body.errcode).toBe(1_013_000_005);
-    const stranger = await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo: uniq('9').slice(0, 18) });
+    const stranger = await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo: uniq('9').slice(0, 18).toUpperCase() });
     expect(stranger.body).toEqual({ errcode: 1_013_000_008, errmsg: 'No card is bound to this person.' });
   });
 
   it('matches the ID type when one is given', async () => {
-    const idNo = uniq('E').slice(0, 12);
+    const idNo = uniq('E').slice(0, 12).toUpperCase();
     await heldCard(t.db, spot.modelId, {}, { id_no: idNo, id_type: 2 });
     expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo, idType: 1 })).body.errcode).toBe(1_013_000_008);
     expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo, idType: '2' })).body.errcode).toBe(0);
@@ -336,7 +344,7 @@ describe('check-in by face', () => {
 
   it('takes the person\'s second card when the first has used its entry today', async () => {
     const photo = facePng(100, 120, 904);
-    const idNo = uniq('330113').slice(0, 18);
+    const idNo = uniq('330113').slice(0, 18).toUpperCase();
     const a = await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 30 * 24 * HOUR) }, { id_no: idNo });
     const b = await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 300 * 24 * HOUR) }, { id_no: idNo });
     await face.createPerson({ personId: idNo, name: 'Visitor', photo });
@@ -408,7 +416,7 @@ describe('the daily limit under concurrency', () => {
   });
 
   it('parallel ID scans of a person with two cards of limit 1: no card goes over its limit, and the counters match the records', async () => {
-    const idNo = uniq('330114').slice(0, 18);
+    const idNo = uniq('330114').slice(0, 18).toUpperCase();
     const cards = [
       await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 30 * 24 * HOUR) }, { id_no: idNo }),
       await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 300 * 24 * HOUR) }, { id_no: idNo }),

@@ -191,7 +191,7 @@ describe.skipIf(!PG_URL || !REDIS_URL)('two server processes on one PostgreSQL a
     await createCheckerRelation(db, { checker_id: checker.id, sku_id: skuId, entrance_id: null });
     const cardNumber = uniq('86').slice(0, 20);
     const cardId = await createCard(db, { card_model_id: modelId, card_number: cardNumber });
-    await createCardBinding(db, { card_id: cardId, name: 'Holder', phone: '13900000001', id_no: uniq('3301').slice(0, 18), id_type: 1 });
+    await createCardBinding(db, { card_id: cardId, name: 'Holder', phone: '13900000001', id_no: uniq('3301').slice(0, 18).toUpperCase(), id_type: 1 });
 
     const login = await call(two, '/app-api/auth/checkerLogin', { mobile: checker.mobile, password: checker.password }, { ip: newClientIp() });
     expect(login.body.errcode, login.body.errmsg).toBe(0);

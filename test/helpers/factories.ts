@@ -200,7 +200,7 @@ export async function createCard(db: Executor, o: Over<'card'> = {}): Promise<nu
 export async function createCardBinding(db: Executor, o: Over<'card_binding'> & { card_id: number }): Promise<number> {
   const r = await db
     .insertInto('card_binding')
-    .values({ name: `Holder ${uniq()}`, phone: randomMobile(), id_type: 1, id_no: uniq('ID').slice(0, 32), ...o })
+    .values({ name: `Holder ${uniq()}`, phone: randomMobile(), id_type: 1, id_no: uniq('ID').slice(0, 32).toUpperCase(), ...o })
     .returning('id')
     .executeTakeFirstOrThrow();
   return r.id;

@@ -1,4 +1,5 @@
 import type { Db } from '../../platform/db/database.js';
+import { normaliseIdNumber } from '../../platform/id-document.js';
 import { isUniqueViolation } from '../../platform/db/pg-errors.js';
 import { dayText, parseDateField } from '../../platform/date-range.js';
 import { AppError, badRequest } from '../../platform/errors.js';
@@ -41,7 +42,8 @@ const given = (v: string | null | undefined) => (v == null || v.trim() === '' ? 
 
 function readScan(input: CheckInRequest, now: Date): Scan {
   const cardNumber = given(input.cardNumber);
-  const idNo = given(input.idNo);
+  // As bindings store it (normaliseIdNumber): a verifier typing the check letter in lower case finds the card.
+  const idNo = input.idNo == null ? null : given(normaliseIdNumber(input.idNo));
   const facePhoto = given(input.facePhoto);
   const named = [cardNumber, idNo, facePhoto].filter((v) => v !== null).length;
   if (named === 0) throw badRequest('cardNumber, idNo or facePhoto is required: one of them names the card');
