@@ -1,4 +1,5 @@
 import { scopeOf, type Scope } from '../../platform/auth/permissions.js';
+import { hundredths, percent } from './ratios.js';
 import type { Db } from '../../platform/db/database.js';
 import { parseDateRange, type DateRange } from '../../platform/date-range.js';
 import { XlsxExport } from '../../platform/export/xlsx-export.js';
@@ -31,8 +32,6 @@ function scopeFor(account: Account): Scope {
   return account.kind === 'openApp' ? { kind: 'platform' } : scopeOf(account);
 }
 
-const rate = (n: number, total: number) => (total === 0 ? 0 : Math.round((n * 10_000) / total) / 100);
-const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /** Statistics (spec B 2.1, 4.1; DOMAIN.md §6): each figure one SQL aggregation, scoped by the session account. */
 export function createStatisticsService(deps: { db: Db; now?: () => Date }) {
@@ -128,16 +127,16 @@ export function createStatisticsService(deps: { db: Db; now?: () => Date }) {
       const genderTotal = [...counts.gender.values()].reduce((a, b) => a + b, 0);
       const genderDistribution: PortraitItem[] = GENDERS.map(([code, label]) => ({ label, code: String(code), count: counts.gender.get(code) ?? 0, rate: 0, type: 1 }));
       if (counts.gender.get(0)) genderDistribution.push({ label: UNKNOWN, code: '0', count: counts.gender.get(0)!, rate: 0, type: 1 });
-      for (const g of genderDistribution) g.rate = rate(g.count, genderTotal);
+      for (const g of genderDistribution) g.rate = percent(g.count, genderTotal);
 
       const ageTotal = [...counts.age.values()].reduce((a, b) => a + b, 0);
       const ageDistribution: PortraitItem[] = AGE_BANDS.map(([code, label], i) => ({ label, code, count: counts.age.get(i) ?? 0, rate: 0, type: 2 }));
       if (counts.age.get(-1)) ageDistribution.push({ label: UNKNOWN, code: 'unknown', count: counts.age.get(-1)!, rate: 0, type: 2 });
-      for (const a of ageDistribution) a.rate = rate(a.count, ageTotal);
+      for (const a of ageDistribution) a.rate = percent(a.count, ageTotal);
 
       const cityTotal = counts.city.reduce((a, c) => a + c.count, 0);
       const cityDistributions: PortraitItem[] = counts.city
-        .map((c) => ({ label: c.cityId === 0 ? UNKNOWN : (c.name ?? String(c.cityId)), code: String(c.cityId), count: c.count, rate: rate(c.count, cityTotal), type: 3 }))
+        .map((c) => ({ label: c.cityId === 0 ? UNKNOWN : (c.name ?? String(c.cityId)), code: String(c.cityId), count: c.count, rate: percent(c.count, cityTotal), type: 3 }))
         .sort((a, b) => b.count - a.count || Number(a.code) - Number(b.code));
       return { genderDistribution, ageDistribution, cityDistributions };
     },
@@ -181,8 +180,8 @@ export function createStatisticsService(deps: { db: Db; now?: () => Date }) {
         oneTimes: b[1], twoTimes: b[2], threeTimes: b[3], fourTimes: b[4], fiveTimes: b[5], sixTimes: b[6], sixPlusTimes: b[7],
         cardBindCardNoCount: bindings.cards,
         cardBindIdCount: bindings.ids,
-        usedPercent: cardFig.active === 0 ? 0 : round2((uses.usedCards * 100) / cardFig.active),
-        averageUsedTimes: cardFig.active === 0 ? 0 : round2(uses.entries / cardFig.active),
+        usedPercent: percent(uses.usedCards, cardFig.active),
+        averageUsedTimes: hundredths(uses.entries, cardFig.active),
         totalNum: cardFig.active,
         donationNum: cardFig.donated,
         youZhengNum: cardFig.channels.find((c) => c.channel === BANK_CHANNEL)?.activeNum ?? 0,
