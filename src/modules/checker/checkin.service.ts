@@ -178,8 +178,8 @@ export function createCheckinService(deps: { db: Db; face: FaceService; now?: ()
           if (earlier) return await answerEarlier(earlier);
           const post = await repo.readScan(db, { ...judged, key: null, nonce: null });
           place = post.place;
-          assertScanTime(scan, started);
           assertAllowed(post.place, scan.skuId, scan.entranceId);
+          assertScanTime(scan, started);
           const person = await personOf(scan.facePhoto);
           reading = await repo.checkInScan(db, { ...judged, key: { idNo: person, idType: null }, nonce: null }, details(false), pendingOperationLog(ctx));
         } else {
@@ -189,10 +189,11 @@ export function createCheckinService(deps: { db: Db; face: FaceService; now?: ()
           reading = await repo.checkInScan(db, { ...judged, key, nonce: scan.nonce }, details(true), pendingOperationLog(ctx));
           if (reading.earlier) return await answerEarlier(reading.earlier);
           place = reading.place;
-          assertScanTime(scan, started);
         }
         const written = reading.written;
+        // The verifier's post first (DOMAIN.md §4 step 1), then the scan's time (the face path judged both already).
         const at = assertAllowed(reading.place, scan.skuId, scan.entranceId);
+        assertScanTime(scan, started);
         const chosenCard = written ? reading.cards.find((c) => c.id === written.cardId) : undefined;
         if (!written || !chosenCard) {
           const choice = chooseCard(reading.cards, scan.cardNumber ? 'card' : 'person', at, scan.consumeNum);
