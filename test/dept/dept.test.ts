@@ -99,13 +99,25 @@ describe('adding', () => {
     expect(await addOk(shopA1, { name: uniq('S ') })).toMatchObject({ merchantId: org.merchantA, shopId: org.shopA1 });
     expect(await addOk(platform, { name: uniq('P '), shopId: org.shopB })).toMatchObject({ merchantId: org.merchantB, shopId: org.shopB });
     expect((await add(platform, { name: 'Nobody\'s', parentId: 0, sort: 0 })).body.errcode).toBe(400);
-    // Platform staff of the platform's own merchant (as the bootstrap administrator is) default to it.
-    const own = await staffSession(t, { kind: 'platform', permissions: ALL, merchantId: org.merchantB });
-    expect(await addOk(own, { name: uniq('Platform ops ') })).toMatchObject({ merchantId: org.merchantB, shopId: null });
     expect((await add(platform, { name: 'Mismatch', parentId: 0, sort: 0, merchantId: org.merchantA, shopId: org.shopB })).body)
       .toEqual({ errcode: 400, errmsg: 'shopId is invalid: the shop belongs to another merchant' });
     expect((await add(platform, { name: 'Ghost', parentId: 0, sort: 0, merchantId: 999_999_999 })).body).toEqual({ errcode: 404, errmsg: 'merchant (merchantId) not found' });
     expect((await add(platform, { name: 'Ghost', parentId: 0, sort: 0, shopId: 999_999_999 })).body).toEqual({ errcode: 404, errmsg: 'shop (shopId) not found' });
+  });
+
+  it('gives platform staff\'s top-level department to the platform\'s own merchant when they name no owner', async () => {
+    const refused = { errcode: 400, errmsg: 'merchantId is required for a top-level department (or shopId, whose merchant it takes)' };
+    expect((await add(platform, { name: uniq('Ops '), parentId: 0, sort: 0 })).body).toEqual(refused);
+    const own = await createMerchant(t.db, { merchant_type: 1 });
+    try {
+      expect(await addOk(platform, { name: uniq('Platform ops ') })).toMatchObject({ merchantId: own, shopId: null });
+      // Two platform merchants: which one is meant cannot be told, so the owner must be named.
+      const second = await createMerchant(t.db, { merchant_type: 1 });
+      expect((await add(platform, { name: uniq('Ops '), parentId: 0, sort: 0 })).body).toEqual(refused);
+      await t.db.updateTable('merchant').set({ is_deleted: true }).where('id', '=', second).execute();
+    } finally {
+      await t.db.updateTable('merchant').set({ merchant_type: 2 }).where('merchant_type', '=', 1).execute();
+    }
   });
 
   it('refuses an owner outside the caller\'s merchant or shop with 403', async () => {

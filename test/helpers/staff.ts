@@ -39,9 +39,6 @@ export async function staffSession(
     merchantId = (await t.db.selectFrom('shop').select('merchant_id').where('id', '=', shopId).executeTakeFirstOrThrow()).merchant_id;
   } else if (opts.kind === 'merchant') {
     merchantId = opts.merchantId ?? (await createMerchant(t.db));
-  } else {
-    // Platform staff may belong to the platform's own merchant (the bootstrap administrator does).
-    merchantId = opts.merchantId ?? null;
   }
   const username = uniq(`${opts.kind}_`);
   passwordHash ??= hashPassword(STAFF_PASSWORD);

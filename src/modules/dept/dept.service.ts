@@ -26,7 +26,7 @@ function assertMerchantEnabled(merchant: repo.MerchantState | null): void {
  * The owner of a new top-level department: what the request names, within the caller's scope. A
  * merchant user's departments are its merchant's (or one of its shops'); a shop user's, its shop's.
  */
-async function topLevelOwner(trx: Executor, scope: Scope, input: DeptAdd, ownMerchantId: number | null): Promise<Owner> {
+async function topLevelOwner(trx: Executor, scope: Scope, input: DeptAdd): Promise<Owner> {
   let merchantId = input.merchantId ?? null;
   let shopId = input.shopId ?? (scope.kind === 'shop' ? scope.shopId : null);
   if (shopId !== null) {
@@ -35,8 +35,9 @@ async function topLevelOwner(trx: Executor, scope: Scope, input: DeptAdd, ownMer
     if (merchantId !== null && merchantId !== shop.merchantId) throw err.shopOfOtherMerchant();
     merchantId = shop.merchantId;
   }
-  // Platform staff of the platform's own merchant (the bootstrap administrator) default to it, as others do to theirs.
-  merchantId ??= scope.kind === 'platform' ? ownMerchantId : scope.merchantId;
+  // Platform staff belong to no merchant: their departments default to the platform's own (merchant type 1).
+  if (scope.kind !== 'platform') merchantId ??= scope.merchantId;
+  else merchantId ??= await repo.findPlatformMerchantId(trx);
   if (merchantId === null) throw err.ownerRequired();
   if (scope.kind !== 'platform' && merchantId !== scope.merchantId) throw err.notYourMerchant();
   if (scope.kind === 'shop' && shopId !== scope.shopId) throw err.notYourShop();
@@ -113,7 +114,7 @@ export function createDeptService(deps: { db: Db }) {
             assertInScope(ctx.account, shop);
           }
         } else {
-          owner = await topLevelOwner(trx, scope, input, ctx.account.merchantId);
+          owner = await topLevelOwner(trx, scope, input);
         }
         const leaderUserId = input.leaderUserId || null;
         await checkLeader(trx, leaderUserId, owner);
