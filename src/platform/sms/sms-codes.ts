@@ -30,8 +30,9 @@ export const SMS_CODE_LIMITS: SmsCodeLimits = { ttlS: 300, resendGapS: 60, daily
 export interface SmsCodes {
   /**
    * Texts a new 6-digit code to the phone and holds it for `ttlS` under the target, replacing an
-   * earlier one. At most one code per phone per `resendGapS` and `dailyLimit` per phone per service
-   * day, whatever the purpose (429 naming when to retry). When the SMS cannot be sent, the error of
+   * earlier one. At most one code per purpose and phone per `resendGapS`, and `dailyLimit` per purpose
+   * and phone per service day (429 naming when to retry): codes anyone may request for one purpose
+   * cannot use up another purpose's (a bank activation's, a member's phone binding). When the SMS cannot be sent, the error of
    * the sender is thrown and neither the code nor the resend slot is kept.
    */
   send(target: SmsCodeTarget): Promise<{ expiresInS: number }>;
@@ -107,17 +108,20 @@ export function createSmsCodes(opts: SmsCodesOptions): SmsCodes {
     return `sms:code:${purpose}:${phone}${session}`;
   };
 
-  /** Claims the phone's resend slot under a short lock, so two instances cannot both pass the checks. */
-  async function claimSlot(phone: string, at: number): Promise<void> {
-    const lock = `sms:lock:${phone}`;
+  /** The resend slot and daily count of a phone, per purpose. */
+  const slotOf = ({ purpose, phone }: SmsCodeTarget) => `${purpose}:${phone}`;
+
+  /** Claims the resend slot under a short lock, so two instances cannot both pass the checks. */
+  async function claimSlot(slot: string, at: number): Promise<void> {
+    const lock = `sms:lock:${slot}`;
     if (!(await store.setIfAbsent(lock, '1', LOCK_TTL_S))) throw tooSoon(limits.resendGapS);
     try {
-      const last = Number(await store.get(`sms:last:${phone}`)) || 0;
+      const last = Number(await store.get(`sms:last:${slot}`)) || 0;
       const waitMs = last + limits.resendGapS * 1000 - at;
       if (waitMs > 0) throw tooSoon(Math.ceil(waitMs / 1000));
-      const today = Number(await store.get(`sms:day:${phone}:${serviceDay(at)}`)) || 0;
+      const today = Number(await store.get(`sms:day:${slot}:${serviceDay(at)}`)) || 0;
       if (today >= limits.dailyLimit) throw tooManyToday();
-      await store.set(`sms:last:${phone}`, String(at), limits.resendGapS);
+      await store.set(`sms:last:${slot}`, String(at), limits.resendGapS);
     } finally {
       await store.del(lock);
     }
@@ -139,7 +143,8 @@ export function createSmsCodes(opts: SmsCodesOptions): SmsCodes {
     async send(target) {
       const key = codeKey(target);
       const at = now();
-      await claimSlot(target.phone, at);
+      const slot = slotOf(target);
+      await claimSlot(slot, at);
       const previous = await store.get(key);
       const record: CodeRecord = {
         id: randomBytes(12).toString('base64url'),
@@ -155,11 +160,11 @@ export function createSmsCodes(opts: SmsCodesOptions): SmsCodes {
         const remainingS = earlier ? (earlier.expiresAt - at) / 1000 : 0;
         await Promise.allSettled([
           remainingS >= 1 ? store.set(key, previous!, remainingS) : store.del(key),
-          store.del(`sms:last:${target.phone}`),
+          store.del(`sms:last:${slot}`),
         ]);
         throw err;
       }
-      await store.incr(`sms:day:${target.phone}:${serviceDay(at)}`, DAY_TTL_S);
+      await store.incr(`sms:day:${slot}:${serviceDay(at)}`, DAY_TTL_S);
       return { expiresInS: limits.ttlS };
     },
 
