@@ -164,6 +164,15 @@ describe('application/x-www-form-urlencoded bodies', () => {
     expect(res.json()).toEqual(ok({ code: 'x', ids: [7] }));
   });
 
+  it('are refused from another site\'s page (a browser sends them cross-site without asking), JSON too stays refused there', async () => {
+    const crossSite = (payload: string, contentType: string, site: string) =>
+      probe.inject({ method: 'POST', url: POST_ECHO, payload, headers: { 'content-type': contentType, 'sec-fetch-site': site } });
+    expect((await crossSite('code=x', FORM, 'cross-site')).json()).toEqual({ errcode: 403, errmsg: 'a form posted from another site is refused' });
+    expect((await crossSite('code=x', FORM, 'same-origin')).json()).toEqual(ok({ code: 'x' }));
+    expect((await crossSite('code=x', FORM, 'none')).json()).toEqual(ok({ code: 'x' }));
+    expect((await crossSite('{"code":"x"}', 'application/json', 'cross-site')).json()).toEqual(ok({ code: 'x' }));
+  });
+
   it('accept a charset parameter', async () => {
     const res = await call(probe, 'POST', POST_ECHO, 'code=x', `${FORM}; charset=UTF-8`);
     expect(res.json()).toEqual(ok({ code: 'x' }));
@@ -231,7 +240,7 @@ describe('oss/download by the spec method and the query string of its URL (qa-a2
     const up = await t.post('/open-api/oss/uploadBase64', { fileName: 'doc.pdf', content: bytes.toString('base64') }, staff);
     expect(up.body.errcode).toBe(0);
     fileKey = up.body.data.fileKey;
-    // the download URL as the service gives it out: …/manage-api/oss/download?fileKey=<key>
+    // the staff download URL as the service gave it out until 2026-11-27 (clients stored such URLs)
     fileUrl = `${DOWNLOAD}?fileKey=${encodeURIComponent(fileKey)}`;
   });
 
