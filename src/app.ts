@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { requestForLog } from './platform/http/request-log.js';
 import cookie from '@fastify/cookie';
 import type { Config } from './config.js';
 import { SharedCache } from './platform/cache.js';
@@ -50,11 +51,17 @@ const SECURITY_HEADERS = {
   'cross-origin-opener-policy': 'same-origin',
 };
 
+/** Logger options with the request serializer that keeps capabilities out of logged URLs. */
+function withRequestSerializer(logger: NonNullable<FastifyServerOptions['logger']>): FastifyServerOptions['logger'] {
+  if (typeof logger !== 'object') return logger;
+  return { ...logger, serializers: { req: requestForLog, ...logger.serializers } };
+}
+
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { config, database, store } = opts;
   const db = database.db;
   const app = Fastify({
-    logger: opts.logger ?? { level: config.logLevel },
+    logger: withRequestSerializer(opts.logger ?? { level: config.logLevel }),
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { verbose: true, coerceTypes: false } },

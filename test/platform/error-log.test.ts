@@ -135,3 +135,15 @@ describe('log levels of failures', () => {
     expect(line).toMatchObject({ level: WARN, errcode: 400, cause: { code: '22003' } });
   });
 });
+
+describe('request log', () => {
+  it('leaves a file key out of the logged URL: the key alone fetches the file', async () => {
+    const key = '2026/11/27/0123456789abcdef0123456789abcdef';
+    await app.inject({ method: 'GET', url: `/open-api/oss/file?fileKey=${encodeURIComponent(key)}&x=1` });
+    const incoming = lines.filter((l) => l.msg === 'incoming request');
+    expect(incoming.length).toBeGreaterThan(0);
+    const logged = JSON.stringify(lines);
+    expect(logged).not.toContain('0123456789abcdef0123456789abcdef');
+    expect((incoming.at(-1) as unknown as { req: { url: string } }).req.url).toBe('/open-api/oss/file?fileKey=…&x=1');
+  });
+});

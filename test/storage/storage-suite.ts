@@ -81,14 +81,14 @@ export function storageBackendSuite(backend: 'local' | 's3'): void {
           'content-type': type,
           'content-length': String(bytes.length),
           etag: `"${sha256(bytes)}"`,
-          'cache-control': 'public, max-age=31536000, immutable',
+          'cache-control': 'private, max-age=31536000, immutable',
           'x-content-type-options': 'nosniff',
           'content-disposition': `inline; filename="${name.replace(/[^\x20-\x7e]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name).replace(/[()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`,
         });
         const again = await fetchUrl(fileUrl, { 'if-none-match': `"${sha256(bytes)}"` });
         expect(again.statusCode, route).toBe(304);
         expect(again.rawPayload.length, route).toBe(0);
-        expect(again.headers, route).toMatchObject({ etag: `"${sha256(bytes)}"`, 'cache-control': 'public, max-age=31536000, immutable' });
+        expect(again.headers, route).toMatchObject({ etag: `"${sha256(bytes)}"`, 'cache-control': 'private, max-age=31536000, immutable' });
         expect(again.headers['content-length'], route).toBeUndefined();
         // Another version the client holds is no match: the bytes again.
         expect((await fetchUrl(fileUrl, { 'if-none-match': '"0000"' })).statusCode, route).toBe(200);

@@ -9,7 +9,8 @@ import type { Store } from '../../platform/store/store.js';
 import { fileNotFound } from './storage.errors.js';
 
 /** A key names one set of bytes for ever, so a fetched file never needs to be fetched again. */
-const IMMUTABLE = 'public, max-age=31536000, immutable';
+// private: the files include people's face photos, which no shared cache (proxy, CDN) should keep.
+const IMMUTABLE = 'private, max-age=31536000, immutable';
 
 /** Shown in the browser: the images uploads accept (SVG is not among them: it is markup) and PDF. Everything else downloads. */
 const INLINE: ReadonlySet<string> = new Set([...DOCUMENT_TYPES, ...FACE_IMAGE_TYPES].filter((t) => t.startsWith('image/')).concat('application/pdf'));
