@@ -219,7 +219,7 @@ describe('bankUserLogin', () => {
     expect(d).toMatchObject({ userId: activated.body.data.data.memberId, mobile: person.phone });
     expect(d.cards).toEqual([{
       cardNumber: activated.body.data.data.cardNumber, cardModelName: activated.body.data.data.cardModelName, status: 2,
-      activeTime: activated.body.data.data.activeTime, expireTime: activated.body.data.data.expireTime, userName: person.userName, idType: 1,
+      activeTime: activated.body.data.data.activeTime, expireTime: activated.body.data.data.expireTime, userName: person.userName, idType: '1',
       idNo: `${person.userIdno.slice(0, 6)}********${person.userIdno.slice(14)}`,
     }]);
     // a member session of the mini program, not a bank one

@@ -86,13 +86,13 @@ describe('rules', () => {
     const resourceId = nextSpot();
     const rule = await addRule({ resourceId, settlementWay: 1, buyPrice: 2700, settlementFactor: 0.9, dailyCheckLimit: 2 });
     expect(rule).toMatchObject({
-      cardModelId: org.modelA, resourceId, resourceType: 2, merchantId: org.merchantA, settlementWay: 1, buyPrice: 2700, settlementFactor: 0.9,
+      cardModelId: org.modelA, resourceId, resourceType: 2, merchantId: org.merchantA, settlementWay: '1', buyPrice: 2700, settlementFactor: 0.9,
       buyoutAmount: null, sharePercent: null, dailyCheckLimit: 2, prices: [],
     });
     const dup = await t.post(`${P}/addCardModelRule`, { cardModelId: org.modelA, resourceId, settlementWay: 5 }, merchantA.token);
     expect(dup.body).toEqual({ errcode: 409, errmsg: `the card model already has a rule for resource "${rule.resourceName}"` });
     const share = await addRule({ settlementWay: 3, sharePercent: 12.5 });
-    expect(share).toMatchObject({ settlementWay: 3, sharePercent: 12.5, settlementFactor: 1, dailyCheckLimit: 1 });
+    expect(share).toMatchObject({ settlementWay: '3', sharePercent: 12.5, settlementFactor: 1, dailyCheckLimit: 1 });
     const buyout = await addRule({ settlementWay: 2, buyoutAmount: 9_000_000 });
     expect(buyout.buyoutAmount).toBe(9_000_000);
     const list = await t.post(`${P}/queryCardModelRuleList`, { cardModelId: org.modelA }, merchantA.token);
@@ -103,7 +103,7 @@ describe('rules', () => {
     const resourceId = nextSpot();
     const rule = await addRule({ resourceId, settlementWay: 4 });
     expect((await t.post(`${P}/updateCardModelRule`, { id: rule.id, settlementWay: 1, buyPrice: 1500, settlementFactor: 0.85 }, merchantA.token)).body.errcode).toBe(0);
-    expect((await t.post(`${P}/getCardModelRule`, { id: rule.id }, merchantA.token)).body.data).toMatchObject({ settlementWay: 1, buyPrice: 1500, settlementFactor: 0.85 });
+    expect((await t.post(`${P}/getCardModelRule`, { id: rule.id }, merchantA.token)).body.data).toMatchObject({ settlementWay: '1', buyPrice: 1500, settlementFactor: 0.85 });
     expect((await t.post(`${P}/deleteCardModelRule`, { id: rule.id }, merchantA.token)).body.errcode).toBe(0);
     expect((await t.post(`${P}/getCardModelRule`, { id: rule.id }, merchantA.token)).body).toEqual({ errcode: 404, errmsg: 'card model rule not found' });
     const again = await t.post(`${P}/addCardModelRule`, { cardModelId: org.modelA, resourceId, settlementWay: 5 }, merchantA.token);

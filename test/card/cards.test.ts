@@ -107,7 +107,7 @@ describe('activation', () => {
     const [cardNumber] = await cards();
     const res = await t.post(`${C}/activateCard`, { cardNumber, channel: 6, activeTime: '2026-01-31 10:00:00', isDonation: true, orderNo: 'ORD-1' }, sellerShop.token);
     expect(res.body.data).toMatchObject({
-      cardNumber, status: 1, activated: true, channel: 6, activeTime: '2026-01-31 10:00:00', expireTime: '2027-01-31 10:00:00',
+      cardNumber, status: 1, activated: true, channel: '6', activeTime: '2026-01-31 10:00:00', expireTime: '2027-01-31 10:00:00',
       merchantId: org.seller, shopId: org.sellerShop, activeBy: sellerShop.userId, isDonation: true, orderNo: 'ORD-1', holder: null,
     });
     // An explicit expiry, and a month end: Jan 31 + 1 month is the last day of February (as PostgreSQL counts months).
@@ -152,7 +152,7 @@ describe('binding', () => {
     const memberId = await createMember(t.db, { mobile: phone });
     const cardNumber = await activated();
     const res = await t.post(`${C}/bindCard`, { cardNumber, name: ' Li Lei ', phone, idType: 1, idNo: idNumber('19851111', '452').toLowerCase() }, sellerShop.token);
-    expect(res.body.data).toMatchObject({ status: 2, holder: { name: 'Li Lei', phone, idType: 1, idNo: idNumber('19851111', '452'), memberId, facePhoto: null } });
+    expect(res.body.data).toMatchObject({ status: 2, holder: { name: 'Li Lei', phone, idType: '1', idNo: idNumber('19851111', '452'), memberId, facePhoto: null } });
     expect(res.body.data.holder.boundTime).toMatch(/^\d{4}-/);
   });
 

@@ -98,8 +98,8 @@ describe('addShop', () => {
     expect(got.data).toMatchObject({
       id: added.id, merchantId: merchantAId, name, status: 2, address: '1 Creek Road', mobile: '0571-87654321', lng: '120.1234', logo: null,
       relationList: [
-        { id: expect.any(Number), thirdName: 'Digital platform', thirdId: 'DT-1', channelType: 3, remark: 'id there' },
-        { id: expect.any(Number), thirdName: null, thirdId: 'BANK-7', channelType: 6, remark: null },
+        { id: expect.any(Number), thirdName: 'Digital platform', thirdId: 'DT-1', channelType: '3', remark: 'id there' },
+        { id: expect.any(Number), thirdName: null, thirdId: 'BANK-7', channelType: '6', remark: null },
       ],
     });
     const dept = await t.db.selectFrom('dept').selectAll().where('id', '=', added.deptId).executeTakeFirstOrThrow();

@@ -295,7 +295,7 @@ describe('profitAccounting/cardModel', () => {
       oneTimes: 1, twoTimes: 0, threeTimes: 0, fourTimes: 0, fiveTimes: 1, sixTimes: 0, sixPlusTimes: 1,
       cardBindCardNoCount: 4, cardBindIdCount: 4, usedPercent: 50, averageUsedTimes: 2.17, totalNum: 6, donationNum: 1, youZhengNum: 3,
     });
-    expect(p.channelList).toEqual([{ channel: 1, activeNum: 2 }, { channel: 3, activeNum: 1 }, { channel: 6, activeNum: 3 }]);
+    expect(p.channelList).toEqual([{ channel: '1', activeNum: 2 }, { channel: '3', activeNum: 1 }, { channel: '6', activeNum: 3 }]);
     expect(p.resourceList).toEqual([
       { resourceId: w.spuA1, resourceName: 'Lake A1', buyPrice: 5000, checkNum: 5, shopId: w.shopA1, shopName: expect.any(String), cityId: 330100, cityName: '杭州市' },
       { resourceId: w.spuB, resourceName: 'Hill B', buyPrice: 3000, checkNum: 8, shopId: w.shopB1, shopName: expect.any(String), cityId: 310100, cityName: '上海市' },

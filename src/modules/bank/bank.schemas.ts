@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox';
-import { DateRange, MobilePhone, Nullable, Opt, PageFields } from '../../platform/http/schemas.js';
+import { DateRange, MobilePhone, Nullable, Opt, PageFields, CodeText } from '../../platform/http/schemas.js';
 
 /** Bank-channel shapes of spec B 2.4 (and the ones designed here: SMS codes, login answers, export filters). */
 
@@ -67,7 +67,7 @@ export const HolderCard = Type.Object({
   activeTime: DateTime,
   expireTime: DateTime,
   userName: Text,
-  idType: Int,
+  idType: CodeText('IdType code "1"-"9"'),
   idNo: Nullable(Type.String({ description: 'masked' })),
 });
 

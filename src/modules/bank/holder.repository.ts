@@ -1,4 +1,5 @@
 import type { Executor } from '../../platform/db/executor.js';
+import { codeText } from '../../platform/http/schemas.js';
 import type { Account } from '../../platform/http/context.js';
 import { maskIdNumber } from '../../platform/id-number.js';
 import { formatDateTime } from '../../platform/time.js';
@@ -12,7 +13,7 @@ export interface HolderCard {
   activeTime: string | null;
   expireTime: string | null;
   userName: string | null;
-  idType: number | null;
+  idType: string | null;
   idNo: string | null;
 }
 
@@ -57,7 +58,7 @@ export async function listHolderCards(db: Executor, phone: string): Promise<Hold
     activeTime: formatDateTime(r.active_time),
     expireTime: formatDateTime(r.expire_time),
     userName: r.name,
-    idType: r.id_type,
+    idType: codeText(r.id_type),
     idNo: maskIdNumber(r.id_no),
   }));
 }

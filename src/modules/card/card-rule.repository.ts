@@ -28,7 +28,7 @@ function toRule(r: RuleRow, prices: RulePrice[]): Rule {
     merchantId: r.merchant_id,
     shopId: r.shop_id,
     shopName: r.shop_name,
-    settlementWay: r.settlement_way,
+    settlementWay: String(r.settlement_way),
     buyPrice: r.buy_price,
     settlementFactor: Number(r.settlement_factor),
     buyoutAmount: r.buyout_amount,

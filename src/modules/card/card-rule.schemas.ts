@@ -28,7 +28,7 @@ export const RuleResponse = Type.Object({
   merchantId: Type.Integer({ description: 'the resource\'s merchant' }),
   shopId: Type.Integer({ description: 'the resource\'s shop' }),
   shopName: Nullable(Type.String()),
-  settlementWay: Type.Integer(),
+  settlementWay: Type.String({ description: 'SettlementWay code "1"-"5"' }),
   buyPrice: Nullable(Type.Integer({ description: 'per-check price, cents (way 1)' })),
   settlementFactor: Type.Number(),
   buyoutAmount: Nullable(Type.Integer({ description: 'cents (way 2)' })),

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { codeText } from '../../platform/http/schemas.js';
 import type { Scope } from '../../platform/auth/permissions.js';
 import type { DateRange } from '../../platform/date-range.js';
 import type { Executor } from '../../platform/db/executor.js';
@@ -55,7 +56,7 @@ function toCard(r: CardRow): CardState {
     status: Number(r.status),
     activated: r.active_time !== null,
     medium: r.medium,
-    channel: r.channel,
+    channel: codeText(r.channel),
     merchantId: r.merchant_id,
     merchantName: r.merchant_name,
     shopId: r.shop_id,
@@ -68,7 +69,7 @@ function toCard(r: CardRow): CardState {
     orderNo: r.order_no,
     statusReason: r.status_reason,
     holder: r.binding_id === null ? null : {
-      name: r.holder_name, phone: r.holder_phone, idType: r.holder_id_type, idNo: r.holder_id_no, facePhoto: r.holder_face, memberId: r.holder_member,
+      name: r.holder_name, phone: r.holder_phone, idType: codeText(r.holder_id_type), idNo: r.holder_id_no, facePhoto: r.holder_face, memberId: r.holder_member,
       boundTime: formatDateTime(r.bound_at),
     },
     createdTime: formatDateTime(r.created_at),

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { DateRange, DateTimeText, Id, MobilePhone, Nullable, Opt, PageFields } from '../../platform/http/schemas.js';
+import { DateRange, DateTimeText, Id, MobilePhone, Nullable, Opt, PageFields, CodeText } from '../../platform/http/schemas.js';
 
 /** Cards: generated in batches, activated (sold), bound to a holder, unbound, disabled, expired. */
 
@@ -13,7 +13,7 @@ const CardNumber = Type.String({ minLength: 4, maxLength: 32, pattern: '^[0-9A-Z
 export const Holder = Type.Object({
   name: Nullable(Type.String()),
   phone: Nullable(Type.String()),
-  idType: Nullable(Type.Integer()),
+  idType: CodeText('IdType code "1"-"9"'),
   idNo: Nullable(Type.String()),
   facePhoto: Nullable(Type.String()),
   memberId: Nullable(Type.Integer({ description: 'the member whose mobile is the holder\'s phone, when there is one' })),
@@ -30,7 +30,7 @@ export const CardResponse = Type.Object({
   status: Type.Integer({ description: '1 unbound, 2 bound, 3 disabled, 4 expired (a card whose expiry has passed reads 4 at once)' }),
   activated: Type.Boolean({ description: 'sold and activated (activeTime set)' }),
   medium: Type.Integer({ description: '1 chip, 2 electronic' }),
-  channel: Nullable(Type.Integer({ description: 'ChannelType it was sold through' })),
+  channel: CodeText('ChannelType code "1"-"8" it was sold through'),
   merchantId: Nullable(Type.Integer({ description: 'the selling (or stock-holding) merchant' })),
   merchantName: Nullable(Type.String()),
   shopId: Nullable(Type.Integer()),

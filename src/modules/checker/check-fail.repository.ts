@@ -1,4 +1,5 @@
 import type { Scope } from '../../platform/auth/permissions.js';
+import { codeText } from '../../platform/http/schemas.js';
 import type { Executor } from '../../platform/db/executor.js';
 import { paginate } from '../../platform/db/paginate.js';
 import { scopeCondition } from '../../platform/db/scope.js';
@@ -91,7 +92,7 @@ export function pageCheckFails(db: Executor, f: CheckFailFilter, scope: Scope, p
     entranceName: r.entrance_name,
     cardId: r.card_id,
     cardNumber: r.card_number,
-    idType: r.id_type,
+    idType: codeText(r.id_type),
     idNo: r.id_no,
     facePhoto: r.face_photo,
     checkType: r.check_type,

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { DateRange, DateTimeText, Id, Keywords, Nullable, Opt, PageFields } from '../../platform/http/schemas.js';
+import { DateRange, DateTimeText, Id, Keywords, Nullable, Opt, PageFields, CodeText } from '../../platform/http/schemas.js';
 
 /** Check-in at the gate (DOMAIN.md §4) and the consume records of spec B 2.2. */
 
@@ -95,7 +95,7 @@ export const CheckFailResponse = Type.Object({
   entranceName: Text,
   cardId: Nullable(Type.Integer()),
   cardNumber: Text,
-  idType: Nullable(Type.Integer()),
+  idType: CodeText('IdType code "1"-"9"'),
   idNo: Text,
   facePhoto: Text,
   checkType: Nullable(Type.Integer()),

@@ -40,7 +40,8 @@ function columns(v: ShopValues): Insertable<ShopTable> {
 }
 
 function toRelation(r: Selectable<ShopRelationTable>) {
-  return { id: r.id, thirdName: r.third_name, thirdId: r.third_id, channelType: r.channel_type, remark: r.remark };
+  // A ChannelType travels as its string code (spec A 2.2), as the add request sends it.
+  return { id: r.id, thirdName: r.third_name, thirdId: r.third_id, channelType: r.channel_type == null ? null : String(r.channel_type), remark: r.remark };
 }
 
 /** A living merchant with its status, held against a concurrent change until the transaction ends. */

@@ -83,7 +83,7 @@ export const ShopRelation = Type.Object({
   id: Type.Integer(),
   thirdName: Nullable(Type.String()),
   thirdId: Nullable(Type.String()),
-  channelType: Nullable(Type.Integer()),
+  channelType: Nullable(Type.String({ description: 'ChannelType code "1"-"8"' })),
   remark: Nullable(Type.String()),
 });
 

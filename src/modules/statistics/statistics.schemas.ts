@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { DateRange, Id, Nullable, Opt, PageFields } from '../../platform/http/schemas.js';
+import { DateRange, Id, Nullable, Opt, PageFields, CodeText } from '../../platform/http/schemas.js';
 
 /** Spec B 2.1: the statistics requests and answers (money in integer cents). */
 
@@ -24,7 +24,7 @@ const ProfitResource = Type.Object({
 });
 
 const ChannelActivations = Type.Object({
-  channel: Nullable(Type.Integer({ description: 'ChannelType 1–8; null for cards without a channel' })),
+  channel: CodeText('ChannelType code "1"-"8"; null for cards without a channel'),
   activeNum: Type.Integer(),
 });
 

@@ -1,4 +1,5 @@
 import { scopeOf, type Scope } from '../../platform/auth/permissions.js';
+import { codeText } from '../../platform/http/schemas.js';
 import { hundredths, percent } from './ratios.js';
 import type { Db } from '../../platform/db/database.js';
 import { parseDateRange, type DateRange } from '../../platform/date-range.js';
@@ -185,7 +186,7 @@ export function createStatisticsService(deps: { db: Db; now?: () => Date }) {
         totalNum: cardFig.active,
         donationNum: cardFig.donated,
         youZhengNum: cardFig.channels.find((c) => c.channel === BANK_CHANNEL)?.activeNum ?? 0,
-        channelList: cardFig.channels,
+        channelList: cardFig.channels.map((c) => ({ channel: codeText(c.channel), activeNum: c.activeNum })),
       };
     },
   };

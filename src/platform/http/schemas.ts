@@ -68,3 +68,8 @@ export function orEmpty(schema: TString): TString {
   const { pattern, description } = schema as TString & { pattern?: string; description?: string };
   return Type.String({ ...schema, ...(pattern ? { pattern: `^$|${pattern}` } : {}), description: `${description ?? ''} ("" clears it)`.trim() });
 }
+
+/** An enumeration's code in an answer: spec A 2.2, "codes are strings in payloads" ("3", not 3). */
+export const CodeText = (description: string) => Nullable(Type.String({ description }));
+/** The stored integer code as it travels (CodeText). */
+export const codeText = (code: number | null | undefined): string | null => (code == null ? null : String(code));
