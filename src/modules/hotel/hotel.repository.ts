@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import { codeText } from '../../platform/http/schemas.js';
 import type { HotelInfoTable, HotelOrderRoomTable, HotelOrderTable, HotelPlanTable, HotelRoomTypeTable } from '../../db/tables/hotel.js';
 import type { Executor } from '../../platform/db/executor.js';
 import { formatDateTime } from '../../platform/time.js';
@@ -15,7 +16,7 @@ function audit(r: { is_deleted: boolean; created_by: number | null; created_at: 
 
 function toOrder(r: Selectable<HotelOrderTable>): Detail['order'] {
   return {
-    id: r.id, orderNo: r.order_no, channel: r.channel == null ? null : String(r.channel), merchantId: r.merchant_id, shopId: r.shop_id, hotelId: r.hotel_id, roomTypeId: r.room_type_id,
+    id: r.id, orderNo: r.order_no, channel: codeText(r.channel), merchantId: r.merchant_id, shopId: r.shop_id, hotelId: r.hotel_id, roomTypeId: r.room_type_id,
     planId: r.plan_id, purchaseDate: when(r.purchase_date), checkInDate: r.check_in_date, checkOutDate: r.check_out_date,
     expectedArrivalTime: r.expected_arrival_time, actualCheckinTime: formatDateTime(r.actual_checkin_time),
     actualCheckoutTime: formatDateTime(r.actual_checkout_time), stayNights: r.stay_nights, roomNum: r.room_num, originalAmount: r.original_amount,

@@ -1,4 +1,5 @@
 import { sql, type Selectable } from 'kysely';
+import { codeText } from '../../platform/http/schemas.js';
 import type { MemberTable } from '../../db/tables/organisation.js';
 import type { Scope } from '../../platform/auth/permissions.js';
 import type { Executor } from '../../platform/db/executor.js';
@@ -50,7 +51,7 @@ function toMember(r: MemberRow): MemberResponse {
 export function toPageRow(r: MemberRow): MemberPageResponse {
   return {
     ...toMember(r),
-    channel: r.channel == null ? null : String(r.channel),
+    channel: codeText(r.channel),
     thirdId: r.third_id,
     password: null,
     isDeleted: r.is_deleted,

@@ -7,7 +7,7 @@ import type { Reference, ReferenceCheck } from '../../platform/db/references.js'
 import { scopeCondition } from '../../platform/db/scope.js';
 import { containsPattern, keywordsCondition } from '../../platform/db/text-match.js';
 import type { Page, PageRequest } from '../../platform/http/paging.js';
-import { LIST_MAX_ROWS } from '../../platform/http/schemas.js';
+import { LIST_MAX_ROWS, codeText } from '../../platform/http/schemas.js';
 import type { Shop, ShopFilter, ShopTextField } from './shop.schemas.js';
 
 /** The stored shop without its relations. */
@@ -41,7 +41,7 @@ function columns(v: ShopValues): Insertable<ShopTable> {
 
 function toRelation(r: Selectable<ShopRelationTable>) {
   // A ChannelType travels as its string code (spec A 2.2), as the add request sends it.
-  return { id: r.id, thirdName: r.third_name, thirdId: r.third_id, channelType: r.channel_type == null ? null : String(r.channel_type), remark: r.remark };
+  return { id: r.id, thirdName: r.third_name, thirdId: r.third_id, channelType: codeText(r.channel_type), remark: r.remark };
 }
 
 /** A living merchant with its status, held against a concurrent change until the transaction ends. */
