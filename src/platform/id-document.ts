@@ -39,9 +39,12 @@ const OTHER_RULES: Record<number, { pattern: RegExp; text: string }> = {
   9: { pattern: /^[A-Z]?\d{9,12}$/, text: '9 to 12 digits, optionally after one letter' },
 };
 
-/** The document number as stored: trimmed, letters upper-cased (a lower-case x check digit is common). */
+/**
+ * The document number as stored: full-width forms folded (NFKC: "３３０１…" typed with a Chinese input
+ * method is 3301…), trimmed, letters upper-cased (a lower-case x check digit is common).
+ */
 export function normaliseIdNumber(idNo: string): string {
-  return idNo.trim().toUpperCase();
+  return idNo.normalize('NFKC').trim().toUpperCase();
 }
 
 /**

@@ -1,4 +1,5 @@
 import { badRequest } from '../../platform/errors.js';
+import { normaliseIdNumber } from '../../platform/id-document.js';
 
 /** IdType of spec A 2.2 (codes 1–9). */
 export const IdType = {
@@ -72,7 +73,7 @@ const RULES: Record<number, Rule> = {
 export function normaliseIdentityNo(idType: number, identityNo: string, today = new Date()): string {
   const rule = RULES[idType];
   if (!rule) throw badRequest('idType is invalid: must be between 1 and 9');
-  const id = identityNo.trim().toUpperCase();
+  const id = normaliseIdNumber(identityNo);
   const problem = rule.problem(id, today);
   if (problem) throw badRequest(`identityNo is invalid: a ${rule.label} number (idType ${idType}) ${problem}`);
   return id;
