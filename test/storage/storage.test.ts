@@ -333,6 +333,14 @@ describe('downloads are authorised through the file record', () => {
 });
 
 describe('uploadWithFaceCheck', () => {
+  it('refuses a form posted from another site\'s page (a browser sends multipart cross-site without asking)', async () => {
+    const before = await t.db.selectFrom('file_object').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const res = await postForm(t, `${O}/uploadWithFaceCheck`, [['file', { name: 'x.jpg', bytes: FACE_JPEG }]], { remoteAddress: nextIp(), headers: { 'sec-fetch-site': 'cross-site' } });
+    expect(res.body).toEqual({ errcode: 403, errmsg: 'a form posted from another site is refused' });
+    const after = await t.db.selectFrom('file_object').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    expect(Number(after.n)).toBe(Number(before.n));
+  });
+
   it('is login-free, keeps a face photo the face service can read back through its URL', async () => {
     const res = await postForm(t, `${O}/uploadWithFaceCheck`, [['file', { name: '自拍.jpg', bytes: FACE_JPEG }]], { remoteAddress: nextIp() });
     expect(res.body.errcode, res.body.errmsg).toBe(0);

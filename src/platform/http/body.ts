@@ -24,10 +24,8 @@ export function registerJsonBody(app: FastifyInstance): void {
   // JSON and form bodies only (multipart is added by the upload routes); anything else is refused as 400.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (req: FastifyRequest, text: string | Buffer, done) => {
-    // A form is the one body a browser posts to another site without asking it first (CORS): one sent
-    // from another site's page is refused, so no page can make its visitors' browsers call us. Apps,
-    // mini programs and servers send no Sec-Fetch-Site; a JSON post needs a preflight we never grant.
-    if (req.headers['sec-fetch-site'] === 'cross-site') return done(new AppError(ErrorCode.FORBIDDEN, 'a form posted from another site is refused'), undefined);
+    const crossSite = crossSiteForm(req);
+    if (crossSite) return done(crossSite, undefined);
     const raw = typeof text === 'string' ? text : text.toString('utf8');
     req.rawBody = raw;
     done(null, parseForm(raw));
@@ -44,6 +42,16 @@ export function registerJsonBody(app: FastifyInstance): void {
     }
     done(null, unwrap(parsed));
   });
+}
+
+/**
+ * Forms (url-encoded or multipart) are the bodies a browser posts to another site without asking it
+ * first (CORS): one sent from another site's page is refused, so no page can make its visitors'
+ * browsers call us. Apps, mini programs and servers send no Sec-Fetch-Site; a JSON post needs a
+ * preflight we never grant.
+ */
+export function crossSiteForm(req: FastifyRequest): AppError | null {
+  return req.headers['sec-fetch-site'] === 'cross-site' ? new AppError(ErrorCode.FORBIDDEN, 'a form posted from another site is refused') : null;
 }
 
 function unwrap(value: unknown): unknown {

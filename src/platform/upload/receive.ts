@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { crossSiteForm } from '../http/body.js';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdir, unlink } from 'node:fs/promises';
@@ -92,6 +93,8 @@ function mapMultipartError(err: unknown, limits: UploadLimits): unknown {
  */
 export async function receiveMultipart(request: FastifyRequest, tempDir: string, limits: UploadLimits): Promise<Record<string, string>> {
   if (!request.isMultipart()) throw badRequest('unsupported content type: send multipart/form-data');
+  const crossSite = crossSiteForm(request);
+  if (crossSite) throw crossSite;
   await mkdir(tempDir, { recursive: true });
   const fields: Record<string, string> = Object.create(null);
   const files: UploadedFile[] = [];
