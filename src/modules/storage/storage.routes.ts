@@ -51,7 +51,7 @@ export function storageRoutes(
     }),
     defineRoute({
       method: 'GET', path: '/oss/file', channels: ['open'], auth: 'public',
-      summary: 'Login-free: a stored file by its fileKey (the fileUrl uploads answer; the unguessable key authorises). Immutable: cacheable for a year, 304 on If-None-Match; limited per client address', tags,
+      summary: 'Login-free: a stored file by its fileKey (the fileUrl uploads answer; the unguessable key authorises). Immutable: cached privately for a year, 304 on If-None-Match; limited per client address', tags,
       query: FileFetchQuery, response: 'file',
       handler: async (ctx, { query }, { request, reply }) => {
         // Refusals (the envelope, HTTP 200 as everywhere) must not be kept by a cache in front of
