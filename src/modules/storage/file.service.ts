@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { parseByteRange } from '../../platform/http/byte-range.js';
 import type { Config } from '../../config.js';
 import { badRequest } from '../../platform/errors.js';
 import type { RequestContext } from '../../platform/http/context.js';
@@ -25,9 +26,16 @@ export function servedType(recorded: string): { contentType: string; inline: boo
   return { contentType: recorded.startsWith('text/') ? `${recorded}; charset=utf-8` : recorded, inline: INLINE.has(recorded) };
 }
 
+/** What the client sent that shapes the answer. */
+export interface FetchConditions {
+  ifNoneMatch?: string;
+  range?: string;
+  ifRange?: string;
+}
+
 export interface FileFetch {
-  /** 200 with the bytes, or 304 when the client's If-None-Match names them */
-  status: 200 | 304;
+  /** 200 with the bytes, 206 with the asked range of them, 304 when If-None-Match names them, 416 for a range past the end */
+  status: 200 | 206 | 304 | 416;
   file: FileResponse;
 }
 
@@ -55,26 +63,41 @@ export function createFileService(deps: FileServiceDeps) {
       return enforceRate(store, 'file-fetch', ctx.ip, config.fileFetchRatePerMin);
     },
 
-    async fetch(fileKey: string, ifNoneMatch: string | undefined): Promise<FileFetch> {
+    async fetch(fileKey: string, when: FetchConditions = {}): Promise<FileFetch> {
       const key = fileKey.trim();
       if (!isFileKey(key)) throw badRequest('fileKey is invalid: send the fileKey an upload answered');
       const record = await storage.find(key);
       if (!record) throw fileNotFound();
       const { contentType, inline } = servedType(record.contentType);
       const etag = `"${record.sha256}"`;
-      if (matchesEtag(ifNoneMatch, etag)) {
+      if (matchesEtag(when.ifNoneMatch, etag)) {
         return { status: 304, file: new FileResponse(contentType, Readable.from([]), { headers: validators(etag) }) };
       }
-      const object = await storage.objects.open(key);
+      // A range is honoured for these very bytes only (If-Range naming another version sends them whole):
+      // players seek, and iOS plays a video only from a server that answers ranges.
+      const range = when.ifRange === undefined || when.ifRange === etag ? parseByteRange(when.range, record.size) : null;
+      const common = { ...validators(etag), 'accept-ranges': 'bytes' };
+      if (range === 'unsatisfiable') {
+        return { status: 416, file: new FileResponse(contentType, Readable.from([]), { headers: { ...common, 'content-range': `bytes */${record.size}`, 'content-length': '0' } }) };
+      }
+      const object = await storage.objects.open(key, range ?? undefined);
       if (!object) throw fileNotFound();
+      const disposition = contentDisposition(record.fileName, inline ? 'inline' : 'attachment');
+      if (range) {
+        return {
+          status: 206,
+          file: new FileResponse(contentType, object.stream, {
+            headers: {
+              ...common, 'content-disposition': disposition,
+              'content-range': `bytes ${range.start}-${range.end}/${object.size}`, 'content-length': String(range.end - range.start + 1),
+            },
+          }),
+        };
+      }
       return {
         status: 200,
         file: new FileResponse(contentType, object.stream, {
-          headers: {
-            ...validators(etag),
-            'content-length': String(object.size),
-            'content-disposition': contentDisposition(record.fileName, inline ? 'inline' : 'attachment'),
-          },
+          headers: { ...common, 'content-length': String(object.size), 'content-disposition': disposition },
         }),
       };
     },

@@ -58,7 +58,9 @@ export function storageRoutes(
         // the service in place of the file; the bytes replace this with their own caching.
         reply.header('cache-control', 'no-store');
         await svc.files.admit(ctx);
-        const out = await svc.files.fetch(query.fileKey, request.headers['if-none-match']);
+        const h = request.headers;
+        const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+        const out = await svc.files.fetch(query.fileKey, { ifNoneMatch: one(h['if-none-match']), range: one(h.range), ifRange: one(h['if-range']) });
         reply.code(out.status);
         return out.file;
       },

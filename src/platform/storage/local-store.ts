@@ -67,7 +67,7 @@ export function createLocalStore(root: string): ObjectStore {
       });
     },
 
-    async open(key) {
+    async open(key, range) {
       // Opened before it is measured, so a file removed in between cannot be half-sent.
       const handle = await open(pathOf(key), 'r').catch((err: unknown) => {
         if (errno(err) === 'ENOENT' || errno(err) === 'EISDIR') return null;
@@ -79,7 +79,7 @@ export function createLocalStore(root: string): ObjectStore {
         await handle.close();
         return null;
       }
-      return { size: info.size, stream: handle.createReadStream({ highWaterMark: SEND_CHUNK }) };
+      return { size: info.size, stream: handle.createReadStream({ highWaterMark: SEND_CHUNK, ...(range ? { start: range.start, end: range.end } : {}) }) };
     },
 
     async remove(key) {

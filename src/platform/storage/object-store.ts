@@ -13,8 +13,11 @@ export interface ObjectStore {
   /** Stores the file under `key`. The file is taken: it may be moved away, so the caller must not reuse it. */
   putFile(key: string, filePath: string, meta: { size: number; contentType: string }): Promise<void>;
   putBytes(key: string, bytes: Uint8Array, meta: { contentType: string }): Promise<void>;
-  /** The object's bytes as a stream, or null when there is no such object. */
-  open(key: string): Promise<StoredObject | null>;
+  /**
+   * The object's bytes as a stream (only those of `range`, when given, which must lie within the
+   * object), or null when there is no such object. `size` is always the whole object's.
+   */
+  open(key: string, range?: ByteRange): Promise<StoredObject | null>;
   /** Removes the object; an unknown key is not an error. */
   remove(key: string): Promise<void>;
 
@@ -32,6 +35,12 @@ export interface ObjectStore {
 export interface StoredObject {
   size: number;
   stream: Readable;
+}
+
+/** Bytes `start` to `end` of an object, both included (an HTTP Range). */
+export interface ByteRange {
+  start: number;
+  end: number;
 }
 
 export interface PartTag {

@@ -5,7 +5,7 @@ import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand,
   PutObjectCommand, S3Client, UploadPartCommand,
 } from '@aws-sdk/client-s3';
-import { assertObjectKey, MultipartGoneError, type ObjectStore } from './object-store.js';
+import { assertObjectKey, MultipartGoneError, type ByteRange, type ObjectStore } from './object-store.js';
 
 export interface S3Settings {
   /** an S3-compatible endpoint (MinIO, Ceph, a cloud's S3 API); null for AWS itself */
@@ -38,10 +38,12 @@ export function createS3Store(settings: S3Settings): ObjectStore {
   });
   const Bucket = settings.bucket;
 
-  async function get(key: string): Promise<{ size: number; stream: Readable } | null> {
+  async function get(key: string, range?: ByteRange): Promise<{ size: number; stream: Readable } | null> {
     try {
-      const out = await client.send(new GetObjectCommand({ Bucket, Key: assertObjectKey(key) }));
-      return { size: Number(out.ContentLength ?? 0), stream: out.Body as Readable };
+      const out = await client.send(new GetObjectCommand({ Bucket, Key: assertObjectKey(key), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }));
+      // A ranged answer's length is the range's; the whole object's is after the slash of its Content-Range.
+      const whole = range ? Number(/\/(\d+)$/.exec(out.ContentRange ?? '')?.[1]) : Number(out.ContentLength ?? 0);
+      return { size: whole, stream: out.Body as Readable };
     } catch (err) {
       if (isMissing(err, 'NoSuchKey', 'NotFound')) return null;
       throw err;
