@@ -109,6 +109,11 @@ export function storageBackendSuite(backend: 'local' | 's3'): void {
         const past = await fetchUrl(fileUrl, { range: `bytes=${size}-` });
         expect(past.statusCode, route).toBe(416);
         expect(past.headers['content-range'], route).toBe(`bytes */${size}`);
+        // HEAD: the same headers, no bytes
+        const head = await t.app.inject({ method: 'HEAD', url: new URL(fileUrl).pathname + new URL(fileUrl).search });
+        expect(head.statusCode, route).toBe(200);
+        expect(head.headers, route).toMatchObject({ 'content-length': String(size), etag: `"${sha256(bytes)}"`, 'accept-ranges': 'bytes' });
+        expect(head.rawPayload.length, route).toBe(0);
         // several ranges, another unit, or If-Range naming other bytes: the whole file
         expect((await fetchUrl(fileUrl, { range: 'bytes=0-1,5-6' })).statusCode, route).toBe(200);
         expect((await fetchUrl(fileUrl, { range: 'items=0-1' })).statusCode, route).toBe(200);

@@ -28,6 +28,8 @@ export function servedType(recorded: string): { contentType: string; inline: boo
 
 /** What the client sent that shapes the answer. */
 export interface FetchConditions {
+  /** a HEAD request: the headers only, without reading the object */
+  head?: boolean;
   ifNoneMatch?: string;
   range?: string;
   ifRange?: string;
@@ -80,7 +82,8 @@ export function createFileService(deps: FileServiceDeps) {
       if (range === 'unsatisfiable') {
         return { status: 416, file: new FileResponse(contentType, Readable.from([]), { headers: { ...common, 'content-range': `bytes */${record.size}`, 'content-length': '0' } }) };
       }
-      const object = await storage.objects.open(key, range ?? undefined);
+      // HEAD answers the headers the bytes would come with, from the record, without reading the object.
+      const object = when.head ? { size: record.size, stream: Readable.from([]) } : await storage.objects.open(key, range ?? undefined);
       if (!object) throw fileNotFound();
       const disposition = contentDisposition(record.fileName, inline ? 'inline' : 'attachment');
       if (range) {

@@ -60,7 +60,7 @@ export function storageRoutes(
         await svc.files.admit(ctx);
         const h = request.headers;
         const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
-        const out = await svc.files.fetch(query.fileKey, { ifNoneMatch: one(h['if-none-match']), range: one(h.range), ifRange: one(h['if-range']) });
+        const out = await svc.files.fetch(query.fileKey, { head: request.method === 'HEAD', ifNoneMatch: one(h['if-none-match']), range: one(h.range), ifRange: one(h['if-range']) });
         reply.code(out.status);
         return out.file;
       },
