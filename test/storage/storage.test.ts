@@ -140,6 +140,14 @@ describe('chunked uploads', () => {
     expect(foreign.body).toEqual({ errcode: 403, errmsg: 'the upload was started by another account' });
   });
 
+  it('takes the chunk\'s fields from the query string as well (Spring binds request parameters from both)', async () => {
+    const uploadId = await init(platform);
+    const query = new URLSearchParams({ uploadId, totalChunks: '1', chunkNumber: '1', fileKey: 'q/a.pdf' }).toString();
+    const res = await postForm(t, `${M}/multipartUpload?${query}`, chunkParts({ fileKey: 'form/a.pdf' }, pdfBytes(200)), { token: platform.token });
+    expect(res.body.errcode, res.body.errmsg).toBe(0);
+    expect(res.body.data).toMatchObject({ completed: true, fileName: 'big.pdf' });
+  });
+
   it('keeps totalChunks and fileKey as the first chunk set them', async () => {
     const uploadId = await init(platform);
     expect((await sendChunk(platform, { uploadId, totalChunks: '3', chunkNumber: '2', fileKey: 'mine/a.pdf' }, randomBytes(100))).body.errcode).toBe(0);

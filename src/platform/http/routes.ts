@@ -168,8 +168,8 @@ function variantsOf(spec: RouteSpec): Variant[] {
 }
 
 /**
- * An ANY route called with a body takes from the query string the fields its body does not have (the
- * body wins), as Spring binds request parameters: the service's own file URLs are
+ * An ANY route called with a body, and an upload's form, take from the query string the fields the
+ * body does not have (the body wins), as Spring binds request parameters: the service's own file URLs are
  * `…/oss/download?fileKey=…`, and a client POSTs to them. Done before validation, which so checks
  * the merged request; the query fields are text and read by the query-string rules.
  */
@@ -206,7 +206,9 @@ function mount(app: FastifyInstance, spec: RouteSpec, deps: RouteDeps): void {
       // An ANY route reads the same fields from the query string when called with GET.
       const bodySchema = variant.inputFrom === 'body' ? spec.body : undefined;
       const querySchema = spec.method === 'ANY' ? (variant.inputFrom === 'query' ? spec.body : undefined) : spec.query;
-      const mergeQuery = spec.method === 'ANY' && variant.inputFrom === 'body';
+      // An upload's form fields too (Spring binds a @ModelAttribute from the query and the form), unless
+      // the call is signed: a signature covers the body, not the query string.
+      const mergeQuery = (spec.method === 'ANY' && variant.inputFrom === 'body') || (limits !== null && spec.auth !== 'open');
       app.route({
         method: variant.method,
         url,
