@@ -120,6 +120,14 @@ describe('ANY routes answer every method', () => {
 });
 
 describe('a body-carrying call of an ANY route also reads the query string', () => {
+  it('is never declared on a signed route: the signature covers the body, not the query string', async () => {
+    const signedAny = defineRoute({
+      method: 'ANY', path: '/probe/signedAny', channels: ['open'], auth: 'open', permission: 'probe:signed', summary: 'probe', tags: ['probe'],
+      body: EchoBody, response: Type.Unknown(), handler: async () => null,
+    });
+    await expect(buildProbeApp(t, [signedAny])).rejects.toThrow('route /probe/signedAny is signed, so it cannot be ANY (its query fields would not be signed)');
+  });
+
   it.each(['POST', 'PUT', 'PATCH', 'DELETE'] as const)('%s with no body takes every field from the query', async (method) => {
     const res = await call(probe, method, `${ECHO}?code=Q1&count=4&ids=1&ids=2&name=n`);
     expect(res.json()).toEqual(ok({ method, body: { code: 'Q1', count: 4, ids: [1, 2], name: 'n' } }));

@@ -192,6 +192,9 @@ function checkDeclaration(spec: RouteSpec): void {
   if (staffMayCall && spec.permission === undefined) {
     throw new Error(`route ${spec.path} is open to staff but declares no permission`);
   }
+  if (spec.method === 'ANY' && spec.auth === 'open') {
+    throw new Error(`route ${spec.path} is signed, so it cannot be ANY (its query fields would not be signed)`);
+  }
 }
 
 function mount(app: FastifyInstance, spec: RouteSpec, deps: RouteDeps): void {
