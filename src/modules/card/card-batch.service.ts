@@ -7,15 +7,16 @@ import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
 import { formatDateTime } from '../../platform/time.js';
 import {
-  batchNotFound, merchantDisabled, merchantNotFound, modelDisabled, notYourShop, numbersExhausted, onlyPlatformMovesCards, shopNotFound,
+  batchNotFound, merchantNotFound, modelDisabled, notYourShop, numbersExhausted, onlyPlatformMovesCards, shopNotFound,
 } from './card.errors.js';
 import * as repo from './card-batch.repository.js';
-import { findMerchantState } from './card-model.repository.js';
+import { findMerchantState } from '../merchant/merchant.repository.js';
 import { optionalText as optional } from '../../platform/text-input.js';
 import type { CardModelService } from './card-model.service.js';
 import type { Batch, BatchGenerate, BatchPageQuery } from './card.schemas.js';
 import { defaultPrefix, randomCardNumbers } from './card-number.js';
 import { findShopOwner } from './card.repository.js';
+import { assertMerchantEnabled } from '../merchant/merchant-state.js';
 
 /** Numbers per INSERT statement (one array parameter each). */
 const INSERT_CHUNK = 20_000;
@@ -55,7 +56,7 @@ export function createCardBatchService(deps: { db: Db; models: CardModelService 
     if (merchantId != null) {
       const merchant = await findMerchantState(trx, merchantId);
       if (!merchant) throw merchantNotFound();
-      if (merchant.status !== 1) throw merchantDisabled(merchant.name);
+      assertMerchantEnabled(merchant);
     }
     return { merchantId, shopId };
   }

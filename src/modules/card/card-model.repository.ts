@@ -144,10 +144,6 @@ export async function findCardSku(db: Executor, skuId: number): Promise<{ mercha
   return r ? { merchantId: r.merchant_id } : null;
 }
 
-export async function findMerchantState(db: Executor, merchantId: number): Promise<{ name: string; status: number } | null> {
-  const r = await db.selectFrom('merchant').select(['name', 'status']).where('id', '=', merchantId).where('is_deleted', '=', false).executeTakeFirst();
-  return r ?? null;
-}
 
 function filtered(db: Executor, f: CardModelFilter, scope: Scope) {
   let q = modelQuery(db).where(cardModelVisible(scope));

@@ -4,13 +4,15 @@ import { loggedTransaction, type Trx } from '../../platform/db/transaction.js';
 import { forbidden } from '../../platform/errors.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
-import { cardModelNotFound, merchantDisabled, merchantNotFound, notYourModel, skuNotFound } from './card.errors.js';
+import { cardModelNotFound, merchantNotFound, notYourModel, skuNotFound } from './card.errors.js';
 import * as repo from './card-model.repository.js';
 import type {
   CardModel, CardModelAdd, CardModelAllocationChange, CardModelFilter, CardModelPageQuery, CardModelStatusChange, CardModelUpdate, PriceHistory,
 } from './card-model.schemas.js';
 import { mayChangeModel } from './card-scope.js';
 import { nonBlank, optionalText as optional } from '../../platform/text-input.js';
+import { findMerchantState } from '../merchant/merchant.repository.js';
+import { assertMerchantEnabled } from '../merchant/merchant-state.js';
 
 /**
  * Card models. Platform users make them for the platform (no merchant) or for a merchant; merchant
@@ -45,9 +47,9 @@ export function createCardModelService(deps: { db: Db; now?: () => Date }) {
     const owner = scope.kind === 'merchant' ? scope.merchantId : (merchantId ?? null);
     if (scope.kind === 'merchant' && merchantId != null && merchantId !== owner) throw forbidden('you may only add card models of your own merchant');
     if (owner != null) {
-      const merchant = await repo.findMerchantState(trx, owner);
+      const merchant = await findMerchantState(trx, owner);
       if (!merchant) throw merchantNotFound();
-      if (merchant.status !== 1) throw merchantDisabled(merchant.name);
+      assertMerchantEnabled(merchant);
     }
     return owner;
   }

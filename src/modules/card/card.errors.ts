@@ -40,5 +40,3 @@ export const notYourModel = () => forbidden('only platform users and the card mo
 export const onlyPlatformMovesCards = () => forbidden('only platform users may move a card to another merchant');
 export const notYourShop = () => forbidden('you may only sell cards through your own shop');
 export const foreignResource = () => forbidden('a merchant\'s card model admits only resources of its own merchant');
-/** The merchant module's refusal: records cannot be added under a disabled merchant. */
-export { merchantDisabled } from '../merchant/merchant.errors.js';

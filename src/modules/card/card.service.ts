@@ -12,7 +12,7 @@ import {
   cardAlreadyActivated, cardAlreadyBound, cardDisabled, cardExpired, cardNotActivated, cardNotBound, cardNotFound, merchantNotFound, modelDisabled,
   notYourShop, onlyPlatformMovesCards, shopNotFound, staffNotFound,
 } from './card.errors.js';
-import { findMerchantState } from './card-model.repository.js';
+import { findMerchantState } from '../merchant/merchant.repository.js';
 import { nonBlank, optionalText as optional } from '../../platform/text-input.js';
 import { enrolHolderFace } from '../member/contact-face.js';
 import * as repo from './card.repository.js';

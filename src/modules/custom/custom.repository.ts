@@ -7,6 +7,7 @@ import type { Page, PageRequest } from '../../platform/http/paging.js';
 import { LIST_MAX_ROWS } from '../../platform/http/schemas.js';
 import { formatDateTime } from '../../platform/time.js';
 import type { CustomDis, CustomDisFilter, CustomDisUser, CustomDisUserFilter } from './custom.schemas.js';
+import type { MerchantState } from '../merchant/merchant-state.js';
 
 export const DIS_NAME_INDEX = 'custom_dis_name_uq';
 export const USER_MOBILE_INDEX = 'custom_dis_user_mobile_uq';
@@ -54,12 +55,6 @@ export async function findDis(db: Executor, id: number, forUpdate = false): Prom
   return r ? toDis(r) : null;
 }
 
-/** A merchant's name and status (1 enabled): nothing new is added under a disabled one. */
-export interface MerchantState {
-  name: string;
-  status: number;
-}
-
 /**
  * A living distributor that users are added to or moved to, locked (its users' mobiles are checked
  * under that lock), with the state of its merchant (null for the platform's own distributors).
@@ -79,10 +74,6 @@ export async function findDisForUsers(db: Executor, id: number): Promise<{ dis: 
   return { dis: toDis(r), merchant };
 }
 
-export async function findMerchantState(db: Executor, merchantId: number): Promise<MerchantState | null> {
-  const r = await db.selectFrom('merchant').select(['name', 'status']).where('id', '=', merchantId).where('is_deleted', '=', false).executeTakeFirst();
-  return r ?? null;
-}
 
 function disColumns(v: DisValues) {
   return { merchant_id: v.merchantId, shop_id: v.shopId, name: v.name, contact: v.contact, phone: v.phone, remark: v.remark, status: v.status };

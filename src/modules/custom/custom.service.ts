@@ -6,7 +6,6 @@ import { badRequest } from '../../platform/errors.js';
 import { loggedTransaction } from '../../platform/db/transaction.js';
 import type { Account, AuthedContext, RequestContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
-import { merchantDisabled } from '../merchant/merchant.errors.js';
 import { batchRefused, checkRows } from './batch-rows.js';
 import * as err from './custom.errors.js';
 import * as repo from './custom.repository.js';
@@ -14,6 +13,8 @@ import type {
   BatchAdd, BatchAdded, CustomDis, CustomDisAdd, CustomDisFilter, CustomDisPageQuery, CustomDisUpdate, CustomDisUser, CustomDisUserAdd,
   CustomDisUserFilter, CustomDisUserPageQuery, CustomDisUserUpdate, RowError,
 } from './custom.schemas.js';
+import { findMerchantState } from '../merchant/merchant.repository.js';
+import { assertMerchantEnabled } from '../merchant/merchant-state.js';
 
 const ENABLED = 1;
 
@@ -62,7 +63,7 @@ export function createCustomService(deps: { db: Db }) {
     const found = await repo.findDisForUsers(trx, id);
     if (!found) throw err.disOfUserNotFound();
     inScope(account, found.dis);
-    if (found.merchant && found.merchant.status !== ENABLED) throw merchantDisabled(found.merchant.name);
+    assertMerchantEnabled(found.merchant);
     if (found.dis.status !== ENABLED) throw err.disDisabled();
     return found.dis;
   }
@@ -92,8 +93,7 @@ export function createCustomService(deps: { db: Db }) {
       const merchantId = scope.kind === 'platform' ? null : scope.merchantId;
       return loggedTransaction(db, ctx, async (trx) => {
         // Disabling a merchant ends its staff's sessions; this covers a request already past that check.
-        const merchant = merchantId === null ? null : await repo.findMerchantState(trx, merchantId);
-        if (merchant && merchant.status !== ENABLED) throw merchantDisabled(merchant.name);
+        assertMerchantEnabled(merchantId === null ? null : await findMerchantState(trx, merchantId));
         return uniqueName(name, () => repo.insertDis(trx, {
           merchantId, shopId: scope.kind === 'shop' ? scope.shopId : null, name,
           contact: text(input.contact, null), phone: text(input.phone, null), remark: text(input.remark, null), status: input.status ?? ENABLED,

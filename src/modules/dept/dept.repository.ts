@@ -7,6 +7,7 @@ import { containsPattern, keywordsCondition } from '../../platform/db/text-match
 import type { Page, PageRequest } from '../../platform/http/paging.js';
 import { LIST_MAX_ROWS } from '../../platform/http/schemas.js';
 import type { Dept, DeptFilter } from './dept.schemas.js';
+import type { MerchantState } from '../merchant/merchant-state.js';
 
 export const SIBLING_NAME_INDEX = 'dept_sibling_name_uq';
 
@@ -26,10 +27,6 @@ export interface DeptRow {
   merchant: MerchantState | null;
 }
 
-export interface MerchantState {
-  name: string;
-  status: number;
-}
 
 export interface DeptValues {
   merchantId: number | null;
@@ -76,11 +73,6 @@ export async function findShopOwner(db: Executor, shopId: number): Promise<{ mer
   return r ? { merchantId: r.merchant_id, shopId } : null;
 }
 
-/** A living merchant's name and status; null when there is no such merchant. */
-export async function findMerchantState(db: Executor, merchantId: number): Promise<MerchantState | null> {
-  const r = await db.selectFrom('merchant').select(['name', 'status']).where('id', '=', merchantId).where('is_deleted', '=', false).executeTakeFirst();
-  return r ?? null;
-}
 
 /** The platform's own merchant (merchant type 1), when there is exactly one living such merchant. */
 export async function findPlatformMerchantId(db: Executor): Promise<number | null> {

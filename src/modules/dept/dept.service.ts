@@ -6,21 +6,17 @@ import { assertUnreferenced } from '../../platform/db/references.js';
 import { advisoryLock, loggedTransaction, type Trx } from '../../platform/db/transaction.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
-import { merchantDisabled } from '../merchant/merchant.errors.js';
 import * as err from './dept.errors.js';
 import * as repo from './dept.repository.js';
 import type { Dept, DeptAdd, DeptFilter, DeptPageQuery, DeptUpdate } from './dept.schemas.js';
 import { optionalText as optional } from '../../platform/text-input.js';
 import { isSelfOrAncestor, type TreeTable } from '../../platform/db/tree-ancestry.js';
+import { findMerchantState } from '../merchant/merchant.repository.js';
+import { assertMerchantEnabled } from '../merchant/merchant-state.js';
 
 const DEPT_TREE: TreeTable = { table: 'dept' };
 
 type Owner = { merchantId: number | null; shopId: number | null };
-
-/** Nothing new is added under a disabled merchant (decisions.md, issue 15). */
-function assertMerchantEnabled(merchant: repo.MerchantState | null): void {
-  if (merchant && merchant.status !== 1) throw merchantDisabled(merchant.name);
-}
 
 /**
  * The owner of a new top-level department: what the request names, within the caller's scope. A
@@ -41,7 +37,7 @@ async function topLevelOwner(trx: Executor, scope: Scope, input: DeptAdd): Promi
   if (merchantId === null) throw err.ownerRequired();
   if (scope.kind !== 'platform' && merchantId !== scope.merchantId) throw err.notYourMerchant();
   if (scope.kind === 'shop' && shopId !== scope.shopId) throw err.notYourShop();
-  const merchant = await repo.findMerchantState(trx, merchantId);
+  const merchant = await findMerchantState(trx, merchantId);
   if (!merchant) throw err.merchantNotFound();
   assertMerchantEnabled(merchant);
   return { merchantId, shopId };

@@ -8,6 +8,7 @@ import type { Page, PageRequest } from '../../platform/http/paging.js';
 import { LIST_MAX_ROWS } from '../../platform/http/schemas.js';
 import { formatDateTime } from '../../platform/time.js';
 import type { Merchant, MerchantFilter } from './merchant.schemas.js';
+import type { MerchantState } from './merchant-state.js';
 
 export const MERCHANT_NAME_INDEX = 'merchant_name_uq';
 
@@ -53,6 +54,12 @@ function withShopCount(db: Executor) {
     .selectAll('merchant')
     .select(sql<number>`(select count(*) from shop s where s.merchant_id = merchant.id and not s.is_deleted)`.as('shop_count'))
     .where('merchant.is_deleted', '=', false);
+}
+
+/** A living merchant's name and status (MerchantState), for the modules that add records under it. */
+export async function findMerchantState(db: Executor, merchantId: number): Promise<MerchantState | null> {
+  const r = await db.selectFrom('merchant').select(['name', 'status']).where('id', '=', merchantId).where('is_deleted', '=', false).executeTakeFirst();
+  return r ?? null;
 }
 
 /** A living merchant, locked for the rest of the transaction when `forUpdate`. */

@@ -4,13 +4,12 @@ import { isUniqueViolation } from '../../platform/db/pg-errors.js';
 import { loggedTransaction } from '../../platform/db/transaction.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
-import { merchantDisabled } from '../merchant/merchant.errors.js';
 import { deptDisabled, deptNotFound, inviteCodeTaken, salesNotFound } from './sales.errors.js';
 import * as repo from './sales.repository.js';
 import type { Sales, SalesAdd, SalesFilter, SalesPageQuery, SalesUpdate } from './sales.schemas.js';
 import { optionalText as optional } from '../../platform/text-input.js';
+import { assertMerchantEnabled } from '../merchant/merchant-state.js';
 
-const ENABLED = 1;
 
 /** Sales institutions (spec A 4.7): scoped to the staff user's merchant or shop through their department. */
 export function createSalesService(deps: { db: Db }) {
@@ -36,7 +35,7 @@ export function createSalesService(deps: { db: Db }) {
     if (!dept) throw deptNotFound();
     assertInScope(ctx.account, dept);
     if (entering) {
-      if (dept.merchant && dept.merchant.status !== ENABLED) throw merchantDisabled(dept.merchant.name);
+      assertMerchantEnabled(dept.merchant);
       if (!dept.isEnabled) throw deptDisabled();
     }
     return { merchantId: dept.merchantId, shopId: dept.shopId };

@@ -15,9 +15,10 @@ import { SHOP_TEXT_FIELDS, type Shop, type ShopAdd, type ShopAdded, type ShopFil
 import { optionalText } from '../../platform/text-input.js';
 import { firstUngrantable } from '../staff/grants.js';
 import { deletableUser } from '../staff/manageable.js';
-import { grantBeyondOwn, merchantDisabled } from '../staff/staff.errors.js';
+import { grantBeyondOwn } from '../staff/staff.errors.js';
 import { keepingASuperAdmin } from '../staff/super-admins.js';
 import { SHOP_ADMIN_CODE } from '../staff/system-roles.js';
+import { assertMerchantEnabled } from '../merchant/merchant-state.js';
 
 /**
  * The global role every default shop user gets, created with these permissions on first use
@@ -70,7 +71,7 @@ export function createShopService(deps: { db: Db; tokens: Pick<TokenService, 're
       return loggedTransaction(db, ctx, async (trx) => {
         const merchant = await repo.findMerchant(trx, input.merchantId);
         if (!merchant) throw err.merchantNotFound();
-        if (merchant.status !== 1) throw merchantDisabled(merchant.name);
+        assertMerchantEnabled(merchant);
         // The default user's role is granted on the caller's behalf, so the staff module's rule holds here
         // too, checked against the role as stored (an operator may have widened it), not the list above.
         const role = await users.ensureGlobalRole(trx, SHOP_ADMIN_ROLE.code, SHOP_ADMIN_ROLE.name, SHOP_ADMIN_ROLE.permissions);

@@ -12,13 +12,15 @@ import { firstUngrantable, mayChangeRole } from './grants.js';
 import * as repo from './role.repository.js';
 import type { Role, RoleAdd, RoleFilter, RolePageQuery, RoleStatusChange, RoleUpdate } from './role.schemas.js';
 import {
-  grantBeyondOwn, merchantDisabled, merchantNotFound, notYourRole, roleCodeReserved, roleCodeTaken, roleInUse, roleNotFound, roleOutsideScope,
+  grantBeyondOwn, merchantNotFound, notYourRole, roleCodeReserved, roleCodeTaken, roleInUse, roleNotFound, roleOutsideScope,
   roleOwnerOutsideScope, shopNotFound, unknownPermission,
 } from './staff.errors.js';
 import { isReservedRoleCode } from './system-roles.js';
-import { findMerchantState, findShopOwner } from './staff.repository.js';
+import { findShopOwner } from './staff.repository.js';
 import { keepingASuperAdmin } from './super-admins.js';
 import { nonBlank, optionalText as optional } from '../../platform/text-input.js';
+import { findMerchantState } from '../merchant/merchant.repository.js';
+import { assertMerchantEnabled } from '../merchant/merchant-state.js';
 
 /** Whether the scope sees the role (role.repository's visibleRoles, for one record). */
 function sees(scope: Scope, role: Role): boolean {
@@ -58,7 +60,7 @@ export function createRoleService(deps: { db: Db; tokens: TokenService; permissi
       const merchant = await findMerchantState(trx, merchantId);
       if (!merchant) throw merchantNotFound();
       // As for staff and verifiers: nothing new is added under a disabled merchant.
-      if (merchant.status !== 1) throw merchantDisabled(merchant.name);
+      assertMerchantEnabled(merchant);
     }
     return { merchantId, shopId };
   }

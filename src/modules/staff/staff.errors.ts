@@ -14,8 +14,6 @@ export const roleOwnerOutsideScope = () => forbidden('you may only add roles to 
 export const roleOutsideScope = () => forbidden('the role belongs to another merchant or shop');
 export const notYourRole = () => forbidden('this role belongs to the platform or another merchant or shop: you may only change your own roles');
 
-/** The merchant module's refusal (1_022_000_001): records cannot be added under a disabled merchant. */
-export { merchantDisabled } from '../merchant/merchant.errors.js';
 /** errcode 1_022_000_002: a grant beyond what the caller holds. */
 export const GRANT_BEYOND_OWN = 1_022_000_002;
 export const grantBeyondOwn = (what: string) => new AppError(GRANT_BEYOND_OWN, `you cannot grant ${what}: you do not hold it yourself`);

@@ -181,11 +181,6 @@ export async function pageUsers(db: Executor, f: UserPageQuery, scope: Scope, pa
   return { list: rows.list.map((r) => toUser(r, roles.get(r.id)!)), total: rows.total };
 }
 
-/** Where a user may be placed: the merchant (living), and the shop and department when given. */
-export async function findMerchantState(db: Executor, merchantId: number): Promise<{ name: string; status: number } | null> {
-  const r = await db.selectFrom('merchant').select(['name', 'status']).where('id', '=', merchantId).where('is_deleted', '=', false).executeTakeFirst();
-  return r ?? null;
-}
 
 /** A living shop, held FOR SHARE: a deleteShop meanwhile (which deletes the shop's staff) waits or is waited for. */
 export async function findShopOwner(db: Executor, shopId: number): Promise<{ merchantId: number } | null> {

@@ -11,7 +11,7 @@ import type { Page } from '../../platform/http/paging.js';
 import { firstUngrantable, roleFitsUser } from './grants.js';
 import * as roleRepo from './role.repository.js';
 import {
-  deptNotFound, grantBeyondOwn, merchantDisabled, merchantNotFound, notOnSelf, placeOutsideScope, roleForOtherPlace, roleNotFound, samePassword, shopNotFound,
+  deptNotFound, grantBeyondOwn, merchantNotFound, notOnSelf, placeOutsideScope, roleForOtherPlace, roleNotFound, samePassword, shopNotFound,
   usernameTaken, wrongOldPassword,
 } from './staff.errors.js';
 import { deletableUser, manageableUser, visibleUser } from './manageable.js';
@@ -19,6 +19,8 @@ import * as repo from './staff.repository.js';
 import type { OwnPasswordChange, User, UserAdd, UserAdded, UserPageQuery, UserRoles, UserStatusChange, UserUpdate } from './staff.schemas.js';
 import { keepingASuperAdmin } from './super-admins.js';
 import { optionalText as optional } from '../../platform/text-input.js';
+import { findMerchantState } from '../merchant/merchant.repository.js';
+import { assertMerchantEnabled } from '../merchant/merchant-state.js';
 
 interface Placement {
   userType: number;
@@ -74,9 +76,9 @@ export function createStaffService(deps: { db: Db; tokens: TokenService }) {
       merchantId = shop.merchantId;
     }
     if (merchantId != null) {
-      const merchant = await repo.findMerchantState(trx, merchantId);
+      const merchant = await findMerchantState(trx, merchantId);
       if (!merchant) throw merchantNotFound();
-      if (merchant.status !== 1) throw merchantDisabled(merchant.name);
+      assertMerchantEnabled(merchant);
     }
     return { ...p, merchantId };
   }

@@ -9,5 +9,3 @@ export const placeOutsideScope = () => forbidden('you may only add verifiers to 
 export const merchantRequired = () => new AppError(400, 'merchantId is required (or shopId)');
 export const skuNotFound = (skuId: number) => notFound(`SKU ${skuId} of the verifier's merchant or shop`);
 export const entranceNotFound = (entranceId: number, skuId: number) => notFound(`entrance ${entranceId} of SKU ${skuId}`);
-/** The merchant module's refusal: records cannot be added under a disabled merchant. */
-export { merchantDisabled } from '../merchant/merchant.errors.js';

@@ -137,10 +137,6 @@ export async function findEntrances(db: Executor, ids: number[]): Promise<Map<nu
   return new Map(rows.map((r) => [r.id, r.sku_id]));
 }
 
-export async function findMerchantState(db: Executor, merchantId: number): Promise<{ name: string; status: number } | null> {
-  const r = await db.selectFrom('merchant').select(['name', 'status']).where('id', '=', merchantId).where('is_deleted', '=', false).executeTakeFirst();
-  return r ?? null;
-}
 
 export async function findShopOwner(db: Executor, shopId: number): Promise<number | null> {
   const r = await db.selectFrom('shop').select('merchant_id').where('id', '=', shopId).where('is_deleted', '=', false).executeTakeFirst();

@@ -9,12 +9,14 @@ import { badRequest } from '../../platform/errors.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
 import {
-  checkerNotFound, entranceNotFound, merchantDisabled, merchantNotFound, merchantRequired, mobileInUse, placeOutsideScope, shopNotFound, skuNotFound,
+  checkerNotFound, entranceNotFound, merchantNotFound, merchantRequired, mobileInUse, placeOutsideScope, shopNotFound, skuNotFound,
 } from './verifier.errors.js';
 import * as repo from './verifier.repository.js';
 import type {
   Checker, CheckerAdd, CheckerAdded, CheckerFilter, CheckerPageQuery, CheckerRelationChange, CheckerStatusChange, CheckerUpdate, Relation,
 } from './verifier.schemas.js';
+import { findMerchantState } from '../merchant/merchant.repository.js';
+import { assertMerchantEnabled } from '../merchant/merchant-state.js';
 
 function nonBlank(field: string, text: string): string {
   const trimmed = text.trim();
@@ -56,9 +58,9 @@ export function createVerifierService(deps: { db: Db; tokens: TokenService }) {
     if (merchantId == null) throw merchantRequired();
     if (scope.kind !== 'platform' && merchantId !== scope.merchantId) throw placeOutsideScope();
     if (scope.kind === 'shop' && shopId !== scope.shopId) throw placeOutsideScope();
-    const merchant = await repo.findMerchantState(trx, merchantId);
+    const merchant = await findMerchantState(trx, merchantId);
     if (!merchant) throw merchantNotFound();
-    if (merchant.status !== 1) throw merchantDisabled(merchant.name);
+    assertMerchantEnabled(merchant);
     return { merchantId, shopId };
   }
 
