@@ -318,6 +318,11 @@ describe('the token-free file route', () => {
     // A cache in front must not keep the refusal in place of the file.
     expect(limited.headers['cache-control']).toBe('no-store');
     expect(errcodeOf(await fetchFile(file.fileUrl, {}, nextIp()))).toBe(0);
+    // An IPv6 client counts by its /64: new addresses of the same block do not reset the count.
+    const block = `2001:db8:${(Date.now() % 65536).toString(16)}:7`;
+    const v6 = [];
+    for (let i = 1; i <= 7; i++) v6.push(errcodeOf(await fetchFile(file.fileUrl, {}, `${block}::${i}`)));
+    expect(v6).toEqual([0, 0, 0, 0, 0, 0, 429]);
   });
 });
 

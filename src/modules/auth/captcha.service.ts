@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import type { Store } from '../../platform/store/store.js';
 import { drawCaptcha, randomDigits } from '../../platform/captcha.js';
 import { enforceRate } from '../../platform/rate-limit.js';
-import { clientKey } from '../../platform/client-address.js';
 import type { RequestContext } from '../../platform/http/context.js';
 import { captchaMissing, captchaWrong } from './auth.errors.js';
 
@@ -26,7 +25,7 @@ export function createCaptchaService(deps: { store: Store; ratePerMin: number; b
      * or planted by someone else never holds a code.
      */
     async issue(ctx: RequestContext, existingKey: string | undefined): Promise<{ sessionKey: string; png: Buffer }> {
-      await enforceRate(deps.store, 'captcha', clientKey(ctx.ip), deps.ratePerMin);
+      await enforceRate(deps.store, 'captcha', ctx.ip, deps.ratePerMin);
       const reusable = isSessionKey(existingKey) && (await deps.store.get(issuedKey(existingKey))) !== null;
       const sessionKey = reusable ? existingKey : randomBytes(24).toString('base64url');
       const code = randomDigits(4);

@@ -37,7 +37,7 @@ export interface LoginTicket {
 
 /** Login attempts per client address and minute, before anything else is checked. */
 export async function limitLoginRate(store: Store, perMinute: number, ip: string): Promise<void> {
-  await enforceRate(store, 'login-ip', clientKey(ip), perMinute);
+  await enforceRate(store, 'login-ip', ip, perMinute);
 }
 
 export function createLoginGuard(store: Store, kind: LoginKind) {
