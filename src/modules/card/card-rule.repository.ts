@@ -107,12 +107,6 @@ export async function findResource(db: Executor, id: number): Promise<{ name: st
   return r ? { name: r.name, resourceType: r.resource_type, merchantId: r.merchant_id } : null;
 }
 
-/** Whether the merchant is the platform's own (merchant_type 1), whose cards bundle partners' resources. */
-export async function isPlatformMerchant(db: Executor, merchantId: number): Promise<boolean> {
-  const r = await db.selectFrom('merchant').select('merchant_type').where('id', '=', merchantId).executeTakeFirst();
-  return r?.merchant_type === 1;
-}
-
 export async function findPrice(db: Executor, id: number): Promise<RulePrice | null> {
   const p = await db.selectFrom('card_model_resource_price').selectAll().where('id', '=', id).executeTakeFirst();
   return p ? toPrice(p) : null;

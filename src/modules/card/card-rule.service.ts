@@ -10,6 +10,7 @@ import type { CardModel } from './card-model.schemas.js';
 import type { CardModelService } from './card-model.service.js';
 import * as repo from './card-rule.repository.js';
 import type { PriceAdd, PriceUpdate, Rule, RuleAdd, RulePrice, RuleUpdate } from './card-rule.schemas.js';
+import { isPlatformMerchant } from '../merchant/merchant.repository.js';
 
 /** A number with at most four decimals (numeric(…, 4) columns): more would be rounded silently. */
 function fourDecimals(field: string, value: number): number {
@@ -63,7 +64,7 @@ export function createCardRuleService(deps: { db: Db; models: CardModelService }
   /** 403 unless the model may admit a resource of `resourceMerchantId` for this caller (see above). */
   async function assertAdmissible(ctx: AuthedContext, exec: Trx | Db, model: CardModel, resourceMerchantId: number): Promise<void> {
     if (model.merchantId === resourceMerchantId) return;
-    const platformCard = model.merchantId === null || (await repo.isPlatformMerchant(exec, model.merchantId));
+    const platformCard = model.merchantId === null || (await isPlatformMerchant(exec, model.merchantId));
     if (platformCard && scopeOf(ctx.account).kind === 'platform') return;
     throw foreignResource();
   }

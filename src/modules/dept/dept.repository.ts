@@ -74,12 +74,6 @@ export async function findShopOwner(db: Executor, shopId: number): Promise<{ mer
 }
 
 
-/** The platform's own merchant (merchant type 1), when there is exactly one living such merchant. */
-export async function findPlatformMerchantId(db: Executor): Promise<number | null> {
-  const rows = await db.selectFrom('merchant').select('id').where('merchant_type', '=', 1).where('is_deleted', '=', false).limit(2).execute();
-  return rows.length === 1 ? rows[0].id : null;
-}
-
 /** A living staff user of the merchant (a department's leader must be one of its own). */
 export async function staffOfMerchant(db: Executor, userId: number, merchantId: number | null): Promise<boolean> {
   let q = db.selectFrom('admin_user').select('id').where('id', '=', userId).where('is_deleted', '=', false);

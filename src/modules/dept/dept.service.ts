@@ -11,7 +11,7 @@ import * as repo from './dept.repository.js';
 import type { Dept, DeptAdd, DeptFilter, DeptPageQuery, DeptUpdate } from './dept.schemas.js';
 import { optionalText as optional } from '../../platform/text-input.js';
 import { isSelfOrAncestor, type TreeTable } from '../../platform/db/tree-ancestry.js';
-import { findMerchantState } from '../merchant/merchant.repository.js';
+import { findMerchantState, findPlatformMerchantId } from '../merchant/merchant.repository.js';
 import { assertMerchantEnabled } from '../merchant/merchant-state.js';
 
 const DEPT_TREE: TreeTable = { table: 'dept' };
@@ -33,7 +33,7 @@ async function topLevelOwner(trx: Executor, scope: Scope, input: DeptAdd): Promi
   }
   // Platform staff belong to no merchant: their departments default to the platform's own (merchant type 1).
   if (scope.kind !== 'platform') merchantId ??= scope.merchantId;
-  else merchantId ??= await repo.findPlatformMerchantId(trx);
+  else merchantId ??= await findPlatformMerchantId(trx);
   if (merchantId === null) throw err.ownerRequired();
   if (scope.kind !== 'platform' && merchantId !== scope.merchantId) throw err.notYourMerchant();
   if (scope.kind === 'shop' && shopId !== scope.shopId) throw err.notYourShop();

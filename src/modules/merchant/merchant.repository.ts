@@ -56,6 +56,21 @@ function withShopCount(db: Executor) {
     .where('merchant.is_deleted', '=', false);
 }
 
+/** merchant_type of the platform's own merchant (2 scenic-spot operator, 3 sales partner). */
+const PLATFORM_TYPE = 1;
+
+/** Whether the merchant is of the platform's type (deleted or not: what it was when it made a record). */
+export async function isPlatformMerchant(db: Executor, merchantId: number): Promise<boolean> {
+  const r = await db.selectFrom('merchant').select('merchant_type').where('id', '=', merchantId).executeTakeFirst();
+  return r?.merchant_type === PLATFORM_TYPE;
+}
+
+/** The platform's own merchant, when exactly one living merchant is of the platform's type. */
+export async function findPlatformMerchantId(db: Executor): Promise<number | null> {
+  const rows = await db.selectFrom('merchant').select('id').where('merchant_type', '=', PLATFORM_TYPE).where('is_deleted', '=', false).limit(2).execute();
+  return rows.length === 1 ? rows[0].id : null;
+}
+
 /** A living merchant's name and status (MerchantState), for the modules that add records under it. */
 export async function findMerchantState(db: Executor, merchantId: number): Promise<MerchantState | null> {
   const r = await db.selectFrom('merchant').select(['name', 'status']).where('id', '=', merchantId).where('is_deleted', '=', false).executeTakeFirst();
