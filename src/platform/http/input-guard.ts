@@ -36,8 +36,6 @@ export const MAX_INPUT_DEPTH = 64;
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 const DECIMAL = /^[+-]?\d+(\.\d+)?$/;
 const SAFE_INTEGER_RANGE = { minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
-/** Marks a query value that stands for "not given". */
-const ABSENT = Symbol('absent');
 
 class Refusal extends Error {
   constructor(readonly issue: InputIssue) {
@@ -193,7 +191,6 @@ class Walker {
     const types = this.types(schema);
     if (types.size === 0 || types.has('string')) return value;
     const query = this.part === 'query';
-    if (query && value === '') return ABSENT;
     if ((types.has('number') || types.has('integer')) && DECIMAL.test(value)) {
       const n = Number(value);
       if (!Number.isFinite(n)) refuse(path, 'finite', 'must be a finite number');
@@ -238,7 +235,7 @@ class Walker {
     for (let i = 0; i < value.length; i++) {
       const itemSchema = this.resolve(prefix ? prefix[i] ?? own?.additionalItems : items);
       const next = this.walk(itemSchema, value[i], pointer(path, i), depth + 1);
-      value[i] = next === ABSENT ? value[i] : next;
+      value[i] = next;
     }
     return value;
   }
@@ -269,10 +266,6 @@ class Walker {
       }
       const walker = text && (text === 'all' || text.has(key)) ? (this.asText ??= new Walker(this.root, 'query')) : this;
       const next = walker.walk(propSchema, raw, at, depth + 1);
-      if (next === ABSENT) {
-        delete value[key];
-        continue;
-      }
       // An explicit minLength 0 declares that blank is a value there (a required field "" may clear).
       if (required.has(key) && typeof next === 'string' && next.trim() === '' && this.types(propSchema).has('string') && propSchema?.minLength !== 0) {
         refuse(path, 'required', 'is required', { params: { missingProperty: key } });
@@ -292,7 +285,7 @@ export function guardInput(schema: unknown, data: unknown, part: InputPart): Gua
   const walker = new Walker(root, part);
   try {
     const value = walker.walk(isObject(schema) ? root : undefined, data, '', 0);
-    return { ok: true, value: value === ABSENT ? undefined : value };
+    return { ok: true, value };
   } catch (err) {
     if (err instanceof Refusal) return { ok: false, errors: [err.issue] };
     throw err;
