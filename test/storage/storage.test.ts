@@ -246,6 +246,15 @@ describe('uploads and types', () => {
 describe('the token-free file route', () => {
   const get = (query: string) => t.app.inject({ method: 'GET', url: `${PUBLIC_FILE_PATH}${query}`, remoteAddress: nextIp() });
 
+  it('is served on the open channel only', async () => {
+    const file = await uploaded(platform);
+    const { search } = new URL(file.fileUrl);
+    for (const prefix of ['/manage-api', '/app-api', '/mp-api']) {
+      const res = await t.app.inject({ method: 'GET', url: `${prefix}/oss/file${search}` });
+      expect(res.json(), prefix).toMatchObject({ errcode: 404 });
+    }
+  });
+
   it('refuses malformed keys (path traversal among them) with 400 and answers 404 for unknown keys or a lost object', async () => {
     const malformed = [
       '', '?fileKey=', '?fileKey=..%2F..%2Fetc%2Fpasswd', '?fileKey=%2Fetc%2Fpasswd', '?fileKey=2026%2F01%2F01%2F..%2F..%2F..%2Fpackage.json',

@@ -41,4 +41,4 @@ export async function rememberLogin(tokens: TokenService, issued: IssuedTokens, 
   return (await tokens.remember(issued, account, channel)) ? null : sessionEndedAtLogin();
 }
 
-export const sessionEndedAtLogin = () => unauthorized('the account was changed while logging in, please log in again');
+const sessionEndedAtLogin = () => unauthorized('the account was changed while logging in, please log in again');

@@ -14,6 +14,7 @@ import {
 import type { ActivationData, BankCardActivateRequest, OpenapiAnswer } from './bank.schemas.js';
 import type { BankSessions } from './bank-session.js';
 import * as repo from './activation.repository.js';
+import { normaliseIdNumber } from '../../platform/id-document.js';
 
 /** The service-time-zone midnight that starts `at`'s day (process TZ is the service zone). */
 const startOfDay = (at: Date) => new Date(at.getFullYear(), at.getMonth(), at.getDate());
@@ -27,7 +28,7 @@ const SEPARATORS = /[\s\-‐‑‒–—―−.·•・_/\\()]/gu;
  * letters and digits is left.
  */
 export function idNumberKey(idNo: string): string | null {
-  const key = idNo.normalize('NFKC').toUpperCase().replace(SEPARATORS, '');
+  const key = normaliseIdNumber(idNo).replace(SEPARATORS, '');
   return /^[A-Z0-9]{1,32}$/.test(key) ? key : null;
 }
 

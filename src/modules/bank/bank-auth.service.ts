@@ -170,7 +170,7 @@ export function createBankAuthService(deps: BankAuthDeps) {
         await sms.codes.consume(target);
         return answerRefusal(ctx, 'member', mobile, noActivation());
       }
-      if (!holder.account) return refuseLogin(ctx, 'member', mobile, holder.memberId, accountDisabled());
+      if (!holder.enabled) return refuseLogin(ctx, 'member', mobile, holder.memberId, accountDisabled());
       const cards = await holderRepo.listHolderCards(db, mobile);
       const session = await db.transaction().execute(async (trx) => {
         // The member as it is now: a disable since findHolder is seen here, one after ends this session.

@@ -1,6 +1,5 @@
 import type { Executor } from '../../platform/db/executor.js';
 import { codeText } from '../../platform/http/schemas.js';
-import type { Account } from '../../platform/http/context.js';
 import { maskIdNumber } from '../../platform/id-number.js';
 import { formatDateTime } from '../../platform/time.js';
 
@@ -19,23 +18,21 @@ export interface HolderCard {
 
 /**
  * The member the phone's latest activation made or found; null when the phone has no activation.
- * `account` is null when that member is disabled or gone.
+ * `enabled` is false when that member is disabled or gone (the session's account is loaded when
+ * its token is issued).
  */
-export async function findHolder(db: Executor, phone: string): Promise<{ memberId: number; account: Account | null } | null> {
+export async function findHolder(db: Executor, phone: string): Promise<{ memberId: number; enabled: boolean } | null> {
   const r = await db
     .selectFrom('activation_record as a')
     .leftJoin('member as m', 'm.id', 'a.member_id')
-    .select(['a.member_id', 'm.id as id', 'm.status', 'm.is_deleted', 'm.nickname', 'm.name', 'm.open_id'])
+    .select(['a.member_id', 'm.id as id', 'm.status', 'm.is_deleted'])
     .where('a.user_phone', '=', phone)
     .where('a.member_id', 'is not', null)
     .orderBy('a.id', 'desc')
     .limit(1)
     .executeTakeFirst();
   if (!r) return null;
-  const memberId = r.member_id!;
-  if (r.id === null || r.status !== 1 || r.is_deleted) return { memberId, account: null };
-  const name = r.nickname ?? r.name ?? phone;
-  return { memberId, account: { id: r.id, kind: 'member', name, userType: null, merchantId: null, shopId: null, permissions: [] } };
+  return { memberId: r.member_id!, enabled: r.id !== null && r.status === 1 && !r.is_deleted };
 }
 
 /** The cards bound to the phone (the card binding of spec B 4.4 rule 4), newest first; ID numbers masked. */

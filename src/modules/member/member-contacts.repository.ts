@@ -6,6 +6,7 @@ import { LIST_MAX_ROWS } from '../../platform/http/schemas.js';
 import { formatDateTime } from '../../platform/time.js';
 import type { StoredFace } from './contact-face.js';
 import type { MemberContacts } from './member-contacts.schemas.js';
+import { codeText } from '../../platform/http/schemas.js';
 
 export interface ContactValues {
   name: string;
@@ -28,7 +29,7 @@ function toWire(r: Row): MemberContacts {
     id: r.id,
     memberId: String(r.member_id),
     name: r.name,
-    idType: r.id_type == null ? null : String(r.id_type),
+    idType: codeText(r.id_type),
     identityNo: r.identity_no,
     phone: r.phone,
     facePhoto: r.face_photo,

@@ -109,7 +109,6 @@ export function createStaffService(deps: { db: Db; tokens: TokenService }) {
     return ids;
   }
 
-  const manageable = (ctx: AuthedContext, id: number, trx: Trx): Promise<User> => manageableUser(ctx, trx, id);
 
   async function revoke(userId: number): Promise<void> {
     await tokens.revokeAccount('admin', userId);
@@ -140,7 +139,7 @@ export function createStaffService(deps: { db: Db; tokens: TokenService }) {
 
     async update(ctx: AuthedContext, input: UserUpdate): Promise<void> {
       const rolesChanged = await loggedTransaction(db, ctx, async (trx) => {
-        const current = await manageable(ctx, input.id, trx);
+        const current = await manageableUser(ctx, trx, input.id);
         const deptId = input.deptId ?? current.deptId;
         if (input.deptId != null && input.deptId !== current.deptId) await confirmDept(trx, input.deptId, current);
         await repo.updateUser(trx, input.id, {
@@ -153,14 +152,14 @@ export function createStaffService(deps: { db: Db; tokens: TokenService }) {
     },
 
     async assignRoles(ctx: AuthedContext, input: UserRoles): Promise<void> {
-      const changed = await loggedTransaction(db, ctx, async (trx) => setRoles(trx, ctx, await manageable(ctx, input.id, trx), input.roleIds), () => input.id);
+      const changed = await loggedTransaction(db, ctx, async (trx) => setRoles(trx, ctx, await manageableUser(ctx, trx, input.id), input.roleIds), () => input.id);
       if (changed) await revoke(input.id);
     },
 
     async setStatus(ctx: AuthedContext, input: UserStatusChange): Promise<void> {
       if (input.id === ctx.account.id && input.status === 0) throw notOnSelf('disable');
       await loggedTransaction(db, ctx, async (trx) => {
-        const current = await manageable(ctx, input.id, trx);
+        const current = await manageableUser(ctx, trx, input.id);
         if (current.status === input.status) return;
         await keepingASuperAdmin(trx, () => repo.setUserStatus(trx, input.id, input.status, ctx.account.id));
       }, () => input.id);
@@ -171,7 +170,7 @@ export function createStaffService(deps: { db: Db; tokens: TokenService }) {
       const password = generatePassword();
       const passwordHash = await hashPassword(password);
       await loggedTransaction(db, ctx, async (trx) => {
-        await manageable(ctx, id, trx);
+        await manageableUser(ctx, trx, id);
         await repo.setPasswordHash(trx, id, passwordHash, ctx.account.id);
       }, () => id);
       await revoke(id);

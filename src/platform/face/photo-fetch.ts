@@ -52,7 +52,7 @@ export function createAddressPolicy(allowed: readonly string[]): AddressPolicy {
   };
 }
 
-export class AddressRefused extends Error {
+class AddressRefused extends Error {
   readonly code = 'EADDRREFUSED';
 }
 

@@ -64,7 +64,7 @@ function unwrap(value: unknown): unknown {
 }
 
 /** A form body as an object of its fields (own properties even for `__proto__`, which the input guard refuses). */
-export function parseForm(raw: string): Record<string, unknown> {
+function parseForm(raw: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of new URLSearchParams(raw)) {
     const had = Object.hasOwn(out, key) ? out[key] : undefined;

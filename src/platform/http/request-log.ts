@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
  * Query values that are capabilities never reach the log: a file key alone fetches its file through
  * the token-free file route (/open-api/oss/file), face photos included.
  */
-export function urlForLog(url: string): string {
+function urlForLog(url: string): string {
   return url.replace(/([?&]fileKey=)[^&#]*/gi, '$1…');
 }
 

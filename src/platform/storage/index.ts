@@ -11,7 +11,7 @@ import type { ObjectStore, StoredObject } from './object-store.js';
 export { DOWNLOAD_PATH, fileKeyOfUrl, fileUrl, PUBLIC_FILE_PATH } from './file-urls.js';
 export { findFilesBySha256, type FileOwner, type FileRecord } from './file-object.repository.js';
 export { isFileKey, newFileKey } from './keys.js';
-export { MultipartGoneError, type ByteRange, type ObjectStore, type PartTag, type StoredObject } from './object-store.js';
+export { MultipartGoneError, type ObjectStore, type PartTag, type StoredObject } from './object-store.js';
 export { DOCUMENT_TYPES, FACE_IMAGE_TYPES, sniffFile, type SniffedType } from './sniff.js';
 
 export interface FileMeta {
