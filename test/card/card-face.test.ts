@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { randomMobile } from '../helpers/factories.js';
 import { staffSession, type StaffSession } from '../helpers/staff.js';
-import { createMemberTestApp, idCardNumber, memberSession, type MemberTestApp } from '../member/member-fixtures.js';
+import { createMemberTestApp, idCardNumber, memberSession, type FaceHook, type MemberTestApp } from '../member/member-fixtures.js';
 
 /**
  * QA defect 1: a member's contact put its own photo under someone else's identity number, deleting the
  * face staff enrolled at bindCard (or another member's), and checked in on that person's card with it.
+ * Then the same through a race: staff enrolling at bindCard in the middle of a member's enrolment.
  */
 const C = '/manage-api/card';
 const TAKEN = { errcode: 1003000002, errmsg: 'a face is already enrolled for this identity number by someone else: the holder can change it at a service desk' };
@@ -20,6 +21,9 @@ beforeAll(async () => {
   const res = await m.t.post('/manage-api/cardModel/addCardModel', { name: 'Face pass', price: 100, validityMonths: 12 }, staff.token);
   expect(res.body.errcode, res.body.errmsg).toBe(0);
   model = res.body.data.id;
+});
+afterEach(() => {
+  m.faceHook.after = null;
 });
 afterAll(() => m?.close());
 
@@ -85,5 +89,104 @@ describe('faces of card holders and members\' contacts', () => {
     expect((await bindCard(await activatedCard(), idNo, second)).body.errcode).toBe(0);
     expect(await whoIs(second)).toBe(idNo);
     expect(await whoIs(first)).toBeNull();
+  });
+});
+
+/** Holds the first face call `call` on `arg` after it succeeded, until released. */
+function pauseAfter(call: Parameters<FaceHook>[0], arg: string) {
+  let reached!: () => void;
+  let release!: () => void;
+  const atPause = new Promise<void>((resolve) => { reached = resolve; });
+  const released = new Promise<void>((resolve) => { release = resolve; });
+  m.faceHook.after = async (c, a) => {
+    if (c !== call || a !== arg) return;
+    m.faceHook.after = null;
+    reached();
+    await released;
+  };
+  return { atPause, release };
+}
+
+/**
+ * Runs `member` up to the pause, binds the card in it, then lets the member go on. Staff may be asked to
+ * try again while the member's enrolment of the identity number runs; it then binds once the member is done.
+ */
+async function bindDuring(
+  pause: ReturnType<typeof pauseAfter>, member: () => Promise<{ body: { errcode: number } }>, idNo: string, holderPhoto: string,
+  meanwhile?: () => Promise<void>,
+) {
+  const memberDone = member();
+  await pause.atPause;
+  await meanwhile?.();
+  const card = await activatedCard();
+  const during = await bindCard(card, idNo, holderPhoto);
+  pause.release();
+  const memberAnswer = (await memberDone).body;
+  if (during.body.errcode !== 0) {
+    expect(during.body.errcode, during.body.errmsg).toBe(409);
+    expect((await bindCard(card, idNo, holderPhoto)).body.errcode).toBe(0);
+  }
+  return memberAnswer;
+}
+
+/** Staff's face is enrolled, no member holds a record under the id, and a member's contact cannot replace it. */
+async function expectStaffFaceKept(idNo: string, holderPhoto: string, member: { token: string }, contactId: number) {
+  expect(await whoIs(holderPhoto)).toBe(idNo);
+  expect(await liveRecords(idNo)).toEqual([]);
+  const again = m.photo();
+  expect((await contact(member.token, 'update', { id: contactId, identityNo: idNo, facePhoto: again })).body).toEqual(TAKEN);
+  expect(await whoIs(holderPhoto)).toBe(idNo);
+  expect(await whoIs(again)).toBeNull();
+}
+
+// Each case pauses a member's request at one step of its face sequence and binds the card in that pause:
+// whatever the order, staff's face ends up enrolled with no member's record under the identity number.
+describe('bindCard racing a member\'s contact for the same identity number', () => {
+  it('does not leave the member a record of the face staff enrolled while the member\'s contact was being written', async () => {
+    const idNo = idCardNumber();
+    const member = await memberSession(m.t);
+    const memberPhoto = m.photo();
+    const holderPhoto = m.photo();
+
+    const answer = await bindDuring(pauseAfter('createPerson', memberPhoto),
+      () => contact(member.token, 'add', { identityNo: idNo, facePhoto: memberPhoto }), idNo, holderPhoto);
+
+    expect(answer.errcode).toBe(0);
+    const mine = await m.t.db.selectFrom('member_contacts').select('id').where('member_id', '=', member.id).executeTakeFirstOrThrow();
+    await expectStaffFaceKept(idNo, holderPhoto, member, mine.id);
+  });
+
+  it('does not let a member re-enrolling its own face delete the face staff enrolled after the member read its records', async () => {
+    const idNo = idCardNumber();
+    const member = await memberSession(m.t);
+    const first = m.photo();
+    expect((await contact(member.token, 'add', { identityNo: idNo, facePhoto: first })).body.errcode).toBe(0);
+    const mine = await m.t.db.selectFrom('member_contacts').select('id').where('member_id', '=', member.id).executeTakeFirstOrThrow();
+    const second = m.photo();
+    const holderPhoto = m.photo();
+
+    const answer = await bindDuring(pauseAfter('search', second),
+      () => contact(member.token, 'update', { id: mine.id, identityNo: idNo, facePhoto: second }), idNo, holderPhoto);
+
+    expect(answer.errcode).toBe(0);
+    expect(await whoIs(second)).toBeNull();
+    await expectStaffFaceKept(idNo, holderPhoto, member, mine.id);
+  });
+
+  it('does not let a member\'s failed contact write take back the face staff enrolled meanwhile', async () => {
+    const idNo = idCardNumber();
+    const member = await memberSession(m.t);
+    const memberPhoto = m.photo();
+    const holderPhoto = m.photo();
+
+    // The same contact saved without a photo in the pause makes the waiting contact's write fail (409).
+    const answer = await bindDuring(pauseAfter('createPerson', memberPhoto),
+      () => contact(member.token, 'add', { identityNo: idNo, facePhoto: memberPhoto }), idNo, holderPhoto,
+      async () => expect((await contact(member.token, 'add', { identityNo: idNo })).body.errcode).toBe(0));
+
+    expect(answer.errcode).toBe(409);
+    expect(await whoIs(memberPhoto)).toBeNull();
+    const mine = await m.t.db.selectFrom('member_contacts').select('id').where('member_id', '=', member.id).executeTakeFirstOrThrow();
+    await expectStaffFaceKept(idNo, holderPhoto, member, mine.id);
   });
 });

@@ -18,6 +18,9 @@ export const PHOTO_HOST = 'photos.test';
 /** Which face call fails, as a provider outage would; null for none. */
 export type FaceFault = 'search' | 'createPerson' | 'deletePerson' | null;
 
+/** Runs after a face call succeeded and before its caller goes on; `arg` is the photo (search, createPerson) or the person id (deletePerson). */
+export type FaceHook = (call: Exclude<FaceFault, null>, arg: string) => Promise<void>;
+
 export interface MemberTestApp {
   t: TestApp;
   store: Store;
@@ -29,6 +32,8 @@ export interface MemberTestApp {
   face: FaceService;
   /** the face call that fails, `times` times (then it works again) */
   faceFault: { on: FaceFault; times: number };
+  /** a hook after each successful face call, to pause a request at a chosen step (races) */
+  faceHook: { after: FaceHook | null };
   /** A fresh photo of a face (a PNG of its own bytes), or the bytes given, served at an https URL the face service reads. */
   photo(bytes?: Buffer): string;
   close(): Promise<void>;
@@ -60,19 +65,22 @@ export async function createMemberTestApp(): Promise<MemberTestApp> {
     },
   });
   const faceFault: { on: FaceFault; times: number } = { on: null, times: Infinity };
-  const failing = <A extends unknown[], R>(name: Exclude<FaceFault, null>, fn: (...args: A) => Promise<R>) =>
+  const faceHook: { after: FaceHook | null } = { after: null };
+  const failing = <A extends unknown[], R>(name: Exclude<FaceFault, null>, fn: (...args: A) => Promise<R>, key: (...args: A) => string) =>
     async (...args: A): Promise<R> => {
       if (faceFault.on === name && faceFault.times > 0) {
         faceFault.times -= 1;
         throw faceUnavailable(new Error(`test fault in ${name}`));
       }
-      return fn(...args);
+      const result = await fn(...args);
+      await faceHook.after?.(name, key(...args));
+      return result;
     };
   const face: FaceService = {
     ...real,
-    search: failing('search', real.search),
-    createPerson: failing('createPerson', real.createPerson),
-    deletePerson: failing('deletePerson', real.deletePerson),
+    search: failing('search', real.search, (photo) => String(photo)),
+    createPerson: failing('createPerson', real.createPerson, (p) => String(p.photo)),
+    deletePerson: failing('deletePerson', real.deletePerson, (id) => id),
   };
 
   const t = await createTestApp({}, { db, store, services: { sms, face } });
@@ -83,6 +91,7 @@ export async function createMemberTestApp(): Promise<MemberTestApp> {
     clock,
     face,
     faceFault,
+    faceHook,
     lastCode(phone) {
       const sms = sender.lastTo(phone);
       if (!sms) throw new Error(`no SMS was sent to ${phone}`);

@@ -10,11 +10,11 @@ import { createCardService } from './card.service.js';
 /** Card models, their rules and prices, card batches and the life of each card (issue 15). */
 export const cardModule = defineModule({
   name: 'card',
-  routes: ({ db, face }) => {
+  routes: ({ db, face, store }) => {
     const models = createCardModelService({ db });
     return [
       ...cardModelRoutes({ models, rules: createCardRuleService({ db, models }) }),
-      ...cardRoutes({ cards: createCardService({ db, face }), batches: createCardBatchService({ db, models }) }),
+      ...cardRoutes({ cards: createCardService({ db, face, store }), batches: createCardBatchService({ db, models }) }),
     ];
   },
   jobs: ({ db }) => [cardExpiryJob(db)],

@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../../platform/db/pg-errors.js';
 import { loggedTransaction, type Trx } from '../../platform/db/transaction.js';
 import { badRequest, conflict, forbidden } from '../../platform/errors.js';
 import type { FaceService } from '../../platform/face/index.js';
+import type { Store } from '../../platform/store/index.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
 import { idNumberProblem, normaliseIdNumber } from '../../platform/id-document.js';
@@ -37,8 +38,8 @@ function inScope(scope: Scope, card: repo.CardState): boolean {
  * binding to a holder, unbinding, disabling and enabling. Each change locks the card's row and checks
  * its state inside the transaction, so two concurrent changes of one card cannot both pass.
  */
-export function createCardService(deps: { db: Db; face: FaceService; now?: () => Date }) {
-  const { db, face } = deps;
+export function createCardService(deps: { db: Db; face: FaceService; store: Store; now?: () => Date }) {
+  const { db, face, store } = deps;
   const now = deps.now ?? (() => new Date());
 
   async function reachable(ctx: AuthedContext, input: CardRef, trx?: Trx): Promise<repo.CardState> {
@@ -107,7 +108,7 @@ export function createCardService(deps: { db: Db; face: FaceService; now?: () =>
         // An external call: outside the transaction. Re-enrolling the same person id is harmless
         // should the binding then fail; the holder is the same person. Staff at a desk may replace a
         // face a member's contact enrolled; a member's contact can never replace this one.
-        await enrolHolderFace({ db, face }, { personId: idNo, name, photo: facePhoto }, ctx.account.id);
+        await enrolHolderFace({ db, face, store }, { personId: idNo, name, photo: facePhoto }, ctx.account.id);
       }
       return loggedTransaction(db, ctx, async (trx) => {
         const card = await reachable(ctx, input, trx);

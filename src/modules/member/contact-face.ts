@@ -1,7 +1,9 @@
-import { AppError, badRequest } from '../../platform/errors.js';
+import { randomBytes } from 'node:crypto';
+import { AppError, badRequest, conflict } from '../../platform/errors.js';
 import { FaceError, type FaceService } from '../../platform/face/index.js';
 import { faceUnavailable } from '../../platform/face/face.errors.js';
 import type { Db } from '../../platform/db/database.js';
+import type { Store } from '../../platform/store/index.js';
 import { faceEnrolledElsewhere } from './member.errors.js';
 import { retireFacesOf } from './member-contacts.repository.js';
 
@@ -31,6 +33,55 @@ const PERSON_ID = /^[A-Za-z0-9\-%@#&_]{1,64}$/;
 export function facePersonId(identityNo: string): string {
   if (!PERSON_ID.test(identityNo)) throw badRequest('identityNo is invalid: a contact with a face photo needs an identity number of letters and digits only');
   return identityNo;
+}
+
+// Longer than any enrolment can take: each photo read and face call gives up after 5 s.
+const ENROL_LOCK_TTL_S = 120;
+
+const enrolmentBusy = () => conflict('a face for this identity number is being enrolled right now, please try again in a moment');
+
+/**
+ * Runs `work` holding the store locks of the person ids, or refuses at once (409) when another
+ * request holds one. An enrolment is a sequence of face calls and database writes that must not
+ * interleave with another enrolment of the same id (a member could record, or delete, the face staff
+ * enrolled meanwhile), and face calls stay out of transactions, so an advisory lock cannot span it:
+ * the store is shared by every instance (Redis), like the SMS code locks.
+ */
+export async function withFaceLocks<T>(store: Store, personIds: string[], work: () => Promise<T>): Promise<T> {
+  const token = randomBytes(12).toString('base64url');
+  const held: string[] = [];
+  try {
+    for (const id of new Set(personIds)) {
+      const key = `face:enrol:${id}`;
+      if (!(await store.setIfAbsent(key, token, ENROL_LOCK_TTL_S))) throw enrolmentBusy();
+      held.push(key);
+    }
+    return await work();
+  } finally {
+    for (const key of held) {
+      // Only our own lock (it may have expired and been taken since); a failed release expires.
+      await store.get(key).then((v) => (v === token ? store.del(key) : undefined)).catch(() => undefined);
+    }
+  }
+}
+
+/**
+ * A member's enrolment under `personId` with the faces it replaces (`read`), under the locks of every
+ * person id it may delete or create. The faces are read again under the locks, so a record staff
+ * retired meanwhile is not deleted as the member's own.
+ */
+export async function withContactFaceLocks<T>(
+  store: Store,
+  personId: string,
+  read: () => Promise<StoredFace[]>,
+  work: (replaces: StoredFace[]) => Promise<T>,
+): Promise<T> {
+  const ids = [personId, ...(await read()).map((f) => f.personId)];
+  return withFaceLocks(store, ids, async () => {
+    const replaces = await read();
+    if (replaces.some((f) => !ids.includes(f.personId))) throw enrolmentBusy();
+    return work(replaces);
+  });
 }
 
 /**
@@ -113,10 +164,17 @@ export async function enrolContactFace(
  * Staff enrolling a card holder's face at a desk (bindCard), where the person's document is seen: the
  * face under the identity number is replaced whoever enrolled it. The members' records under it are
  * retired first, so no member's contact can later replace or take back the face staff enrolled; a face
- * call failing afterwards leaves no member owning the id (fail closed), and staff retries.
+ * call failing afterwards leaves no member owning the id (fail closed), and staff retries. Runs under
+ * the person id's lock, as a member's enrolment does, so neither sees the other half done.
  */
-export async function enrolHolderFace(deps: { db: Db; face: FaceService }, person: { personId: string; name: string; photo: string }, staffId: number): Promise<void> {
-  await retireFacesOf(deps.db, deps.face.provider, person.personId, staffId);
-  await deps.face.deletePerson(person.personId);
-  await deps.face.createPerson(person);
+export async function enrolHolderFace(
+  deps: { db: Db; face: FaceService; store: Store },
+  person: { personId: string; name: string; photo: string },
+  staffId: number,
+): Promise<void> {
+  await withFaceLocks(deps.store, [person.personId], async () => {
+    await retireFacesOf(deps.db, deps.face.provider, person.personId, staffId);
+    await deps.face.deletePerson(person.personId);
+    await deps.face.createPerson(person);
+  });
 }

@@ -2,7 +2,8 @@ import type { Db } from '../../platform/db/database.js';
 import { advisoryLock, loggedTransaction, type Trx } from '../../platform/db/transaction.js';
 import type { FaceService } from '../../platform/face/index.js';
 import type { AuthedContext } from '../../platform/http/context.js';
-import { enrolContactFace, facePersonId, type FaceEnrolment } from './contact-face.js';
+import type { Store } from '../../platform/store/index.js';
+import { enrolContactFace, facePersonId, withContactFaceLocks, type FaceEnrolment } from './contact-face.js';
 import { DEFAULT_ID_TYPE, normaliseIdentityNo } from './identity-number.js';
 import { contactExists, contactNotFound, faceEnrolledElsewhere, tooManyContacts } from './member.errors.js';
 import * as repo from './member-contacts.repository.js';
@@ -18,8 +19,8 @@ export const MAX_CONTACTS = 50;
  * transaction (they are external calls); the contact is written only after the enrolment succeeded,
  * and the enrolment is taken back if that write fails, so a failure leaves no change behind.
  */
-export function createMemberContactsService(deps: { db: Db; face: FaceService }) {
-  const { db, face } = deps;
+export function createMemberContactsService(deps: { db: Db; face: FaceService; store: Store }) {
+  const { db, face, store } = deps;
 
   /** The checks that must hold at commit: repeated under the member's lock inside the transaction. */
   async function checkRoom(trx: Db | Trx, memberId: number, identityNo: string, exceptId: number | null): Promise<void> {
@@ -47,6 +48,18 @@ export function createMemberContactsService(deps: { db: Db; face: FaceService })
     }
   }
 
+  /** Enrols the photo (spec A 4.2 rule 1), then writes, all under the locks of the person ids it touches. */
+  async function enrolAndWrite(
+    ctx: AuthedContext, contactId: number | null, person: { identityNo: string; name: string; photo: string }, work: (trx: Trx) => Promise<number>,
+  ): Promise<void> {
+    const personId = facePersonId(person.identityNo);
+    const read = () => repo.recordedFaces(db, face.provider, contactId === null ? { personIds: [personId] } : { contactId, personIds: [personId] });
+    await withContactFaceLocks(store, personId, read, async (replaces) => {
+      const enrolment = await enrolContactFace(face, ctx.account.id, { personId, name: person.name, photo: person.photo }, replaces);
+      await write(ctx, enrolment, person.photo, work);
+    });
+  }
+
   return {
     async add(ctx: AuthedContext, input: MemberContactsAdd): Promise<void> {
       const memberId = ctx.account.id;
@@ -59,16 +72,12 @@ export function createMemberContactsService(deps: { db: Db; face: FaceService })
         facePhoto: input.facePhoto?.trim() || null,
       };
       await checkRoom(db, memberId, v.identityNo, null);
-      let enrolment: FaceEnrolment | null = null;
-      if (v.facePhoto) {
-        const personId = facePersonId(v.identityNo);
-        const replaces = await repo.recordedFaces(db, face.provider, { personIds: [personId] });
-        enrolment = await enrolContactFace(face, memberId, { personId, name: v.name, photo: v.facePhoto }, replaces);
-      }
-      await write(ctx, enrolment, v.facePhoto, async (trx) => {
+      const insert = async (trx: Trx) => {
         await checkRoom(trx, memberId, v.identityNo, null);
         return repo.insertContact(trx, memberId, v);
-      });
+      };
+      if (v.facePhoto) await enrolAndWrite(ctx, null, { ...v, photo: v.facePhoto }, insert);
+      else await write(ctx, null, null, insert);
     },
 
     /**
@@ -92,17 +101,13 @@ export function createMemberContactsService(deps: { db: Db; face: FaceService })
       };
       await checkRoom(db, memberId, v.identityNo, current.id);
       const reenrol = v.facePhoto !== null && (!!given || v.identityNo !== current.identityNo || v.name !== current.name);
-      let enrolment: FaceEnrolment | null = null;
-      if (reenrol && v.facePhoto) {
-        const personId = facePersonId(v.identityNo);
-        const replaces = await repo.recordedFaces(db, face.provider, { contactId: current.id, personIds: [personId] });
-        enrolment = await enrolContactFace(face, memberId, { personId, name: v.name, photo: v.facePhoto }, replaces);
-      }
-      await write(ctx, enrolment, v.facePhoto, async (trx) => {
+      const change = async (trx: Trx) => {
         await checkRoom(trx, memberId, v.identityNo, current.id);
         if (!(await repo.updateContact(trx, memberId, current.id, v))) throw contactNotFound();
         return current.id;
-      });
+      };
+      if (reenrol && v.facePhoto) await enrolAndWrite(ctx, current.id, { ...v, photo: v.facePhoto }, change);
+      else await write(ctx, null, v.facePhoto, change);
     },
 
     /** Logical delete. The enrolled face stays: face check-in of the person's cards finds it by identity number. */

@@ -16,6 +16,6 @@ export const memberModule = defineModule({
       auth: createMemberAuthService({ db, store, tokens, miniProgram: createMiniProgramLogin(config), loginRatePerMin: config.loginRatePerMin }),
       profile: createMemberProfileService({ db, codes: sms.codes }),
     }),
-    ...memberContactsRoutes(createMemberContactsService({ db, face })),
+    ...memberContactsRoutes(createMemberContactsService({ db, face, store })),
   ],
 });
