@@ -1,15 +1,14 @@
 import type { Db } from '../../platform/db/database.js';
 import type { Store } from '../../platform/store/store.js';
 import type { TokenService } from '../../platform/auth/tokens.js';
-import { AppError } from '../../platform/errors.js';
+import type { AppError } from '../../platform/errors.js';
 import { recordLogin } from '../../platform/oplog/oplog.js';
 import type { AuthedContext, RequestContext } from '../../platform/http/context.js';
-import { accountDisabled, badCredentials } from './auth.errors.js';
 import type { CaptchaService } from './captcha.service.js';
 import { createLoginGuard, limitLoginRate } from './login-guard.js';
-import { recordSuccessfulLogin } from './login-record.repository.js';
-import { checkPasswordLogin, stillItsPassword } from './password-login.js';
-import { endSession, loginResponse, rememberLogin, type LoginResponse } from './session-answer.js';
+import { openPasswordSession, type PasswordAccountKind } from './login-transaction.js';
+import { checkPasswordLogin } from './password-login.js';
+import { endSession, loginResponse, type LoginResponse } from './session-answer.js';
 import * as staffRepo from './staff.repository.js';
 
 export interface StaffLoginInput {
@@ -18,6 +17,8 @@ export interface StaffLoginInput {
   code?: string | null;
   uuid?: string | null;
 }
+
+const STAFF: PasswordAccountKind = { kind: 'admin', table: 'admin_user', channel: 'manage', lock: staffRepo.lockStaffForLogin, load: staffRepo.loadStaffAccount };
 
 /** Staff login and logout on /manage-api (spec A 4.1, A §5). */
 export function createStaffAuthService(deps: { db: Db; store: Store; tokens: TokenService; captcha: CaptchaService; loginRatePerMin: number }) {
@@ -42,24 +43,14 @@ export function createStaffAuthService(deps: { db: Db; store: Store; tokens: Tok
         password: input.password,
         refuse: (accountId, error) => refuse(ctx, input.username, accountId, error),
       });
-      const session = await db.transaction().execute(async (trx) => {
-        // Locked before it is read, so a disable or a new password racing this login cannot leave it a
-        // working token (docs/decisions.md, Auth).
-        const locked = await staffRepo.lockStaffForLogin(trx, user.id);
-        if (locked && !(await stillItsPassword(locked.passwordHash, user.passwordHash, input.password))) return badCredentials();
-        const account = await staffRepo.loadStaffAccount(trx, user.id);
-        // Disabled or deleted since the password check, or its merchant is disabled: refused below, and
-        // logged like a disabled user, once this transaction (which wrote nothing) has ended.
-        if (!account) return accountDisabled();
-        await recordSuccessfulLogin(trx, 'admin_user', user.id, ctx.ip, new Date(), newHash);
-        const issued = await tokens.issue(trx, account, 'manage', ctx.ip);
-        await recordLogin(trx, ctx, { accountKind: 'admin', accountId: user.id, username: user.username, success: true, errcode: 0, message: null });
-        return { issued, account };
+      const { issued } = await openPasswordSession(deps, STAFF, {
+        ctx,
+        checked: user,
+        newHash,
+        password: input.password,
+        username: user.username,
+        refuse: (error) => refuse(ctx, input.username, user.id, error),
       });
-      if (session instanceof AppError) return refuse(ctx, input.username, user.id, session);
-      const { issued, account } = session;
-      const lost = await rememberLogin(tokens, issued, account, 'manage');
-      if (lost) return refuse(ctx, input.username, user.id, lost);
       return loginResponse({ id: user.id, openId: null, mobile: user.mobile }, issued);
     },
 

@@ -10,7 +10,7 @@ import type { Store } from '../../platform/store/store.js';
 import { formatDateTime } from '../../platform/time.js';
 import { accountDisabled } from '../auth/auth.errors.js';
 import { createLoginGuard, limitLoginRate } from '../auth/login-guard.js';
-import { recordSuccessfulLogin } from '../auth/login-record.repository.js';
+import { openPasswordSession, type PasswordAccountKind } from '../auth/login-transaction.js';
 import { checkPasswordLogin } from '../auth/password-login.js';
 import { endSession, rememberLogin } from '../auth/session-answer.js';
 import { codeRefusal, noActivation, notAnOperator, openapiOk, OpenapiCode, type OpenapiRefusal } from './bank.errors.js';
@@ -33,6 +33,8 @@ const logCode = (refusal: OpenapiRefusal) =>
 const BANK_CHANNEL = 'manage' as const;
 /** The card holder's session is a member session of the mini program. */
 const HOLDER_CHANNEL = 'mp' as const;
+
+const BANK_USER: PasswordAccountKind = { kind: 'bank', table: 'bank_user', channel: BANK_CHANNEL, lock: userRepo.lockBankUserForLogin, load: userRepo.loadBankAccount };
 
 export interface BankAuthDeps {
   db: Db;
@@ -124,18 +126,15 @@ export function createBankAuthService(deps: BankAuthDeps) {
       });
       const relations = await userRepo.loadBankRelations(db, user.id);
       if (!relations) return refuseLogin(ctx, 'bank', mobile, user.id, accountDisabled());
-      const { issued, account } = await db.transaction().execute(async (trx) => {
-        await userRepo.lockBankUserForLogin(trx, user.id);
-        const account = await userRepo.loadBankAccount(trx, user.id);
-        if (!account) throw accountDisabled();
-        await recordSuccessfulLogin(trx, 'bank_user', user.id, ctx.ip, new Date(), newHash);
-        const issued = await tokens.issue(trx, account, BANK_CHANNEL, ctx.ip);
-        await recordLogin(trx, ctx, { accountKind: 'bank', accountId: user.id, username: mobile, success: true, errcode: 0, message: null });
-        return { issued, account };
+      const { issued } = await openPasswordSession(deps, BANK_USER, {
+        ctx,
+        checked: user,
+        newHash,
+        password: input.password,
+        username: mobile,
+        refuse: (error) => refuseLogin(ctx, 'bank', mobile, user.id, error),
       });
       await sessions.remember(issued, relations);
-      const lost = await rememberLogin(tokens, issued, account, BANK_CHANNEL);
-      if (lost) return refuseLogin(ctx, 'bank', mobile, user.id, lost);
       await sms.codes.consume(target);
       return openapiOk({
         userId: user.id,

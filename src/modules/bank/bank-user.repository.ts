@@ -100,15 +100,18 @@ export async function loadBankRelations(db: Executor, bankUserId: number): Promi
 /**
  * Locks the bank user row (as its last-login UPDATE will anyway) and its bank's merchant, in the
  * transaction that issues the login's token, so a concurrent disable of either waits for the login and
- * then revokes its token, or commits first and the login sees it.
+ * then revokes its token, or commits first and the login sees it. Answers the password hash under the
+ * lock, which the login compares again as staff and verifier logins do; null when the user is gone.
  */
-export async function lockBankUserForLogin(db: Executor, id: number): Promise<void> {
+export async function lockBankUserForLogin(db: Executor, id: number): Promise<{ passwordHash: string } | null> {
   const r = await db
     .selectFrom('bank_user as u')
     .innerJoin('channel_business as b', 'b.id', 'u.channel_business_id')
-    .select('b.merchant_id')
+    .select(['b.merchant_id', 'u.password_hash'])
     .where('u.id', '=', id)
     .forNoKeyUpdate('u')
     .executeTakeFirst();
-  if (r) await db.selectFrom('merchant').select('id').where('id', '=', r.merchant_id).forShare().execute();
+  if (!r) return null;
+  await db.selectFrom('merchant').select('id').where('id', '=', r.merchant_id).forShare().execute();
+  return { passwordHash: r.password_hash };
 }

@@ -1,18 +1,19 @@
 import type { Db } from '../../platform/db/database.js';
 import type { Store } from '../../platform/store/store.js';
 import type { TokenService } from '../../platform/auth/tokens.js';
-import { AppError } from '../../platform/errors.js';
+import type { AppError } from '../../platform/errors.js';
 import { recordLogin, recordOperation } from '../../platform/oplog/oplog.js';
 import type { AuthedContext, RequestContext } from '../../platform/http/context.js';
 import { formatDateTime } from '../../platform/time.js';
-import { accountDisabled, badCredentials } from '../auth/auth.errors.js';
 import { createLoginGuard, limitLoginRate } from '../auth/login-guard.js';
-import { checkPasswordLogin, stillItsPassword } from '../auth/password-login.js';
-import { endSession, rememberLogin } from '../auth/session-answer.js';
-import { recordSuccessfulLogin } from '../auth/login-record.repository.js';
+import { openPasswordSession, type PasswordAccountKind } from '../auth/login-transaction.js';
+import { checkPasswordLogin } from '../auth/password-login.js';
+import { endSession } from '../auth/session-answer.js';
 import * as loginRepo from './checker-login.repository.js';
 import * as checkerRepo from './checker.repository.js';
 import type { CheckerLoginRequest, CheckerLoginResponse } from './checker.schemas.js';
+
+const CHECKER: PasswordAccountKind = { kind: 'checker', table: 'checker', channel: 'app', lock: loginRepo.lockCheckerForLogin, load: loginRepo.loadCheckerAccount };
 
 /** Verifier login and logout on /app-api (spec A 4.1 rule 1–2, A §5). */
 export function createCheckerAuthService(deps: { db: Db; store: Store; tokens: TokenService; loginRatePerMin: number }) {
@@ -53,27 +54,19 @@ export function createCheckerAuthService(deps: { db: Db; store: Store; tokens: T
         refuse: (accountId, error) => refuse(ctx, mobile, accountId, error),
       });
       const place = await workplace(checker.id);
-      const session = await db.transaction().execute(async (trx) => {
-        // Locked before it is read, so a disable or a new password racing this login cannot leave it a
-        // working token (docs/decisions.md, Auth).
-        const locked = await loginRepo.lockCheckerForLogin(trx, checker.id);
-        if (locked && !(await stillItsPassword(locked.passwordHash, checker.passwordHash, input.password))) return badCredentials();
-        const account = await loginRepo.loadCheckerAccount(trx, checker.id);
-        // Disabled since the password check, or its merchant is: refused below, and logged like a
-        // disabled verifier, after this transaction (which wrote nothing).
-        if (!account) return accountDisabled();
-        const at = new Date();
-        await recordSuccessfulLogin(trx, 'checker', checker.id, ctx.ip, at, newHash);
-        await loginRepo.stampRelationLogins(trx, checker.id, at);
-        const issued = await tokens.issue(trx, account, 'app', ctx.ip);
-        await recordLogin(trx, ctx, { accountKind: 'checker', accountId: checker.id, username: mobile, success: true, errcode: 0, message: null });
-        await recordOperation(trx, ctx, checker.id, { success: true, errcode: 0, account });
-        return { issued, account };
+      const { issued } = await openPasswordSession(deps, CHECKER, {
+        ctx,
+        checked: checker,
+        newHash,
+        password: input.password,
+        username: mobile,
+        // "updates the verifier and relation records" (spec A 4.1 rule 1); the login is an operation too.
+        recordAlso: async (trx, account, at) => {
+          await loginRepo.stampRelationLogins(trx, checker.id, at);
+          await recordOperation(trx, ctx, checker.id, { success: true, errcode: 0, account });
+        },
+        refuse: (error) => refuse(ctx, mobile, checker.id, error),
       });
-      if (session instanceof AppError) return refuse(ctx, mobile, checker.id, session);
-      const { issued, account } = session;
-      const lost = await rememberLogin(tokens, issued, account, 'app');
-      if (lost) return refuse(ctx, mobile, checker.id, lost);
       return {
         userId: checker.id,
         checkerName: checker.name,
