@@ -157,28 +157,6 @@ describe('addShop', () => {
     }
   });
 
-  it('links only the global shop-admin role, never a merchant\'s role holding its code from before the reservation', async () => {
-    // A database where merchant B took the code before the global role existed (addRole now refuses the code).
-    await t.db.updateTable('role').set({ code: uniq('hidden_') }).where('code', '=', SHOP_ADMIN_ROLE.code).execute();
-    const squat = await t.db.insertInto('role').values({ code: SHOP_ADMIN_ROLE.code, name: 'squat', permissions: ['region:read'], merchant_id: merchantBId })
-      .returning('id').executeTakeFirstOrThrow();
-    const squatter = await staffSession(t, { kind: 'merchant', merchantId: merchantBId });
-    await t.db.insertInto('user_role').values({ user_id: squatter.userId, role_id: squat.id }).execute();
-
-    const added = await addOk(merchantA, shop());
-    const roles = await t.db.selectFrom('user_role').innerJoin('role', 'role.id', 'user_role.role_id')
-      .select(['role.id', 'role.code', 'role.merchant_id', 'role.permissions']).where('user_role.user_id', '=', added.userId).execute();
-    expect(roles).toEqual([{ id: expect.any(Number), code: SHOP_ADMIN_ROLE.code, merchant_id: null, permissions: [...SHOP_ADMIN_ROLE.permissions] }]);
-    expect(roles[0].id).not.toBe(squat.id);
-    // B keeps its role (another code, same permissions and holder); it is not B's to grant elsewhere.
-    const kept = await t.db.selectFrom('role').select(['code', 'merchant_id', 'permissions']).where('id', '=', squat.id).executeTakeFirstOrThrow();
-    expect(kept).toEqual({ code: `${SHOP_ADMIN_ROLE.code}_m${merchantBId}_${squat.id}`, merchant_id: merchantBId, permissions: ['region:read'] });
-    expect(await t.db.selectFrom('user_role').select('user_id').where('role_id', '=', squat.id).execute()).toEqual([{ user_id: squatter.userId }]);
-    const next = await addOk(merchantB, shop({ merchantId: merchantBId }));
-    const nextRole = await t.db.selectFrom('user_role').select('role_id').where('user_id', '=', next.userId).executeTakeFirstOrThrow();
-    expect(nextRole.role_id).toBe(roles[0].id);
-  });
-
   it('adds no shop under a disabled merchant (1_022_000_001), and leaves nothing written', async () => {
     const merchantId = await createMerchant(t.db, { name: uniq('Dormant ') });
     await t.db.updateTable('merchant').set({ status: 0 }).where('id', '=', merchantId).execute();

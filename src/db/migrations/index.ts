@@ -20,6 +20,8 @@ import * as m0023 from './20261126_0023_stat_check_day.js';
 import * as m0024 from './20261126_0024_drop_check_card_index.js';
 import * as m0025 from './20261126_0025_stat_utc_day.js';
 import * as m0026 from './20261127_0026_activation_idno_key.js';
+import * as m0027 from './20261127_0027_reserved_role_codes.js';
+import * as m0028 from './20261127_0028_clear_stray_card_num.js';
 
 /**
  * Migrations listed statically rather than read from the folder, so they load the same way under
@@ -47,6 +49,8 @@ const migrations: Record<string, Migration> = {
   '20261126_0024_drop_check_card_index': m0024,
   '20261126_0025_stat_utc_day': m0025,
   '20261127_0026_activation_idno_key': m0026,
+  '20261127_0027_reserved_role_codes': m0027,
+  '20261127_0028_clear_stray_card_num': m0028,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,3 +1,4 @@
+import { describeReference, type Reference } from '../../platform/db/references.js';
 import { badRequest, conflict, notFound } from '../../platform/errors.js';
 
 /** Catalog (resource and SKU) refusals: common codes only (docs/errors.md, range 1_016_000_000 unused). */
@@ -10,9 +11,8 @@ export const tooManyDecimals = (field: string) => badRequest(`${field} is invali
 export const duplicateEntrance = (name: string) => badRequest(`skuEntranceList is invalid: the entrance "${name}" is listed twice`);
 export const foreignEntrance = (index: number, id: number) => badRequest(`skuEntranceList[${index}].id is invalid: ${id} is not an entrance of this SKU`);
 export const otherShopGoods = () => conflict('goodsId is invalid: a SKU can move only to another resource of the same shop');
-export const cardTypeChangeWithCardSkus = (skus: { count: number; ids: number[] }) => {
-  const more = skus.count > skus.ids.length ? ', …' : '';
-  const named = `${skus.count} SKU${skus.count === 1 ? ` (id ${skus.ids[0]}) carries` : `s (ids ${skus.ids.join(', ')}${more}) carry`} cardNum`;
+export const cardTypeChangeWithCardSkus = (skus: Reference) => {
+  const named = `${describeReference(skus)} ${skus.count === 1 ? 'carries' : 'carry'} cardNum`;
   return conflict(`resourceType is invalid: the resource is a tourism card (1) and ${named}: remove those or move them to another tourism-card resource first`);
 };
 export const shopChangeWithSkus = (count: number) =>

@@ -5,7 +5,7 @@ import { assertUnreferenced } from '../../platform/db/references.js';
 import { loggedTransaction } from '../../platform/db/transaction.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
-import { merchantDisabled } from '../merchant/merchant.errors.js';
+import { assertMerchantEnabled } from '../merchant/merchant-state.js';
 import * as err from './catalog.errors.js';
 import * as repo from './sku.repository.js';
 import type { Sku, SkuAdd, SkuFilter, SkuPageQuery, SkuUpdate } from './sku.schemas.js';
@@ -28,16 +28,6 @@ function entranceNames(list: ReadonlyArray<{ entranceName: string }>): string[] 
     seen.add(name);
     return name;
   });
-}
-
-/**
- * The cardNum an update stores: absent or null keeps the stored one, except on a SKU staying on goods
- * that are not a tourism card, where it clears it (a type change made before that was refused may have
- * left one, and the SKU could not be edited otherwise). A move to such goods still refuses a stored one.
- */
-function cardNumOf(spu: OwnedSpu, given: number | null | undefined, current: repo.SkuFields): number | null {
-  if (given != null) return given;
-  return spu.resourceType !== TOURISM_CARD && spu.id === current.goodsId ? null : current.cardNum;
 }
 
 /** SKUs (spec B 2.6, 4.6 addSku; the rest is ours): what is sold of a resource, with the gates it is checked at. */
@@ -90,7 +80,7 @@ export function createSkuService(deps: { db: Db }) {
     add(ctx: AuthedContext, input: SkuAdd): Promise<Sku> {
       return loggedTransaction(db, ctx, async (trx) => {
         const spu = await goods(ctx, trx, input.goodsId);
-        if (!spu.merchantEnabled) throw merchantDisabled(spu.merchantName);
+        assertMerchantEnabled(spu.merchant);
         const v: repo.SkuValues = {
           goodsId: spu.id, merchantId: spu.merchantId, shopId: spu.shopId, skuName: input.skuName.trim(),
           goodsChannelId: input.goodsChannelId ?? null, showPrice: input.showPrice ?? null, buyPrice: input.buyPrice ?? null,
@@ -122,7 +112,7 @@ export function createSkuService(deps: { db: Db }) {
           mold: keep('mold', input.mold), isDistributes: keep('isDistributes', input.isDistributes), commission: keep('commission', input.commission),
           isPreferential: keep('isPreferential', input.isPreferential), isUseScore: keep('isUseScore', input.isUseScore),
           isAddScore: keep('isAddScore', input.isAddScore), useScoreRate: keep('useScoreRate', input.useScoreRate),
-          addScoreRate: keep('addScoreRate', input.addScoreRate), cardNum: cardNumOf(spu, input.cardNum, current), status: keep('status', input.status),
+          addScoreRate: keep('addScoreRate', input.addScoreRate), cardNum: keep('cardNum', input.cardNum), status: keep('status', input.status),
         };
         checkValues(spu, v);
         await repo.updateSku(trx, current.id, v, ctx.account.id);

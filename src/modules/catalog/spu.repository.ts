@@ -6,16 +6,14 @@ import { scopeCondition } from '../../platform/db/scope.js';
 import { containsPattern, keywordsCondition } from '../../platform/db/text-match.js';
 import type { Page, PageRequest } from '../../platform/http/paging.js';
 import { LIST_MAX_ROWS } from '../../platform/http/schemas.js';
+import type { MerchantState } from '../merchant/merchant-state.js';
 import type { Spu, SpuFilter } from './spu.schemas.js';
 
 /** A shop's merchant as an add under it needs it: a disabled one takes nothing new (decisions.md, issue 15). */
 export interface ParentMerchant {
   merchantId: number;
-  merchantName: string;
-  merchantEnabled: boolean;
+  merchant: MerchantState | null;
 }
-
-const ENABLED = 1;
 
 export interface OwnedSpu extends Spu, ParentMerchant {}
 
@@ -40,7 +38,7 @@ export async function findShop(db: Executor, id: number, share = false): Promise
     .where('shop.id', '=', id).where('shop.is_deleted', '=', false);
   if (share) q = q.forShare();
   const r = await q.executeTakeFirst();
-  return r ? { merchantId: r.merchant_id, shopId: r.id, merchantName: r.merchant_name, merchantEnabled: r.merchant_status === ENABLED } : null;
+  return r ? { merchantId: r.merchant_id, shopId: r.id, merchant: { name: r.merchant_name, status: r.merchant_status } } : null;
 }
 
 function viewQuery(db: Executor) {
@@ -60,12 +58,12 @@ type ViewRow = Awaited<ReturnType<ReturnType<typeof viewQuery>['executeTakeFirst
 function toSpu(r: ViewRow): OwnedSpu {
   return {
     id: r.id, name: r.name, shopId: r.shop_id, resourceType: r.resource_type, costPrice: r.cost_price, stock: r.stock, status: r.status,
-    description: r.description, shopsName: r.shop_name, merchantId: r.merchant_id, merchantName: r.merchant_name ?? '',
-    merchantEnabled: r.merchant_status === ENABLED,
+    description: r.description, shopsName: r.shop_name, merchantId: r.merchant_id,
+    merchant: r.merchant_name === null || r.merchant_status === null ? null : { name: r.merchant_name, status: r.merchant_status },
   };
 }
 
-export const toWire = ({ merchantId: _m, merchantName: _n, merchantEnabled: _e, ...spu }: OwnedSpu): Spu => spu;
+export const toWire = ({ merchantId: _m, merchant: _n, ...spu }: OwnedSpu): Spu => spu;
 
 /**
  * A living resource; `lock` 'update' to change it, 'share' to add a SKU to it (its merchant is held
@@ -103,12 +101,8 @@ export async function softDeleteSpu(db: Executor, id: number, by: number): Promi
   await db.updateTable('spu').set({ is_deleted: true, updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
 }
 
-/** The living SKUs of a resource that carry cardNum: their count and lowest ids (as the 409s name records). */
-export async function skusWithCardNum(db: Executor, spuId: number): Promise<{ count: number; ids: number[] }> {
-  const rows = await db.selectFrom('sku').select(['id', (eb) => eb.fn.countAll<number>().over().as('n')])
-    .where('goods_id', '=', spuId).where('is_deleted', '=', false).where('card_num', 'is not', null).orderBy('id').limit(5).execute();
-  return { count: rows.length ? Number(rows[0].n) : 0, ids: rows.map((r) => r.id) };
-}
+/** The living SKUs of a resource that carry cardNum, which hold a tourism card's type. */
+export const CARD_NUM_SKUS: ReferenceCheck = { label: ['SKU', 'SKUs'], table: 'sku', column: 'goods_id', living: true, where: { column: 'card_num', notNull: true } };
 
 export async function countLivingSkus(db: Executor, spuId: number): Promise<number> {
   const r = await db.selectFrom('sku').select((eb) => eb.fn.countAll<number>().as('n')).where('goods_id', '=', spuId).where('is_deleted', '=', false).executeTakeFirstOrThrow();

@@ -1,11 +1,11 @@
 import { assertInScope, scopeOf } from '../../platform/auth/permissions.js';
 import type { Db } from '../../platform/db/database.js';
 import type { Executor } from '../../platform/db/executor.js';
-import { assertUnreferenced } from '../../platform/db/references.js';
+import { assertUnreferenced, findReferences } from '../../platform/db/references.js';
 import { loggedTransaction } from '../../platform/db/transaction.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
-import { merchantDisabled } from '../merchant/merchant.errors.js';
+import { assertMerchantEnabled } from '../merchant/merchant-state.js';
 import * as err from './catalog.errors.js';
 import * as repo from './spu.repository.js';
 import type { Spu, SpuAdd, SpuFilter, SpuPageQuery, SpuUpdate } from './spu.schemas.js';
@@ -29,7 +29,7 @@ export function createSpuService(deps: { db: Db }) {
     const shop = await repo.findShop(trx, shopId, true);
     if (!shop) throw err.shopNotFound();
     assertInScope(ctx.account, shop);
-    if (!shop.merchantEnabled) throw merchantDisabled(shop.merchantName);
+    assertMerchantEnabled(shop.merchant);
     return shop;
   }
 
@@ -64,8 +64,8 @@ export function createSpuService(deps: { db: Db }) {
         }
         if (current.resourceType === TOURISM_CARD && input.resourceType !== TOURISM_CARD) {
           // cardNum is for tourism-card goods only: such SKUs would be left invalid and uneditable.
-          const carded = await repo.skusWithCardNum(trx, current.id);
-          if (carded.count > 0) throw err.cardTypeChangeWithCardSkus(carded);
+          const [carded] = await findReferences(trx, current.id, [repo.CARD_NUM_SKUS]);
+          if (carded) throw err.cardTypeChangeWithCardSkus(carded);
         }
         await repo.updateSpu(trx, current.id, {
           name: input.name.trim(), shopId: shop.shopId, merchantId: shop.merchantId, resourceType: input.resourceType,

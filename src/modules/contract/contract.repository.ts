@@ -6,6 +6,7 @@ import type { DateRange } from '../../platform/date-range.js';
 import { keywordsCondition } from '../../platform/db/text-match.js';
 import type { Page, PageRequest } from '../../platform/http/paging.js';
 import { LIST_MAX_ROWS } from '../../platform/http/schemas.js';
+import type { MerchantState } from '../merchant/merchant-state.js';
 
 /** A contract as stored, with the names of its parties. */
 export interface ContractRow {
@@ -56,9 +57,9 @@ export function visibleTo(scope: Scope): Expression<SqlBool> {
  * A living merchant a contract names (keeper or party), held FOR SHARE until the transaction ends:
  * a disable meanwhile waits for the write, or the write sees it.
  */
-export async function findMerchant(db: Executor, id: number): Promise<{ id: number; name: string; enabled: boolean } | null> {
+export async function findMerchant(db: Executor, id: number): Promise<(MerchantState & { id: number }) | null> {
   const r = await db.selectFrom('merchant').select(['id', 'name', 'status']).where('id', '=', id).where('is_deleted', '=', false).forShare().executeTakeFirst();
-  return r ? { id: r.id, name: r.name, enabled: r.status === 1 } : null;
+  return r ?? null;
 }
 
 /**

@@ -6,7 +6,7 @@ import { parseDateField, parseDateRange } from '../../platform/date-range.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
 import { formatDateTime } from '../../platform/time.js';
-import { merchantDisabled } from '../merchant/merchant.errors.js';
+import { assertMerchantEnabled } from '../merchant/merchant-state.js';
 import * as err from './contract.errors.js';
 import * as repo from './contract.repository.js';
 import type { Contract, ContractAdd, ContractFilter, ContractPageQuery, ContractUpdate } from './contract.schemas.js';
@@ -109,9 +109,10 @@ export function createContractService(deps: { db: Db }) {
       if (v.merchantId !== scope.merchantId || (scope.kind === 'shop' && v.shopId !== scope.shopId)) throw err.ownerOutsideScope();
       if (!writesAsParty(scope, v)) throw err.notAParty();
     }
+    // For merchant and shop staff the keeper is always one of the parties (often for the platform too): read only when not.
     let keeper: NamedMerchant | null = null;
     if (v.merchantId !== null) {
-      keeper = await repo.findMerchant(trx, v.merchantId);
+      keeper = [a, b].find((m) => m.id === v.merchantId) ?? (await repo.findMerchant(trx, v.merchantId));
       if (!keeper) throw err.partyNotFound('merchant (merchantId)');
     }
     if (v.shopId !== null) {
@@ -120,7 +121,7 @@ export function createContractService(deps: { db: Db }) {
       if (shop.merchantId !== v.merchantId) throw err.shopNotOfMerchant('shopId', 'merchantId');
     }
     for (const m of [keeper, a, b]) {
-      if (m && !m.enabled && !named.has(m.id)) throw merchantDisabled(m.name);
+      if (m && !named.has(m.id)) assertMerchantEnabled(m);
     }
     return v;
   }

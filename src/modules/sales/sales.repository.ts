@@ -62,32 +62,6 @@ export async function findSales(db: Executor, id: number, forUpdate = false): Pr
   return r ? toSales(r) : null;
 }
 
-/** The department a sales institution goes into: its owners, its state and its merchant's. */
-export interface SalesDept {
-  merchantId: number | null;
-  shopId: number | null;
-  isEnabled: boolean;
-  merchant: { name: string; status: number } | null;
-}
-
-/**
- * A living department, held FOR SHARE for the rest of the transaction: a deleteDept meanwhile waits
- * and then sees the new sales institution, or has deleted it first and this finds nothing.
- */
-export async function findDept(db: Executor, deptId: number): Promise<SalesDept | null> {
-  const r = await db
-    .selectFrom('dept')
-    .leftJoin('merchant', 'merchant.id', 'dept.merchant_id')
-    .select(['dept.merchant_id', 'dept.shop_id', 'dept.is_enabled', 'merchant.name as merchant_name', 'merchant.status as merchant_status'])
-    .where('dept.id', '=', deptId)
-    .where('dept.is_deleted', '=', false)
-    .forShare('dept')
-    .executeTakeFirst();
-  if (!r) return null;
-  const merchant = r.merchant_name === null || r.merchant_status === null ? null : { name: r.merchant_name, status: r.merchant_status };
-  return { merchantId: r.merchant_id, shopId: r.shop_id, isEnabled: r.is_enabled, merchant };
-}
-
 export async function insertSales(db: Executor, v: SalesValues, by: number): Promise<Sales> {
   const r = await db.insertInto('sales').values({ ...toColumns(v), created_by: by, updated_by: by }).returningAll().executeTakeFirstOrThrow();
   return toWire(toSales(r));

@@ -1,5 +1,6 @@
 import { assertInScope, scopeOf } from '../../platform/auth/permissions.js';
 import type { Db } from '../../platform/db/database.js';
+import type { Executor } from '../../platform/db/executor.js';
 import { isUniqueViolation } from '../../platform/db/pg-errors.js';
 import { loggedTransaction } from '../../platform/db/transaction.js';
 import type { AuthedContext } from '../../platform/http/context.js';
@@ -9,6 +10,7 @@ import * as repo from './sales.repository.js';
 import type { Sales, SalesAdd, SalesFilter, SalesPageQuery, SalesUpdate } from './sales.schemas.js';
 import { optionalText as optional } from '../../platform/text-input.js';
 import { assertMerchantEnabled } from '../merchant/merchant-state.js';
+import { findDept } from '../dept/dept.repository.js';
 
 
 /** Sales institutions (spec A 4.7): scoped to the staff user's merchant or shop through their department. */
@@ -26,12 +28,13 @@ export function createSalesService(deps: { db: Db }) {
   }
 
   /**
-   * The owners of the department a sales institution is put in (held FOR SHARE, see findDept): unknown
+   * The owners of the department a sales institution is put in, held FOR SHARE (a deleteDept meanwhile
+   * waits and then sees the new sales institution, or has deleted it first and this finds nothing): unknown
    * → 404, another merchant's or shop's → 403. One it is added to or moves into must be enabled, under
    * an enabled merchant; staying in a department disabled since is not refused.
    */
-  async function ownerOf(trx: Parameters<typeof repo.findDept>[0], ctx: AuthedContext, deptId: number, entering: boolean) {
-    const dept = await repo.findDept(trx, deptId);
+  async function ownerOf(trx: Executor, ctx: AuthedContext, deptId: number, entering: boolean) {
+    const dept = await findDept(trx, deptId, 'share');
     if (!dept) throw deptNotFound();
     assertInScope(ctx.account, dept);
     if (entering) {

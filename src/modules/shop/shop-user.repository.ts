@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/executor.js';
 import { UserType } from '../../platform/http/context.js';
 
@@ -11,13 +10,10 @@ import { UserType } from '../../platform/http/context.js';
 /**
  * The global role (no merchant, no shop) of this code, created with the permissions when absent (an
  * existing one keeps its own list), locked FOR SHARE so what it grants cannot change before the link
- * commits. The code is reserved (addRole refuses it), but a merchant's or shop's role may hold it from
- * before the reservation: that role is given the code `<code>_m<merchantId>_<id>` (it keeps its
- * permissions and holders), so it is never linked to another merchant's users.
+ * commits. The code is reserved (addRole refuses it and no role's code changes), and migration 0027
+ * renamed the merchants' and shops' roles that took it before the reservation, so it names this role alone.
  */
 export async function ensureGlobalRole(db: Executor, code: string, name: string, permissions: readonly string[]): Promise<{ id: number; permissions: string[] }> {
-  await db.updateTable('role').set({ code: sql<string>`code || '_m' || coalesce(merchant_id, 0) || '_' || id`, updated_at: new Date() })
-    .where('code', '=', code).where((eb) => eb.or([eb('merchant_id', 'is not', null), eb('shop_id', 'is not', null)])).execute();
   // One statement, so two first addShops at once both end with the same role.
   await db.insertInto('role').values({ code, name, permissions: [...permissions] }).onConflict((oc) => oc.column('code').doNothing()).execute();
   return db.selectFrom('role').select(['id', 'permissions']).where('code', '=', code).where('merchant_id', 'is', null).where('shop_id', 'is', null)

@@ -1,9 +1,8 @@
 import { assertInScope } from '../../platform/auth/permissions.js';
-import { badRequest } from '../../platform/errors.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import { FileResponse } from '../../platform/http/responses.js';
-import { isFileKey, type Storage } from '../../platform/storage/index.js';
-import { fileNotFound } from './storage.errors.js';
+import type { Storage } from '../../platform/storage/index.js';
+import { findStoredFile, openStoredObject, withCharset } from './stored-file.js';
 
 /**
  * Downloads (spec A 4.9): the bytes streamed with the recorded type and size and the original
@@ -15,15 +14,10 @@ export function createDownloadService(deps: { storage: Storage }) {
   const { storage } = deps;
   return {
     async download(ctx: AuthedContext, fileKey: string): Promise<FileResponse> {
-      const key = fileKey.trim();
-      if (!isFileKey(key)) throw badRequest('fileKey is invalid: send the fileKey an upload answered');
-      const record = await storage.find(key);
-      if (!record) throw fileNotFound();
+      const { key, record } = await findStoredFile(storage, fileKey);
       assertInScope(ctx.account, { merchantId: record.owner.merchantId, shopId: record.owner.shopId });
-      const object = await storage.objects.open(key);
-      if (!object) throw fileNotFound();
-      const textual = record.contentType.startsWith('text/');
-      return new FileResponse(textual ? `${record.contentType}; charset=utf-8` : record.contentType, object.stream, {
+      const object = await openStoredObject(storage, key);
+      return new FileResponse(withCharset(record.contentType), object.stream, {
         fileName: record.fileName,
         headers: {
           'content-length': String(object.size),

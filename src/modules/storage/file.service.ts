@@ -1,13 +1,12 @@
 import { Readable } from 'node:stream';
 import { parseByteRange } from '../../platform/http/byte-range.js';
 import type { Config } from '../../config.js';
-import { badRequest } from '../../platform/errors.js';
 import type { RequestContext } from '../../platform/http/context.js';
 import { contentDisposition, FileResponse, matchesEtag } from '../../platform/http/responses.js';
 import { enforceRate } from '../../platform/rate-limit.js';
-import { DOCUMENT_TYPES, FACE_IMAGE_TYPES, isFileKey, type Storage } from '../../platform/storage/index.js';
+import { DOCUMENT_TYPES, FACE_IMAGE_TYPES, type Storage } from '../../platform/storage/index.js';
 import type { Store } from '../../platform/store/store.js';
-import { fileNotFound } from './storage.errors.js';
+import { findStoredFile, openStoredObject, withCharset } from './stored-file.js';
 
 /** A key names one set of bytes for ever, so a fetched file never needs to be fetched again. */
 // private: the files include people's face photos, which no shared cache (proxy, CDN) should keep.
@@ -23,7 +22,7 @@ const INLINE: ReadonlySet<string> = new Set([...DOCUMENT_TYPES, ...FACE_IMAGE_TY
  */
 export function servedType(recorded: string): { contentType: string; inline: boolean } {
   if (!DOCUMENT_TYPES.has(recorded) && !FACE_IMAGE_TYPES.has(recorded)) return { contentType: 'application/octet-stream', inline: false };
-  return { contentType: recorded.startsWith('text/') ? `${recorded}; charset=utf-8` : recorded, inline: INLINE.has(recorded) };
+  return { contentType: withCharset(recorded), inline: INLINE.has(recorded) };
 }
 
 /** What the client sent that shapes the answer. */
@@ -66,10 +65,7 @@ export function createFileService(deps: FileServiceDeps) {
     },
 
     async fetch(fileKey: string, when: FetchConditions = {}): Promise<FileFetch> {
-      const key = fileKey.trim();
-      if (!isFileKey(key)) throw badRequest('fileKey is invalid: send the fileKey an upload answered');
-      const record = await storage.find(key);
-      if (!record) throw fileNotFound();
+      const { key, record } = await findStoredFile(storage, fileKey);
       const { contentType, inline } = servedType(record.contentType);
       const etag = `"${record.sha256}"`;
       if (matchesEtag(when.ifNoneMatch, etag)) {
@@ -83,8 +79,7 @@ export function createFileService(deps: FileServiceDeps) {
         return { status: 416, file: new FileResponse(contentType, Readable.from([]), { headers: { ...common, 'content-range': `bytes */${record.size}`, 'content-length': '0' } }) };
       }
       // HEAD answers the headers the bytes would come with, from the record, without reading the object.
-      const object = when.head ? { size: record.size, stream: Readable.from([]) } : await storage.objects.open(key, range ?? undefined);
-      if (!object) throw fileNotFound();
+      const object = when.head ? { size: record.size, stream: Readable.from([]) } : await openStoredObject(storage, key, range ?? undefined);
       const disposition = contentDisposition(record.fileName, inline ? 'inline' : 'attachment');
       if (range) {
         return {

@@ -18,8 +18,8 @@ export interface ReferenceCheck {
   contains?: boolean;
   /** only rows that are not logically deleted count */
   living?: boolean;
-  /** and only rows where this column holds this value (e.g. a template's product scope) */
-  where?: { column: string; equals: number | string | boolean };
+  /** and only rows where this column holds this value (e.g. a template's product scope), or with notNull any value */
+  where?: { column: string; equals: number | string | boolean } | { column: string; notNull: true };
 }
 
 export interface Reference {
@@ -38,7 +38,8 @@ export async function findReferences(db: Executor, id: number, checks: readonly 
     const column = sql.ref(check.column);
     const match = check.contains ? sql`${id} = any(${column})` : sql`${column} = ${id}`;
     const living = check.living ? sql` and not is_deleted` : sql``;
-    const extra = check.where ? sql` and ${sql.ref(check.where.column)} = ${check.where.equals}` : sql``;
+    const extra = !check.where ? sql``
+      : 'equals' in check.where ? sql` and ${sql.ref(check.where.column)} = ${check.where.equals}` : sql` and ${sql.ref(check.where.column)} is not null`;
     const r = await sql<{ id: number | string; n: number | string }>`
       select id, count(*) over () as n from ${sql.table(check.table)} where ${match}${living}${extra} order by id limit ${SHOWN_IDS}`.execute(db);
     if (r.rows.length > 0) found.push({ label: check.label, count: Number(r.rows[0].n), ids: r.rows.map((row) => Number(row.id)) });
@@ -46,7 +47,8 @@ export async function findReferences(db: Executor, id: number, checks: readonly 
   return found;
 }
 
-function describe(ref: Reference): string {
+/** "2 SKUs (ids 5, 7)", "1 SKU (id 3)", "9 SKUs (ids 1, 2, 3, 4, 5, …)" */
+export function describeReference(ref: Reference): string {
   const noun = ref.count === 1 ? ref.label[0] : ref.label[1];
   const more = ref.count > ref.ids.length ? ', …' : '';
   return `${ref.count} ${noun} (${ref.ids.length === 1 && ref.count === 1 ? 'id' : 'ids'} ${ref.ids.join(', ')}${more})`;
@@ -54,7 +56,7 @@ function describe(ref: Reference): string {
 
 /** 409: "the resource is still referenced by 2 SKUs (ids 5, 7) and 1 card-model rule (id 3): …" */
 export function stillReferenced(subject: string, refs: readonly Reference[]): AppError {
-  const parts = refs.map(describe);
+  const parts = refs.map(describeReference);
   const list = parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}` : parts[0];
   return conflict(`${subject} is still referenced by ${list}: remove or move those first`);
 }
