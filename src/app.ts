@@ -7,6 +7,7 @@ import type { Database } from './platform/db/database.js';
 import type { Store } from './platform/store/store.js';
 import path from 'node:path';
 import { TokenService } from './platform/auth/tokens.js';
+import { LocalSessions } from './platform/auth/local-sessions.js';
 import { SessionValues } from './platform/auth/session-values.js';
 import { Authenticator } from './platform/http/authenticate.js';
 import { registerJsonBody } from './platform/http/body.js';
@@ -79,7 +80,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
 
   const cache = await SharedCache.create(store);
-  const tokens = new TokenService(db, store, { accessS: config.accessTokenTtlS, refreshS: config.refreshTokenTtlS });
+  const localSessions = config.sessionLocalTtlS > 0 ? await LocalSessions.create(store, { ttlMs: config.sessionLocalTtlS * 1000, max: 10_000 }) : null;
+  const tokens = new TokenService(db, store, { accessS: config.accessTokenTtlS, refreshS: config.refreshTokenTtlS }, localSessions);
   const authenticator = new Authenticator(db, store, tokens);
   const sessionValues = new SessionValues(store, config.refreshTokenTtlS);
 

@@ -30,6 +30,8 @@ export interface Config {
   smsBypassCode: string | null;
   accessTokenTtlS: number;
   refreshTokenTtlS: number;
+  /** how long a session may be kept parsed in process memory; 0 asks the store on every request */
+  sessionLocalTtlS: number;
   storage: 'local' | 's3';
   s3: { endpoint: string | null; bucket: string | null; region: string | null; accessKey: string | null; secretKey: string | null };
   uploadMaxBytes: number;
@@ -280,6 +282,7 @@ export function loadConfig(env: Env = process.env): Config {
     smsBypassCode,
     accessTokenTtlS: int(env, 'ACCESS_TOKEN_TTL_S', 1800, 10, 86400 * 30),
     refreshTokenTtlS: int(env, 'REFRESH_TOKEN_TTL_S', 2592000, 60, 86400 * 365),
+    sessionLocalTtlS: int(env, 'SESSION_LOCAL_TTL_S', 30, 0, 3600),
     storage,
     s3,
     uploadMaxBytes: int(env, 'UPLOAD_MAX_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),

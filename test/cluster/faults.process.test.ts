@@ -198,7 +198,7 @@ describe.skipIf(!PG_URL || !REDIS_URL)('PostgreSQL and Redis behind proxies the 
    * every outage: only successes or the 503 envelope, none slower than `bound`.
    */
   async function outage(proxy: TcpProxy, ops: string[], op: (n: number) => Promise<{ op: string; answer: Answer }>,
-    o: { fault?: 'cut' | 'blackhole'; minDown?: number; bound?: number } = {}) {
+    o: { fault?: 'cut' | 'blackhole'; minDown?: number; bound?: number; settleMs?: number } = {}) {
     let phase = 'up';
     const load = runLoad(6, op, () => phase);
     try {
@@ -223,8 +223,8 @@ describe.skipIf(!PG_URL || !REDIS_URL)('PostgreSQL and Redis behind proxies the 
       const firstBack = Math.min(...load.shots.filter((s) => s.phase === 'back' && ok(s)).map((s) => s.answeredAt));
 
       const slowest = expectOnlySuccessOr503(load.shots, server, o.bound);
-      // sent and answered while cut: every operation answered 503, none succeeded
-      const whileCut = load.shots.filter((s) => s.sentAt > cutAt && s.answeredAt < restoredAt);
+      // sent and answered while cut (once the server can have noticed it): every operation answered 503, none succeeded
+      const whileCut = load.shots.filter((s) => s.sentAt > cutAt + (o.settleMs ?? 0) && s.answeredAt < restoredAt);
       expect(whileCut.filter(ok).map((s) => [s.op, s.answer.body])).toEqual([]);
       expect(new Set(whileCut.map((s) => s.op))).toEqual(new Set(ops));
       const down = load.shots.filter((s) => s.phase === 'down' && unavailable(s)).map((s) => s.answer.ms);
@@ -276,7 +276,10 @@ describe.skipIf(!PG_URL || !REDIS_URL)('PostgreSQL and Redis behind proxies the 
       // an image is a success here
       const image = answer.status === 200 && answer.headers.get('content-type') === 'image/png';
       return { op: 'captcha', answer: image ? { ...answer, body: { errcode: 0, errmsg: 'image' } } : answer };
-    });
+      // The server forgets the sessions it keeps in memory when its subscription's socket closes
+      // (docs/decisions.md, "Sessions kept in process memory"); a read that arrived in the moment
+      // before that close was handled may still be answered from memory.
+    }, { settleMs: 250 });
     console.info(`[faults] Redis cut: ${run.shots.length} requests (${summary(run.shots)}), slowest ${Math.round(run.slowest)} ms, ` +
       `first success ${Math.round(run.recoveredMs)} ms after the restore`);
 

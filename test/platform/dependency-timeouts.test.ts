@@ -168,7 +168,9 @@ describe.skipIf(!REDIS_URL)('Redis gone silent (skipped unless REDIS_URL is set)
     try {
       const got: string[] = [];
       let reconnects = 0;
+      let disconnects = 0;
       listener.onReconnect(() => (reconnects += 1));
+      listener.onDisconnect(() => (disconnects += 1));
       await listener.subscribe('bus', (m) => got.push(m));
       subProxy.blackhole();
       await sender.publish('bus', 'lost');
@@ -178,6 +180,8 @@ describe.skipIf(!REDIS_URL)('Redis gone silent (skipped unless REDIS_URL is set)
       const t0 = performance.now();
       while (reconnects === 0 && performance.now() - t0 < 5_000) await new Promise((r) => setTimeout(r, 20));
       expect(reconnects).toBe(1);
+      // told of the loss before the return (sessions kept in memory stop being kept meanwhile)
+      expect(disconnects).toBeGreaterThanOrEqual(1);
       expect(got).toEqual([]);
       // resubscribed: a message published now arrives
       const t1 = performance.now();

@@ -71,6 +71,20 @@ describe('account-wide revocation', () => {
     expect((await two.post(PAGE, {}, bystander.token)).body.errcode).toBe(0);
   });
 
+  it('answers a token used a moment ago from memory, until a session end published by any instance drops it', async () => {
+    const s = await staffSession(one, { kind: 'platform', permissions: ['sales:read'] });
+    const hash = hashToken(s.token);
+    expect((await two.post(PAGE, {}, s.token)).body.errcode).toBe(0);
+    // Behind the services' back: neither the store nor the database holds the session any more.
+    await one.db.deleteFrom('oauth2_token').where('access_hash', '=', hash).execute();
+    await one.store.del(`sess:${hash}`);
+    expect((await two.post(PAGE, {}, s.token)).body.errcode).toBe(0);
+    // An end of the session through any TokenService tells every instance, this one's own too.
+    await tokensOf(one).revoke(hash);
+    expect((await two.post(PAGE, {}, s.token)).body.errcode).toBe(401);
+    expect((await one.post(PAGE, {}, s.token)).body.errcode).toBe(401);
+  });
+
   it('does not let a disabled account rebuild a session the store lost', async () => {
     const s = await staffSession(one, { kind: 'platform', permissions: ['sales:read'] });
     await one.db.updateTable('admin_user').set({ status: 0 }).where('id', '=', s.userId).execute();

@@ -4,6 +4,7 @@ import type { Executor } from '../db/executor.js';
 import type { Store } from '../store/store.js';
 import { unauthorized } from '../errors.js';
 import type { Account, AccountKind, Channel } from '../http/context.js';
+import { SESSION_DROP_CHANNEL, type LocalSessions } from './local-sessions.js';
 import { hashToken, newSessionId, newToken } from './token-codec.js';
 import * as tokenRepo from './token.repository.js';
 
@@ -41,6 +42,8 @@ export class TokenService {
     private readonly db: Db,
     private readonly store: Store,
     private readonly ttl: { accessS: number; refreshS: number },
+    /** sessions kept parsed in this process (SESSION_LOCAL_TTL_S); null asks the store every time */
+    private readonly local: LocalSessions | null = null,
   ) {}
 
   registerLoader(kind: AccountKind, loader: AccountLoader): void {
@@ -94,6 +97,14 @@ export class TokenService {
 
   /** The session of an access token, or null when the token is unknown, revoked or expired. */
   async resolve(accessHash: string): Promise<Session | null> {
+    const local = this.local?.get(accessHash, Date.now());
+    if (local) return local;
+    const mark = this.local?.mark() ?? 0;
+    const session = await this.resolveShared(accessHash);
+    return session && this.local ? this.local.keep(accessHash, session, mark) : session;
+  }
+
+  private async resolveShared(accessHash: string): Promise<Session | null> {
     const cached = await this.store.get(sessionKey(accessHash));
     const now = Date.now();
     if (cached) {
@@ -130,7 +141,7 @@ export class TokenService {
       return { issued, account, oldAccessHash: old.accessHash };
     });
     if (!result) throw unauthorized('the refresh token is invalid or has expired');
-    await this.store.del(sessionKey(result.oldAccessHash));
+    await this.forget([result.oldAccessHash]);
     if (!(await this.remember(result.issued, result.account, channel))) throw unauthorized('the account was changed while refreshing, please log in again');
     return { issued: result.issued, account: result.account };
   }
@@ -138,7 +149,7 @@ export class TokenService {
   /** Ends one session at once: its token row and its cached session. */
   async revoke(accessHash: string): Promise<void> {
     await tokenRepo.deleteByAccessHash(this.db, accessHash);
-    await this.store.del(sessionKey(accessHash));
+    await this.forget([accessHash]);
   }
 
   /**
@@ -153,7 +164,7 @@ export class TokenService {
       await advisoryLock(trx, 'account-tokens', `${kind}:${accountId}`);
       return tokenRepo.deleteByAccount(trx, kind, accountId);
     });
-    await Promise.all(hashes.map((h) => this.store.del(sessionKey(h))));
+    await this.forget(hashes);
     return hashes.length;
   }
 
@@ -169,8 +180,19 @@ export class TokenService {
   private async cacheWhileIssued(accessHash: string, session: Session): Promise<boolean> {
     await this.saveSession(accessHash, session);
     if (await tokenRepo.findByAccessHash(this.db, accessHash)) return true;
-    await this.store.del(sessionKey(accessHash));
+    await this.forget([accessHash]);
     return false;
+  }
+
+  /**
+   * Sessions whose token rows are gone: out of the shared store, then out of every instance's memory
+   * (told even when this one keeps none). In that order, so no instance reads them back after the message.
+   */
+  private async forget(accessHashes: string[]): Promise<void> {
+    if (accessHashes.length === 0) return;
+    await Promise.all(accessHashes.map((h) => this.store.del(sessionKey(h))));
+    this.local?.drop(accessHashes);
+    await this.store.publish(SESSION_DROP_CHANNEL, accessHashes.join(','));
   }
 
   private async saveSession(accessHash: string, session: Session): Promise<void> {

@@ -51,6 +51,7 @@ export function createMemoryStore(maxEntries = 100_000, now: () => number = () =
       bus.on(channel, handler);
     },
     onReconnect() {},
+    onDisconnect() {},
     async ping() {},
     async close() {
       bus.removeAllListeners();

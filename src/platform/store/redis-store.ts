@@ -64,9 +64,22 @@ export async function createRedisStore(url: string, prefix: string, timings: Red
 
   const handlers = new Map<string, Set<(message: string) => void>>();
   const reconnectHandlers: Array<() => void> = [];
-  // Registered after the first connect, so every later 'ready' is a reconnection (ioredis resubscribes).
+  const disconnectHandlers: Array<() => void> = [];
+  // Registered after the first connect, so every later 'ready' is a reconnection. ioredis emits it
+  // before it resubscribes; a SUBSCRIBE of our own, answered after those, says the subscriptions are
+  // in place again, so a message published before it is known to be missed rather than perhaps missed.
   subscriber.on('ready', () => {
-    for (const h of reconnectHandlers) h();
+    const channels = [...handlers.keys()];
+    (channels.length > 0 ? subscriber.subscribe(...channels) : Promise.resolve()).then(
+      () => {
+        for (const h of reconnectHandlers) h();
+      },
+      // lost again before it was answered: the next 'ready' tries again
+      () => {},
+    );
+  });
+  subscriber.on('close', () => {
+    for (const h of disconnectHandlers) h();
   });
   subscriber.on('message', (channel: string, message: string) => {
     for (const h of handlers.get(channel) ?? []) h(message);
@@ -109,6 +122,9 @@ export async function createRedisStore(url: string, prefix: string, timings: Red
     },
     onReconnect(handler) {
       reconnectHandlers.push(handler);
+    },
+    onDisconnect(handler) {
+      disconnectHandlers.push(handler);
     },
     async ping() {
       await client.ping();

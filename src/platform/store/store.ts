@@ -16,8 +16,13 @@ export interface Store {
   incr(key: string, ttlSeconds: number): Promise<number>;
   publish(channel: string, message: string): Promise<void>;
   subscribe(channel: string, handler: (message: string) => void): Promise<void>;
-  /** Called after the connection to a shared store was lost and regained: messages may have been missed. */
+  /**
+   * Called after the connection to a shared store was lost and regained, once the subscriptions are
+   * in place again: messages published while it was away were missed.
+   */
   onReconnect(handler: () => void): void;
+  /** Called when the subscription's connection is lost: messages published from now on are missed until onReconnect. */
+  onDisconnect(handler: () => void): void;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
