@@ -85,6 +85,20 @@ describe('account-wide revocation', () => {
     expect((await one.post(PAGE, {}, s.token)).body.errcode).toBe(401);
   });
 
+  it('ends the sessions of every account given in one call, and no other', async () => {
+    const given = await Promise.all([1, 2, 3].map(() => staffSession(one, { kind: 'platform', permissions: ['sales:read'] })));
+    const bystander = await staffSession(one, { kind: 'platform', permissions: ['sales:read'] });
+    for (const s of [...given, bystander]) expect((await two.post(PAGE, {}, s.token)).body.errcode).toBe(0);
+    // an id twice and an account without tokens change nothing
+    expect(await tokensOf(one).revokeAccounts('admin', [...given.map((s) => s.userId), given[0].userId, 999_999_999])).toBe(3);
+    for (const s of given) {
+      expect((await two.post(PAGE, {}, s.token)).body.errcode).toBe(401);
+      expect((await one.post(PAGE, {}, s.token)).body.errcode).toBe(401);
+    }
+    expect((await two.post(PAGE, {}, bystander.token)).body.errcode).toBe(0);
+    expect(await tokensOf(one).revokeAccounts('admin', [])).toBe(0);
+  });
+
   it('does not let a disabled account rebuild a session the store lost', async () => {
     const s = await staffSession(one, { kind: 'platform', permissions: ['sales:read'] });
     await one.db.updateTable('admin_user').set({ status: 0 }).where('id', '=', s.userId).execute();

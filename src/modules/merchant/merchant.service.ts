@@ -82,9 +82,9 @@ export function createMerchantService(deps: { db: Db; tokens: TokenService }) {
       }, () => input.id);
       // After the commit, so no session can be rebuilt from the merchant as it was.
       if (accounts) {
-        for (const id of accounts.staff) await tokens.revokeAccount('admin', id);
-        for (const id of accounts.checkers) await tokens.revokeAccount('checker', id);
-        for (const id of accounts.bankUsers) await tokens.revokeAccount('bank', id);
+        await tokens.revokeAccounts('admin', accounts.staff);
+        await tokens.revokeAccounts('checker', accounts.checkers);
+        await tokens.revokeAccounts('bank', accounts.bankUsers);
       }
     },
 

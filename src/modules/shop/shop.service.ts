@@ -50,7 +50,7 @@ function relations(list: NonNullable<ShopAdd['relationList']>): repo.RelationVal
  * top-level department, a default shop user (generated password, answered once) with its role and
  * department links, and the shop's third-party relations.
  */
-export function createShopService(deps: { db: Db; tokens: Pick<TokenService, 'revokeAccount'> }) {
+export function createShopService(deps: { db: Db; tokens: Pick<TokenService, 'revokeAccounts'> }) {
   const { db, tokens } = deps;
 
   async function visible(ctx: AuthedContext, trx: Executor, id: number, forUpdate = false) {
@@ -114,7 +114,7 @@ export function createShopService(deps: { db: Db; tokens: Pick<TokenService, 're
         for (const userId of await users.shopStaffIds(trx, id)) await deletableUser(ctx, trx, userId);
         return keepingASuperAdmin(trx, () => repo.softDeleteShop(trx, id, ctx.account.id));
       }, () => id);
-      for (const userId of removedUsers) await tokens.revokeAccount('admin', userId);
+      await tokens.revokeAccounts('admin', removedUsers);
     },
 
     async get(ctx: AuthedContext, id: number): Promise<Shop> {

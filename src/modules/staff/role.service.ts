@@ -80,7 +80,7 @@ export function createRoleService(deps: { db: Db; tokens: TokenService; permissi
   }
 
   async function revokeHolders(holders: number[]): Promise<void> {
-    for (const id of holders) await tokens.revokeAccount('admin', id);
+    await tokens.revokeAccounts('admin', holders);
   }
 
   return {

@@ -66,12 +66,13 @@ export async function deleteByAccessHash(db: Executor, accessHash: string): Prom
   await db.deleteFrom('oauth2_token').where('access_hash', '=', accessHash).execute();
 }
 
-/** Deletes every token of an account; answers the access hashes (the keys of their cached sessions). */
-export async function deleteByAccount(db: Executor, kind: string, accountId: number): Promise<string[]> {
+/** Deletes every token of the accounts; answers the access hashes (the keys of their cached sessions). */
+export async function deleteByAccounts(db: Executor, kind: string, accountIds: readonly number[]): Promise<string[]> {
+  if (accountIds.length === 0) return [];
   const rows = await db
     .deleteFrom('oauth2_token')
     .where('account_kind', '=', kind)
-    .where('account_id', '=', accountId)
+    .where('account_id', 'in', accountIds)
     .returning('access_hash')
     .execute();
   return rows.map((r) => r.access_hash.trim());

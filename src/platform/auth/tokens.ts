@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import { advisoryLock, type Trx } from '../db/transaction.js';
+import { advisoryLock, advisoryLocks, type Trx } from '../db/transaction.js';
 import type { Executor } from '../db/executor.js';
 import type { Store } from '../store/store.js';
 import { unauthorized } from '../errors.js';
@@ -157,12 +157,21 @@ export class TokenService {
    * sessions in the shared store. Call it after the change that motivates it (disabling, new roles,
    * a new password) has committed, so no session can be rebuilt from the old state.
    */
-  async revokeAccount(kind: AccountKind, accountId: number): Promise<number> {
+  revokeAccount(kind: AccountKind, accountId: number): Promise<number> {
+    return this.revokeAccounts(kind, [accountId]);
+  }
+
+  /**
+   * revokeAccount of many accounts of a kind (a merchant's staff, a role's holders) in one transaction
+   * of two statements, and one message to the other instances.
+   */
+  async revokeAccounts(kind: AccountKind, accountIds: readonly number[]): Promise<number> {
+    if (accountIds.length === 0) return 0;
     // Under the lock a refresh takes before reading the account: a refresh in flight (which read the
     // account before the change) commits its new row first, and this delete, of a later snapshot, takes it.
     const hashes = await this.db.transaction().execute(async (trx) => {
-      await advisoryLock(trx, 'account-tokens', `${kind}:${accountId}`);
-      return tokenRepo.deleteByAccount(trx, kind, accountId);
+      await advisoryLocks(trx, 'account-tokens', accountIds.map((id) => `${kind}:${id}`));
+      return tokenRepo.deleteByAccounts(trx, kind, accountIds);
     });
     await this.forget(hashes);
     return hashes.length;

@@ -95,3 +95,14 @@ export async function advisoryLock(trx: Trx, namespace: LockNamespace, key: stri
   if (!trx.isTransaction) throw new Error('advisoryLock needs an open transaction');
   await sql`select pg_advisory_xact_lock(hashtext(${namespace}), hashtext(${String(key)}))`.execute(trx);
 }
+
+/**
+ * advisoryLock of several keys in one statement. They are taken in sorted order, the same for every
+ * caller, so two such calls over overlapping keys cannot deadlock each other.
+ */
+export async function advisoryLocks(trx: Trx, namespace: LockNamespace, keys: ReadonlyArray<string | number>): Promise<void> {
+  if (!trx.isTransaction) throw new Error('advisoryLocks needs an open transaction');
+  const sorted = [...new Set(keys.map(String))].sort();
+  if (sorted.length === 0) return;
+  await sql`select pg_advisory_xact_lock(hashtext(${namespace}), hashtext(k)) from unnest(${sorted}::text[]) with ordinality as t(k, n) order by n`.execute(trx);
+}
