@@ -282,7 +282,7 @@ export function loadConfig(env: Env = process.env): Config {
     smsBypassCode,
     accessTokenTtlS: int(env, 'ACCESS_TOKEN_TTL_S', 1800, 10, 86400 * 30),
     refreshTokenTtlS: int(env, 'REFRESH_TOKEN_TTL_S', 2592000, 60, 86400 * 365),
-    sessionLocalTtlS: int(env, 'SESSION_LOCAL_TTL_S', 30, 0, 3600),
+    sessionLocalTtlS: int(env, 'SESSION_LOCAL_TTL_S', 10, 0, 3600),
     storage,
     s3,
     uploadMaxBytes: int(env, 'UPLOAD_MAX_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),

@@ -276,10 +276,11 @@ describe.skipIf(!PG_URL || !REDIS_URL)('PostgreSQL and Redis behind proxies the 
       // an image is a success here
       const image = answer.status === 200 && answer.headers.get('content-type') === 'image/png';
       return { op: 'captcha', answer: image ? { ...answer, body: { errcode: 0, errmsg: 'image' } } : answer };
-      // The server forgets the sessions it keeps in memory when its subscription's socket closes
-      // (docs/decisions.md, "Sessions kept in process memory"); a read that arrived in the moment
-      // before that close was handled may still be answered from memory.
-    }, { settleMs: 250 });
+    },
+    // The server forgets the sessions it keeps in memory when its subscription's socket closes
+    // (docs/decisions.md, "Sessions kept in process memory"); a read that arrived in the moment
+    // before that close was handled may still be answered from memory.
+    { settleMs: 250 });
     console.info(`[faults] Redis cut: ${run.shots.length} requests (${summary(run.shots)}), slowest ${Math.round(run.slowest)} ms, ` +
       `first success ${Math.round(run.recoveredMs)} ms after the restore`);
 

@@ -30,8 +30,19 @@ describe('sessions kept in process memory', () => {
     expect(() => (kept.account.permissions as string[]).push('member:write')).toThrow(TypeError);
 
     local.keep('h2', session(Date.now() + 1_000), local.mark());
+    expect(local.get('h2', Date.now())).toBeDefined();
     expect(local.get('h2', Date.now() + 1_000)).toBeUndefined();
+    // seen expired once, it is gone
     expect(local.get('h2', Date.now())).toBeUndefined();
+  });
+
+  it('keeps a session no longer than its time limit', async () => {
+    const { store } = storeWithConnection();
+    const local = await LocalSessions.create(store, { ttlMs: 50, max: 10 });
+    local.keep('h1', session(), local.mark());
+    expect(local.get('h1', Date.now())).toBeDefined();
+    await new Promise((r) => setTimeout(r, 80));
+    expect(local.get('h1', Date.now())).toBeUndefined();
   });
 
   it('drops what another instance ended, and keeps nothing read before a drop arrived', async () => {

@@ -82,9 +82,14 @@ export function createMerchantService(deps: { db: Db; tokens: TokenService }) {
       }, () => input.id);
       // After the commit, so no session can be rebuilt from the merchant as it was.
       if (accounts) {
-        await tokens.revokeAccounts('admin', accounts.staff);
-        await tokens.revokeAccounts('checker', accounts.checkers);
-        await tokens.revokeAccounts('bank', accounts.bankUsers);
+        // Each kind is revoked whatever happened to the others; the first failure is answered after.
+        const revoked = await Promise.allSettled([
+          tokens.revokeAccounts('admin', accounts.staff),
+          tokens.revokeAccounts('checker', accounts.checkers),
+          tokens.revokeAccounts('bank', accounts.bankUsers),
+        ]);
+        const failed = revoked.find((r) => r.status === 'rejected');
+        if (failed) throw failed.reason;
       }
     },
 

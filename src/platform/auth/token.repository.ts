@@ -52,6 +52,12 @@ export async function findByAccessHash(db: Executor, accessHash: string): Promis
   return r ? toRow(r) : null;
 }
 
+/** The account a refresh token belongs to, read without a lock (the refresh locks the account next). */
+export async function findOwnerByRefreshHash(db: Executor, refreshHash: string): Promise<{ accountKind: string; accountId: number } | null> {
+  const r = await db.selectFrom('oauth2_token').select(['account_kind', 'account_id']).where('refresh_hash', '=', refreshHash).executeTakeFirst();
+  return r ? { accountKind: r.account_kind, accountId: Number(r.account_id) } : null;
+}
+
 /** Deletes and returns in one statement, so two concurrent refreshes cannot both succeed. */
 export async function takeByRefreshHash(db: Executor, refreshHash: string): Promise<(TokenRow & { accessHash: string }) | null> {
   const r = await db
@@ -66,16 +72,16 @@ export async function deleteByAccessHash(db: Executor, accessHash: string): Prom
   await db.deleteFrom('oauth2_token').where('access_hash', '=', accessHash).execute();
 }
 
-/** Deletes every token of the accounts; answers the access hashes (the keys of their cached sessions). */
-export async function deleteByAccounts(db: Executor, kind: string, accountIds: readonly number[]): Promise<string[]> {
+/** Deletes every token of the accounts; answers the access hashes (the keys of their cached sessions) and expiries. */
+export async function deleteByAccounts(db: Executor, kind: string, accountIds: readonly number[]): Promise<Array<{ accessHash: string; accessExpiresAt: Date }>> {
   if (accountIds.length === 0) return [];
   const rows = await db
     .deleteFrom('oauth2_token')
     .where('account_kind', '=', kind)
     .where('account_id', 'in', accountIds)
-    .returning('access_hash')
+    .returning(['access_hash', 'access_expires_at'])
     .execute();
-  return rows.map((r) => r.access_hash.trim());
+  return rows.map((r) => ({ accessHash: r.access_hash.trim(), accessExpiresAt: r.access_expires_at }));
 }
 
 export async function deleteExpired(db: Executor, now: Date): Promise<number> {

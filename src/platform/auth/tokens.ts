@@ -29,6 +29,13 @@ export interface Session {
 }
 
 const sessionKey = (hash: string) => `sess:${hash}`;
+/** The account-tokens lock's key: refresh, issueCurrent and revocation of an account serialise on it. */
+const accountKey = (kind: string, accountId: number) => `${kind}:${accountId}`;
+/**
+ * Accounts revoked per transaction: each holds an advisory lock until its commit, and PostgreSQL's lock
+ * table (64 × max_connections entries by default, shared by every session) must not run out.
+ */
+const REVOKE_BATCH = 200;
 
 /**
  * Access and refresh tokens (DESIGN.md §5.3). The database holds the token hashes and is the truth;
@@ -81,7 +88,7 @@ export class TokenService {
    * account outside their transaction.
    */
   async issueCurrent(trx: Trx, kind: AccountKind, accountId: number, channel: Channel, clientIp: string | null): Promise<{ issued: IssuedTokens; account: Account } | null> {
-    await advisoryLock(trx, 'account-tokens', `${kind}:${accountId}`);
+    await advisoryLock(trx, 'account-tokens', accountKey(kind, accountId));
     const loader = this.loaders.get(kind);
     const account = loader ? await loader(trx, accountId) : null;
     return account ? { issued: await this.issue(trx, account, channel, clientIp), account } : null;
@@ -125,15 +132,20 @@ export class TokenService {
    * token works once. The account is re-read, so a disabled account cannot refresh.
    */
   async refresh(refreshToken: string, channel: Channel, clientIp: string | null): Promise<{ issued: IssuedTokens; account: Account }> {
+    const refreshHash = hashToken(refreshToken);
     const result = await this.db.transaction().execute(async (trx) => {
-      const old = await tokenRepo.takeByRefreshHash(trx, hashToken(refreshToken));
+      const owner = await tokenRepo.findOwnerByRefreshHash(trx, refreshHash);
+      if (!owner) return null;
+      // Before the row is taken and the account read, as a revocation takes the lock before it deletes
+      // (taking the row first deadlocked with it): a revocation of the account waits for this refresh
+      // to commit and then deletes the new row too, or ran first, and the row is gone or the loader
+      // sees the change. A token row never changes account, so the owner read unlocked is the row's.
+      await advisoryLock(trx, 'account-tokens', accountKey(owner.accountKind, owner.accountId));
+      const old = await tokenRepo.takeByRefreshHash(trx, refreshHash);
       // Thrown, not returned: the rollback keeps the pair of its own channel, which a call on a
       // wrong prefix must not spend.
       if (old && old.channel !== channel) throw unauthorized('the refresh token is invalid or has expired');
       if (!old || old.refreshExpiresAt.getTime() <= Date.now()) return null;
-      // Before the account is read: a revokeAccount of it waits for this refresh to commit and then
-      // deletes the new row too, or ran first, after the change it follows, which the loader then sees.
-      await advisoryLock(trx, 'account-tokens', `${old.accountKind}:${old.accountId}`);
       const loader = this.loaders.get(old.accountKind as AccountKind);
       const account = loader ? await loader(trx, old.accountId) : null;
       if (!account) return null;
@@ -162,19 +174,26 @@ export class TokenService {
   }
 
   /**
-   * revokeAccount of many accounts of a kind (a merchant's staff, a role's holders) in one transaction
-   * of two statements, and one message to the other instances.
+   * revokeAccount of many accounts of a kind (a merchant's staff, a role's holders): a transaction of
+   * two statements and one message to the other instances per REVOKE_BATCH accounts.
    */
   async revokeAccounts(kind: AccountKind, accountIds: readonly number[]): Promise<number> {
-    if (accountIds.length === 0) return 0;
-    // Under the lock a refresh takes before reading the account: a refresh in flight (which read the
-    // account before the change) commits its new row first, and this delete, of a later snapshot, takes it.
-    const hashes = await this.db.transaction().execute(async (trx) => {
-      await advisoryLocks(trx, 'account-tokens', accountIds.map((id) => `${kind}:${id}`));
-      return tokenRepo.deleteByAccounts(trx, kind, accountIds);
-    });
-    await this.forget(hashes);
-    return hashes.length;
+    const ids = [...new Set(accountIds)].sort((a, b) => a - b);
+    let revoked = 0;
+    for (let i = 0; i < ids.length; i += REVOKE_BATCH) {
+      const batch = ids.slice(i, i + REVOKE_BATCH);
+      // Under the lock a refresh takes before taking its row: a refresh in flight (which read the account
+      // before the change) commits its new row first, and this delete, of a later snapshot, takes it.
+      const tokens = await this.db.transaction().execute(async (trx) => {
+        await advisoryLocks(trx, 'account-tokens', batch.map((id) => accountKey(kind, id)));
+        return tokenRepo.deleteByAccounts(trx, kind, batch);
+      });
+      // Sessions whose access token has expired are refused anyway: no need to tell anyone.
+      const now = Date.now();
+      await this.forget(tokens.filter((t) => t.accessExpiresAt.getTime() > now).map((t) => t.accessHash));
+      revoked += tokens.length;
+    }
+    return revoked;
   }
 
   /** Deletes token rows whose refresh token has expired too; they can never be used again. */
@@ -199,9 +218,13 @@ export class TokenService {
    */
   private async forget(accessHashes: string[]): Promise<void> {
     if (accessHashes.length === 0) return;
-    await Promise.all(accessHashes.map((h) => this.store.del(sessionKey(h))));
+    // Every step is tried whatever failed before it; the first failure is thrown at the end (503 when
+    // the store is down, whose subscribers then keep nothing: they were disconnected too).
+    const steps = await Promise.allSettled(accessHashes.map((h) => this.store.del(sessionKey(h))));
     this.local?.drop(accessHashes);
-    await this.store.publish(SESSION_DROP_CHANNEL, accessHashes.join(','));
+    steps.push(...(await Promise.allSettled([this.store.publish(SESSION_DROP_CHANNEL, accessHashes.join(','))])));
+    const failed = steps.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   private async saveSession(accessHash: string, session: Session): Promise<void> {
