@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { randomMobile } from '../helpers/factories.js';
 import { staffSession, type StaffSession } from '../helpers/staff.js';
+import { enrolHolderFace } from '../../src/modules/member/contact-face.js';
 import { createMemberTestApp, idCardNumber, memberSession, type FaceHook, type MemberTestApp } from '../member/member-fixtures.js';
 
 /**
@@ -10,13 +11,17 @@ import { createMemberTestApp, idCardNumber, memberSession, type FaceHook, type M
  */
 const C = '/manage-api/card';
 const TAKEN = { errcode: 1003000002, errmsg: 'a face is already enrolled for this identity number by someone else: the holder can change it at a service desk' };
+const BUSY = { errcode: 1003000003, errmsg: 'a face for this identity number is being enrolled right now, please try again in a moment' };
 
 let m: MemberTestApp;
 let staff: StaffSession;
 let model: number;
+/** the store's own setIfAbsent, put back after a test that watched it */
+let setIfAbsent: MemberTestApp['store']['setIfAbsent'];
 
 beforeAll(async () => {
   m = await createMemberTestApp();
+  setIfAbsent = m.store.setIfAbsent;
   staff = await staffSession(m.t, { kind: 'platform', permissions: ['cardModel:read', 'cardModel:write', 'card:read', 'card:write'] });
   const res = await m.t.post('/manage-api/cardModel/addCardModel', { name: 'Face pass', price: 100, validityMonths: 12 }, staff.token);
   expect(res.body.errcode, res.body.errmsg).toBe(0);
@@ -24,6 +29,7 @@ beforeAll(async () => {
 });
 afterEach(() => {
   m.faceHook.after = null;
+  m.store.setIfAbsent = setIfAbsent;
 });
 afterAll(() => m?.close());
 
@@ -107,9 +113,24 @@ function pauseAfter(call: Parameters<FaceHook>[0], arg: string) {
   return { atPause, release };
 }
 
+/** Resolves once a request was refused the face enrolment lock of `personId` (staff is then waiting for it). */
+function lockRefused(personId: string): Promise<void> {
+  const original = m.store.setIfAbsent;
+  return new Promise((resolve) => {
+    m.store.setIfAbsent = async (key, value, ttl) => {
+      const set = await original(key, value, ttl);
+      if (!set && key === `face:enrol:${personId}`) {
+        m.store.setIfAbsent = original;
+        resolve();
+      }
+      return set;
+    };
+  });
+}
+
 /**
- * Runs `member` up to the pause, binds the card in it, then lets the member go on. Staff may be asked to
- * try again while the member's enrolment of the identity number runs; it then binds once the member is done.
+ * Runs `member` up to the pause and binds the card in it: staff's bindCard waits for the member's
+ * enrolment of the identity number, the member goes on once staff is waiting, and staff binds after it.
  */
 async function bindDuring(
   pause: ReturnType<typeof pauseAfter>, member: () => Promise<{ body: { errcode: number } }>, idNo: string, holderPhoto: string,
@@ -119,13 +140,13 @@ async function bindDuring(
   await pause.atPause;
   await meanwhile?.();
   const card = await activatedCard();
-  const during = await bindCard(card, idNo, holderPhoto);
+  const staffWaiting = lockRefused(idNo);
+  const during = bindCard(card, idNo, holderPhoto);
+  await Promise.race([staffWaiting, during]);
   pause.release();
   const memberAnswer = (await memberDone).body;
-  if (during.body.errcode !== 0) {
-    expect(during.body.errcode, during.body.errmsg).toBe(409);
-    expect((await bindCard(card, idNo, holderPhoto)).body.errcode).toBe(0);
-  }
+  const staffAnswer = (await during).body;
+  expect(staffAnswer.errcode, staffAnswer.errmsg).toBe(0);
   return memberAnswer;
 }
 
@@ -140,7 +161,8 @@ async function expectStaffFaceKept(idNo: string, holderPhoto: string, member: { 
 }
 
 // Each case pauses a member's request at one step of its face sequence and binds the card in that pause:
-// whatever the order, staff's face ends up enrolled with no member's record under the identity number.
+// staff waits for the member's lock, released within the bound, and whatever the step, staff's face
+// ends up enrolled with no member's record under the identity number.
 describe('bindCard racing a member\'s contact for the same identity number', () => {
   it('does not leave the member a record of the face staff enrolled while the member\'s contact was being written', async () => {
     const idNo = idCardNumber();
@@ -188,5 +210,51 @@ describe('bindCard racing a member\'s contact for the same identity number', () 
     expect(await whoIs(memberPhoto)).toBeNull();
     const mine = await m.t.db.selectFrom('member_contacts').select('id').where('member_id', '=', member.id).executeTakeFirstOrThrow();
     await expectStaffFaceKept(idNo, holderPhoto, member, mine.id);
+  });
+});
+
+// A member's enrolment holds the identity number's lock through its photo reads: staff waits for it (up
+// to HOLDER_LOCK_WAIT, 10 s; the cases above) rather than being refused at once; a member is refused at once.
+describe('the face enrolment lock of an identity number', () => {
+  /** A member's contact enrolling a photo under `idNo`, paused holding the lock until `finish`. */
+  async function memberEnrolling(idNo: string) {
+    const member = await memberSession(m.t);
+    const photo = m.photo();
+    const pause = pauseAfter('search', photo);
+    const done = contact(member.token, 'add', { identityNo: idNo, facePhoto: photo });
+    await pause.atPause;
+    return {
+      photo,
+      async finish() {
+        pause.release();
+        return (await done).body;
+      },
+    };
+  }
+
+  it('refuses at once a member\'s contact enrolling the identity number while another enrolment runs', async () => {
+    const idNo = idCardNumber();
+    const first = await memberEnrolling(idNo);
+    const second = await memberSession(m.t);
+    const secondPhoto = m.photo();
+    expect((await contact(second.token, 'add', { identityNo: idNo, facePhoto: secondPhoto })).body).toEqual(BUSY);
+    expect((await first.finish()).errcode).toBe(0);
+    expect(await whoIs(first.photo)).toBe(idNo);
+    expect(await whoIs(secondPhoto)).toBeNull();
+  });
+
+  it('answers staff busy, having changed nothing, when a member\'s enrolment still holds the lock at the end of the bound', async () => {
+    const idNo = idCardNumber();
+    const member = await memberEnrolling(idNo);
+    const holderPhoto = m.photo();
+    const started = performance.now();
+    const staffAnswer = enrolHolderFace(
+      { db: m.t.db, face: m.face, store: m.store }, { personId: idNo, name: 'Holder', photo: holderPhoto }, staff.account.id, { waitMs: 150, pollMs: 10 },
+    );
+    await expect(staffAnswer).rejects.toMatchObject({ errcode: BUSY.errcode, message: BUSY.errmsg });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(149);
+    expect(await whoIs(holderPhoto)).toBeNull();
+    expect((await member.finish()).errcode).toBe(0);
+    expect(await whoIs(member.photo)).toBe(idNo);
   });
 });

@@ -104,6 +104,30 @@ describe.each(backends)('the $name store', (backend) => {
     expect(await store.get(k)).toBe('third');
   });
 
+  it('deletes with delIfValue only while the key holds the value', async () => {
+    const k = key('cad');
+    expect(await store.delIfValue(k, 'mine')).toBe(false);
+    await store.set(k, 'theirs', 60);
+    expect(await other.delIfValue(k, 'mine')).toBe(false);
+    expect(await store.get(k)).toBe('theirs');
+    expect(await other.delIfValue(k, 'theirs')).toBe(true);
+    expect(await store.get(k)).toBeNull();
+    expect(await store.delIfValue(k, 'theirs')).toBe(false);
+  });
+
+  it('keeps with delIfValue a value set again after the given one expired (a lock taken over)', async () => {
+    const k = key('cad-ttl');
+    expect(await store.setIfAbsent(k, 'first', 1)).toBe(true);
+    await backend.pass(1_200);
+    expect(await store.delIfValue(k, 'first')).toBe(false);
+    expect(await other.setIfAbsent(k, 'second', 60)).toBe(true);
+    expect(await store.delIfValue(k, 'first')).toBe(false);
+    expect(await store.get(k)).toBe('second');
+    // one winner among concurrent compare-and-deletes of the same value
+    const both = await Promise.all([store.delIfValue(k, 'second'), other.delIfValue(k, 'second')]);
+    expect(both.filter(Boolean)).toEqual([true]);
+  });
+
   it('hands a value out once with take', async () => {
     const k = key('take');
     await store.set(k, 'code', 60);
@@ -148,13 +172,15 @@ describe.each(backends)('the $name store', (backend) => {
 });
 
 describe.runIf(!!process.env.REDIS_URL)('redis prefixes', () => {
-  it('keep deployments apart: keys and channels of another prefix are not seen', async () => {
+  it('keep deployments apart: keys (read or compared and deleted) and channels of another prefix are not seen', async () => {
     const url = process.env.REDIS_URL!;
     const a = await createRedisStore(url, `${runPrefix}a:`);
     const b = await createRedisStore(url, `${runPrefix}b:`);
     try {
       await a.set('shared-name', 'of a', 60);
       expect(await b.get('shared-name')).toBeNull();
+      expect(await b.delIfValue('shared-name', 'of a')).toBe(false);
+      expect(await a.get('shared-name')).toBe('of a');
       const got: string[] = [];
       await b.subscribe('events', (m) => got.push(m));
       await a.publish('events', 'from a');

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { AppError, badRequest, conflict } from '../../platform/errors.js';
+import { AppError, badRequest } from '../../platform/errors.js';
 import { FaceError, type FaceService } from '../../platform/face/index.js';
 import { faceUnavailable } from '../../platform/face/face.errors.js';
 import type { Db } from '../../platform/db/database.js';
 import type { Store } from '../../platform/store/index.js';
-import { faceEnrolledElsewhere } from './member.errors.js';
+import { takeLock, waitForLock, type LockWait, type ReleaseLock } from '../../platform/store/store-lock.js';
+import { faceEnrolledElsewhere, faceEnrolmentBusy } from './member.errors.js';
 import { retireFacesOf } from './member-contacts.repository.js';
 
 /** A face enrolled before, as member_face recorded it: what to put back if a replacement fails. */
@@ -38,30 +38,35 @@ export function facePersonId(identityNo: string): string {
 // Longer than any enrolment can take: each photo read and face call gives up after 5 s.
 const ENROL_LOCK_TTL_S = 120;
 
-const enrolmentBusy = () => conflict('a face for this identity number is being enrolled right now, please try again in a moment');
+/**
+ * How long staff's enrolment waits for another to finish before answering busy: a member's enrolment
+ * holds the lock through photo reads of up to 5 s each, and refusing staff at once let a member keep
+ * a desk waiting for as long as it kept enrolling.
+ */
+export const HOLDER_LOCK_WAIT: LockWait = { waitMs: 10_000, pollMs: 100 };
+
+const lockKey = (personId: string) => `face:enrol:${personId}`;
 
 /**
- * Runs `work` holding the store locks of the person ids, or refuses at once (409) when another
- * request holds one. An enrolment is a sequence of face calls and database writes that must not
- * interleave with another enrolment of the same id (a member could record, or delete, the face staff
- * enrolled meanwhile), and face calls stay out of transactions, so an advisory lock cannot span it:
- * the store is shared by every instance (Redis), like the SMS code locks.
+ * Runs `work` holding the store locks of the person ids, or answers busy when another request holds
+ * one: at once, or after `wait` when given. An enrolment is a sequence of face calls and database
+ * writes that must not interleave with another enrolment of the same id (a member could record, or
+ * delete, the face staff enrolled meanwhile), and face calls stay out of transactions, so an advisory
+ * lock cannot span it: the store is shared by every instance (Redis), like the SMS code locks.
  */
-export async function withFaceLocks<T>(store: Store, personIds: string[], work: () => Promise<T>): Promise<T> {
-  const token = randomBytes(12).toString('base64url');
-  const held: string[] = [];
+export async function withFaceLocks<T>(store: Store, personIds: string[], work: () => Promise<T>, wait?: LockWait): Promise<T> {
+  const releases: ReleaseLock[] = [];
   try {
-    for (const id of new Set(personIds)) {
-      const key = `face:enrol:${id}`;
-      if (!(await store.setIfAbsent(key, token, ENROL_LOCK_TTL_S))) throw enrolmentBusy();
-      held.push(key);
+    // Sorted: two requests over the same ids take them in one order, so they cannot each hold one the
+    // other needs next and both be refused (again and again, were they retried together).
+    for (const id of [...new Set(personIds)].sort()) {
+      const release = wait ? await waitForLock(store, lockKey(id), ENROL_LOCK_TTL_S, wait) : await takeLock(store, lockKey(id), ENROL_LOCK_TTL_S);
+      if (!release) throw faceEnrolmentBusy();
+      releases.push(release);
     }
     return await work();
   } finally {
-    for (const key of held) {
-      // Only our own lock (it may have expired and been taken since); a failed release expires.
-      await store.get(key).then((v) => (v === token ? store.del(key) : undefined)).catch(() => undefined);
-    }
+    await Promise.all(releases.map((release) => release()));
   }
 }
 
@@ -79,7 +84,7 @@ export async function withContactFaceLocks<T>(
   const ids = [personId, ...(await read()).map((f) => f.personId)];
   return withFaceLocks(store, ids, async () => {
     const replaces = await read();
-    if (replaces.some((f) => !ids.includes(f.personId))) throw enrolmentBusy();
+    if (replaces.some((f) => !ids.includes(f.personId))) throw faceEnrolmentBusy();
     return work(replaces);
   });
 }
@@ -165,16 +170,18 @@ export async function enrolContactFace(
  * face under the identity number is replaced whoever enrolled it. The members' records under it are
  * retired first, so no member's contact can later replace or take back the face staff enrolled; a face
  * call failing afterwards leaves no member owning the id (fail closed), and staff retries. Runs under
- * the person id's lock, as a member's enrolment does, so neither sees the other half done.
+ * the person id's lock, as a member's enrolment does, so neither sees the other half done; staff
+ * waits for it up to `wait` (a member's refusal is at once: the member taps again).
  */
 export async function enrolHolderFace(
   deps: { db: Db; face: FaceService; store: Store },
   person: { personId: string; name: string; photo: string },
   staffId: number,
+  wait: LockWait = HOLDER_LOCK_WAIT,
 ): Promise<void> {
   await withFaceLocks(deps.store, [person.personId], async () => {
     await retireFacesOf(deps.db, deps.face.provider, person.personId, staffId);
     await deps.face.deletePerson(person.personId);
     await deps.face.createPerson(person);
-  });
+  }, wait);
 }

@@ -8,6 +8,7 @@ import { AppError, conflict, notFound } from '../../platform/errors.js';
 export const MemberError = {
   MP_LOGIN_FAILED: 1_003_000_001,
   FACE_ENROLLED_ELSEWHERE: 1_003_000_002,
+  FACE_ENROLMENT_BUSY: 1_003_000_003,
 } as const;
 
 /**
@@ -16,6 +17,14 @@ export const MemberError = {
  */
 export const faceEnrolledElsewhere = () =>
   new AppError(MemberError.FACE_ENROLLED_ELSEWHERE, 'a face is already enrolled for this identity number by someone else: the holder can change it at a service desk');
+
+/**
+ * Another request (a member's contact, or staff at bindCard) is enrolling a face under the identity
+ * number: nothing was changed and the same request may be sent again. A code of its own, as the common
+ * 409 already means "contact already exists" on the same routes.
+ */
+export const faceEnrolmentBusy = () =>
+  new AppError(MemberError.FACE_ENROLMENT_BUSY, 'a face for this identity number is being enrolled right now, please try again in a moment');
 
 /** Another member's contact answers the same as a missing one: its existence is not revealed. */
 export const contactNotFound = () => notFound('contact');

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { tooManyRequests } from '../errors.js';
 import type { Store } from '../store/store.js';
+import { takeLock } from '../store/store-lock.js';
 import { phoneInvalid, smsCodeExpired, smsCodeWrong } from './sms.errors.js';
 import { MAINLAND_MOBILE, type SmsSender } from './sms-sender.js';
 
@@ -113,8 +114,8 @@ export function createSmsCodes(opts: SmsCodesOptions): SmsCodes {
 
   /** Claims the resend slot under a short lock, so two instances cannot both pass the checks. */
   async function claimSlot(slot: string, at: number): Promise<void> {
-    const lock = `sms:lock:${slot}`;
-    if (!(await store.setIfAbsent(lock, '1', LOCK_TTL_S))) throw tooSoon(limits.resendGapS);
+    const release = await takeLock(store, `sms:lock:${slot}`, LOCK_TTL_S);
+    if (!release) throw tooSoon(limits.resendGapS);
     try {
       const last = Number(await store.get(`sms:last:${slot}`)) || 0;
       const waitMs = last + limits.resendGapS * 1000 - at;
@@ -123,7 +124,7 @@ export function createSmsCodes(opts: SmsCodesOptions): SmsCodes {
       if (today >= limits.dailyLimit) throw tooManyToday();
       await store.set(`sms:last:${slot}`, String(at), limits.resendGapS);
     } finally {
-      await store.del(lock);
+      await release();
     }
   }
 

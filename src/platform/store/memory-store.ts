@@ -33,6 +33,9 @@ export function createMemoryStore(maxEntries = 100_000, now: () => number = () =
     async del(key) {
       cache.delete(key);
     },
+    async delIfValue(key, value) {
+      return cache.get(key) === value && cache.delete(key);
+    },
     async incr(key, ttl) {
       const current = cache.get(key);
       if (current === undefined) {

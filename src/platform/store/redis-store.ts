@@ -6,6 +6,10 @@ const INCR_WITH_TTL = `local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return n`;
 
+// Compare and delete in one step: a GET then DEL could delete a value set in between.
+const DEL_IF_VALUE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
 /** How long one command may wait for its reply, reconnections included, before it fails. */
 const COMMAND_TIMEOUT_MS = 5_000;
 
@@ -103,6 +107,9 @@ export async function createRedisStore(url: string, prefix: string, timings: Red
     take: (key) => client.getdel(k(key)),
     async del(key) {
       await client.del(k(key));
+    },
+    async delIfValue(key, value) {
+      return Number(await client.eval(DEL_IF_VALUE, 1, k(key), value)) === 1;
     },
     async incr(key, ttl) {
       return Number(await client.eval(INCR_WITH_TTL, 1, k(key), secs(ttl)));

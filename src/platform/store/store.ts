@@ -12,6 +12,8 @@ export interface Store {
   /** Reads and deletes in one step, so a value can be consumed once (captcha and SMS codes). */
   take(key: string): Promise<string | null>;
   del(key: string): Promise<void>;
+  /** Deletes the key only while it holds `value`, in one step; true when it did (releasing one's own lock). */
+  delIfValue(key: string, value: string): Promise<boolean>;
   /** Increments a counter, starting its expiry on the first increment (fixed-window rate limits). */
   incr(key: string, ttlSeconds: number): Promise<number>;
   publish(channel: string, message: string): Promise<void>;
