@@ -36,7 +36,8 @@ describe('staff logins racing a disable', () => {
       await (round === ROUNDS - 1 ? Promise.race(logins) : sleep(round * 30));
       expect((await t.post('/manage-api/system/user/updateUserStatus', { id: u.id, status: 0 }, admin)).body.errcode).toBe(0);
       const answers = await Promise.all(logins);
-      expect(answers.every((a) => a.errcode === 0 || a.errcode === 1_002_000_001)).toBe(true);
+      // in, disabled, or in and revoked before its session was cached (401 "changed while logging in")
+      expect(answers.filter((a) => ![0, 1_002_000_001, 401].includes(a.errcode))).toEqual([]);
       const tokens = answers.flatMap((a) => (a.errcode === 0 ? [a.data!.accessToken] : []));
       succeeded += tokens.length;
 

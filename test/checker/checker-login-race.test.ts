@@ -30,7 +30,8 @@ async function race(mobile: string, password: string, round: number, disable: ()
   await (round === ROUNDS - 1 ? Promise.race(logins) : sleep(round * 30));
   await disable();
   const answers = await Promise.all(logins);
-  expect(answers.every((a) => a.errcode === 0 || a.errcode === 1_002_000_001)).toBe(true);
+  // in, disabled, or in and revoked before its session was cached (401 "changed while logging in")
+  expect(answers.filter((a) => ![0, 1_002_000_001, 401].includes(a.errcode))).toEqual([]);
   return answers.flatMap((a) => (a.errcode === 0 ? [a.data!.accessToken] : []));
 }
 
