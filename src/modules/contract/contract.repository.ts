@@ -59,7 +59,7 @@ export function visibleTo(scope: Scope): Expression<SqlBool> {
  */
 export async function findMerchant(db: Executor, id: number): Promise<(MerchantState & { id: number }) | null> {
   const r = await db.selectFrom('merchant').select(['id', 'name', 'status']).where('id', '=', id).where('is_deleted', '=', false).forShare().executeTakeFirst();
-  return r ?? null;
+  return r ? { id: r.id, name: r.name, status: r.status } : null;
 }
 
 /**
