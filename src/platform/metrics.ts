@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { passwordVerifications } from './auth/password.js';
 
 /** Prometheus metrics at /metrics: process defaults and one latency histogram per route and outcome. */
 export function registerMetrics(app: FastifyInstance): Registry {
@@ -11,6 +12,16 @@ export function registerMetrics(app: FastifyInstance): Registry {
     labelNames: ['route', 'method', 'status'],
     buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
+  });
+  new Counter({
+    name: 'password_verifications_total',
+    help: 'Password verifications by the kind and cost of the hash (an unknown login name is verified against a dummy hash of the current cost)',
+    labelNames: ['cost'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [cost, count] of passwordVerifications) this.inc({ cost }, count);
+    },
   });
   // The labelled series of each route, method and status, looked up once: prom-client hashes the
   // label object on every observe(labels, …), which showed in the profile of every request.

@@ -169,7 +169,11 @@ describe('staff login', () => {
     const legacy = bcrypt.hashSync(password, 4).replace(/^\$2b\$/, '$2a$');
     expect(legacy.startsWith('$2a$')).toBe(true);
     const u = await createStaff(t.db, { passwordHash: legacy, password });
+    const bcryptVerified = async () =>
+      Number(/^password_verifications_total\{cost="bcrypt 4"\} (\d+)$/m.exec((await t.app.inject({ method: 'GET', url: '/metrics' })).body)?.[1] ?? 0);
+    const before = await bcryptVerified();
     expect((await login(t, u.username, password)).errcode).toBe(0);
+    expect(await bcryptVerified(), 'the bcrypt verification counted by its cost on /metrics').toBe(before + 1);
     const row = await t.db.selectFrom('admin_user').select('password_hash').where('id', '=', u.id).executeTakeFirstOrThrow();
     expect(row.password_hash.startsWith('$argon2id$')).toBe(true);
     expect((await login(t, u.username, password)).errcode).toBe(0);

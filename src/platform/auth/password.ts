@@ -14,7 +14,27 @@ export interface PasswordCheck {
   needsRehash: boolean;
 }
 
+/**
+ * Password verifications made by this process, by the kind and cost of the hash verified
+ * ("argon2id m=19456,t=2,p=1", "bcrypt 10"): the dearest step of a login, on /metrics. A rising count
+ * of an old cost tells how many accounts still log in with a hash from before a change of parameters.
+ */
+export const passwordVerifications = new Map<string, number>();
+
+function costOf(stored: string): string {
+  const argon2 = /^\$(argon2(?:id|i|d))\$v=\d+\$([^$]+)\$/.exec(stored);
+  if (argon2) return `${argon2[1]} ${argon2[2]}`;
+  const bcryptCost = /^\$2[aby]\$(\d+)\$/.exec(stored);
+  return bcryptCost ? `bcrypt ${Number(bcryptCost[1])}` : 'unknown';
+}
+
+function counted(stored: string): void {
+  const cost = costOf(stored);
+  passwordVerifications.set(cost, (passwordVerifications.get(cost) ?? 0) + 1);
+}
+
 export async function verifyPassword(stored: string, plain: string): Promise<PasswordCheck> {
+  counted(stored);
   if (stored.startsWith('$argon2')) {
     try {
       return { ok: await verify(stored, plain), needsRehash: false };
@@ -34,5 +54,7 @@ let dummyHash: Promise<string> | null = null;
 /** Spends the time of a real check, so an unknown account answers as slowly as a wrong password. */
 export async function verifyAgainstDummy(plain: string): Promise<void> {
   dummyHash ??= hashPassword('dummy-password-for-timing');
-  await verify(await dummyHash, plain).catch(() => false);
+  const hashed = await dummyHash;
+  counted(hashed);
+  await verify(hashed, plain).catch(() => false);
 }
