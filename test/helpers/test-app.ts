@@ -24,8 +24,7 @@ export interface TestDb {
 export async function openTestDatabase(): Promise<TestDb> {
   const url = process.env.DATABASE_URL || null;
   if (!url) {
-    const blob = new Blob([readFileSync(inject('pgliteSnapshot'))]);
-    const database = openDatabase({ databaseUrl: null, dataDir: '.test-cache', tz: TEST_TZ, inMemory: true, loadDataDir: blob });
+    const database = openDatabase({ databaseUrl: null, dataDir: '.test-cache', tz: TEST_TZ, inMemory: true, loadDataDir: readFileSync(inject('pgliteSnapshot')) });
     return { database, db: database.db, close: () => database.close() };
   }
   const name = `tc_t_${inject('runId')}_${randomBytes(4).toString('hex')}`;

@@ -41,7 +41,8 @@ export interface DatabaseOptions {
   tz: string;
   /** PGlite only: an in-memory database (tests), optionally started from a dumped data directory. */
   inMemory?: boolean;
-  loadDataDir?: Blob;
+  /** the dumped data directory (tar) to start from: its bytes, or a Blob as `dump` gives it */
+  loadDataDir?: Blob | Uint8Array;
   /** PGlite with a data directory: how long a start waits for another process's lock on it to go stale (data-dir-lock.ts). */
   lockWaitMs?: number;
   poolMax?: number;

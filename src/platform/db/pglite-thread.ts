@@ -10,8 +10,8 @@ import { pgliteModuleUrl } from './pglite-initdb.js';
 export interface PgliteThreadOptions {
   /** a data directory on disk; none for an in-memory database */
   dataDir?: string;
-  /** start from this dumped data directory (tar) */
-  loadDataDir?: Blob;
+  /** start from this dumped data directory (tar): its bytes (copied for the thread) or a Blob */
+  loadDataDir?: Blob | Uint8Array;
   /** in-memory test databases only: trade durability for speed, 1 MB WAL segments */
   inMemory: boolean;
 }
@@ -62,7 +62,10 @@ export class PgliteThread {
   }
 
   static async start(opts: PgliteThreadOptions): Promise<PgliteThread> {
-    const dump = opts.loadDataDir ? await opts.loadDataDir.arrayBuffer() : null;
+    // Node 20's Blob.arrayBuffer() reads a 37 MB dump in ~0.5 s; bytes are copied in ~10 ms (a copy of
+    // its own: the buffer is handed over to the thread, and a Buffer's slice() would share the caller's).
+    const given = opts.loadDataDir;
+    const dump = !given ? null : given instanceof Uint8Array ? new Uint8Array(given).buffer : await given.arrayBuffer();
     const worker = new Worker(THREAD_SOURCE, {
       eval: true,
       workerData: {
@@ -158,10 +161,17 @@ const { parentPort, workerData } = require('node:worker_threads');
 const INT8 = 20;
 const DATE = 1082;
 let pg;
+// PGlite reads the dump with Blob.arrayBuffer(), which Node 20 serves in small pieces it then joins
+// (~0.5 s for a test file's 37 MB); the bytes are here already.
+function dumpBlob(bytes) {
+  const blob = new Blob([bytes], { type: 'application/x-tar' });
+  blob.arrayBuffer = async () => bytes;
+  return blob;
+}
 const ready = import(workerData.pgliteModule).then(({ PGlite }) => {
   pg = new PGlite({
     dataDir: workerData.dataDir ?? undefined,
-    loadDataDir: workerData.dump ? new Blob([workerData.dump]) : undefined,
+    loadDataDir: workerData.dump ? dumpBlob(workerData.dump) : undefined,
     parsers: { [INT8]: (v) => Number(v), [DATE]: (v) => v },
     // Only in-memory (test) databases trade durability for speed; a data directory keeps every commit.
     relaxedDurability: workerData.inMemory === true,
