@@ -160,6 +160,10 @@ async function expectStaffFaceKept(idNo: string, holderPhoto: string, member: { 
   expect(await whoIs(again)).toBeNull();
 }
 
+/** The member's one contact (each case below adds exactly one). */
+const onlyContactOf = (memberId: number) =>
+  m.t.db.selectFrom('member_contacts').select('id').where('member_id', '=', memberId).executeTakeFirstOrThrow();
+
 // Each case pauses a member's request at one step of its face sequence and binds the card in that pause:
 // staff waits for the member's lock, released within the bound, and whatever the step, staff's face
 // ends up enrolled with no member's record under the identity number.
@@ -174,7 +178,7 @@ describe('bindCard racing a member\'s contact for the same identity number', () 
       () => contact(member.token, 'add', { identityNo: idNo, facePhoto: memberPhoto }), idNo, holderPhoto);
 
     expect(answer.errcode).toBe(0);
-    const mine = await m.t.db.selectFrom('member_contacts').select('id').where('member_id', '=', member.id).executeTakeFirstOrThrow();
+    const mine = await onlyContactOf(member.id);
     await expectStaffFaceKept(idNo, holderPhoto, member, mine.id);
   });
 
@@ -183,7 +187,7 @@ describe('bindCard racing a member\'s contact for the same identity number', () 
     const member = await memberSession(m.t);
     const first = m.photo();
     expect((await contact(member.token, 'add', { identityNo: idNo, facePhoto: first })).body.errcode).toBe(0);
-    const mine = await m.t.db.selectFrom('member_contacts').select('id').where('member_id', '=', member.id).executeTakeFirstOrThrow();
+    const mine = await onlyContactOf(member.id);
     const second = m.photo();
     const holderPhoto = m.photo();
 
@@ -208,7 +212,7 @@ describe('bindCard racing a member\'s contact for the same identity number', () 
 
     expect(answer.errcode).toBe(409);
     expect(await whoIs(memberPhoto)).toBeNull();
-    const mine = await m.t.db.selectFrom('member_contacts').select('id').where('member_id', '=', member.id).executeTakeFirstOrThrow();
+    const mine = await onlyContactOf(member.id);
     await expectStaffFaceKept(idNo, holderPhoto, member, mine.id);
   });
 });
