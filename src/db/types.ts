@@ -2,7 +2,7 @@ import type {
   AdminUserTable, LoginLogTable, OAuth2TokenTable, OpenAppTable, OperateLogTable, RegionTable, RoleTable, UserRoleTable,
 } from './tables/platform.js';
 import type {
-  CheckerConfigTable, CheckerRelationTable, CheckerTable, DeptTable, MemberContactsTable, MemberFaceTable, MemberTable,
+  CheckerConfigTable, CheckerRelationTable, CheckerTable, DeptTable, MemberContactsTable, MemberFaceTable, MemberTable, MemberTallyTable,
   MerchantTable, ShopRelationTable, ShopTable,
 } from './tables/organisation.js';
 import type {
@@ -44,6 +44,7 @@ export interface DB {
   member: MemberTable;
   member_contacts: MemberContactsTable;
   member_face: MemberFaceTable;
+  member_tally: MemberTallyTable;
   spu: SpuTable;
   sku: SkuTable;
   sku_entrance: SkuEntranceTable;

@@ -3,6 +3,7 @@ import { createCardModel, createMember, createShop, uniq } from '../helpers/fact
 import { itRefusesWhatStaffOperationsRefuse } from '../helpers/rejection-matrix.js';
 import { staffSession, type StaffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { rebuildMemberTally } from '../../src/modules/member/member-tally.repository.js';
 
 const PAGE = '/manage-api/member/queryMemberPage';
 const READ = ['member:read'];
@@ -131,6 +132,74 @@ describe('filters and paging', () => {
     const res = await t.post(PAGE, undefined, platform.token);
     expect(res.body.errcode).toBe(0);
     expect(res.body.data.list.length).toBeLessThanOrEqual(10);
+  });
+});
+
+describe('the platform\'s total from the member tally', () => {
+  /** The living members matching status and channel, counted in the table itself. */
+  async function counted(f: { status?: number; channel?: number }): Promise<number> {
+    let q = t.db.selectFrom('member').select((eb) => eb.fn.countAll<string>().as('n')).where('is_deleted', '=', false);
+    if (f.status !== undefined) q = q.where('status', '=', f.status);
+    if (f.channel !== undefined) q = q.where('channel', '=', f.channel);
+    return Number((await q.executeTakeFirstOrThrow()).n);
+  }
+  /** The page's total, with a page of one so that the total is never read off a short page. */
+  const total = async (f: { status?: number; channel?: number }) => {
+    const res = await page(platform, { pageSize: 1, ...f });
+    expect(res.body.errcode, res.body.errmsg).toBe(0);
+    return res.body.data.total as number;
+  };
+  const FILTERS = [{}, { status: 0 }, { status: 1 }, { channel: 4 }, { status: 0, channel: 4 }, { status: 1, channel: 7 }];
+  async function expectExactTotals() {
+    for (const f of FILTERS) expect(await total(f), JSON.stringify(f)).toBe(await counted(f));
+  }
+
+  it('follows registrations, deletions, status and channel changes exactly, also those made at once', async () => {
+    await expectExactTotals();
+    const made: number[] = [];
+    for (let i = 0; i < 6; i++) made.push(await createMember(t.db, { status: i % 3 === 0 ? 0 : 1, channel: i < 3 ? 4 : null }));
+    await expectExactTotals();
+    await t.db.updateTable('member').set({ is_deleted: true }).where('id', '=', made[0]).execute();
+    await t.db.updateTable('member').set({ status: 0 }).where('id', '=', made[1]).execute();
+    await t.db.updateTable('member').set({ channel: 7 }).where('id', 'in', [made[2], made[3]]).execute();
+    // A change that leaves status, channel and deletion as they were; a second deletion of the same member.
+    await t.db.updateTable('member').set({ status: 1, nickname: 'same' }).where('id', '=', made[4]).execute();
+    await t.db.updateTable('member').set({ is_deleted: true }).where('id', '=', made[0]).execute();
+    await expectExactTotals();
+    // Restored, then removed for good (a hard delete of a deleted and of a living member).
+    await t.db.updateTable('member').set({ is_deleted: false }).where('id', '=', made[0]).execute();
+    await t.db.deleteFrom('member').where('id', 'in', [made[0], made[5]]).execute();
+    await expectExactTotals();
+    // Registrations and deletions in concurrent transactions (several connections on PostgreSQL).
+    const more = await Promise.all(Array.from({ length: 12 }, (_, i) => createMember(t.db, { status: 1, channel: i % 2 === 0 ? 4 : 7 })));
+    await Promise.all(more.slice(0, 5).map((id) => t.db.updateTable('member').set({ is_deleted: true }).where('id', '=', id).execute()));
+    await expectExactTotals();
+  });
+
+  it('is read from the tally, which its rebuild recounts from the members', async () => {
+    const before = await total({});
+    // A bogus tally row moves the answered total: the page reads the tally, not the member rows.
+    await t.db.insertInto('member_tally').values({ status: 1, channel: 0, slot: 99, living: 5 }).execute();
+    expect(await total({})).toBe(before + 5);
+    await rebuildMemberTally(t.db);
+    await expectExactTotals();
+    expect(await t.db.selectFrom('member_tally').select('slot').where('slot', '=', 99).execute()).toEqual([]);
+  });
+
+  it('is not used for a mobile or registration-time filter, nor for a merchant', async () => {
+    await t.db.insertInto('member_tally').values({ status: 1, channel: 0, slot: 98, living: 5 }).execute();
+    try {
+      const prefix = freshPrefix();
+      for (let i = 0; i < 3; i++) await createMember(t.db, { mobile: mobileUnder(prefix), created_at: new Date(2024, 4, 2 + i, 9) });
+      expect((await page(platform, { mobile: prefix, pageSize: 1 })).body.data.total).toBe(3);
+      expect((await page(platform, { createdTimeRange: ['2024-05-02', '2024-05-04'], pageSize: 1 })).body.data.total).toBe(3);
+      const holder = await createMember(t.db, {});
+      await sellCard(holder, org.merchantB, org.shopB);
+      await sellCard(await createMember(t.db, {}), org.merchantB, org.shopB);
+      expect((await page(merchantB, { pageSize: 1 })).body.data.total).toBe(2);
+    } finally {
+      await rebuildMemberTally(t.db);
+    }
   });
 });
 

@@ -22,6 +22,7 @@ import * as m0025 from './20261126_0025_stat_utc_day.js';
 import * as m0026 from './20261127_0026_activation_idno_key.js';
 import * as m0027 from './20261127_0027_reserved_role_codes.js';
 import * as m0028 from './20261127_0028_clear_stray_card_num.js';
+import * as m0029 from './20261127_0029_member_tally.js';
 
 /**
  * Migrations listed statically rather than read from the folder, so they load the same way under
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   '20261127_0026_activation_idno_key': m0026,
   '20261127_0027_reserved_role_codes': m0027,
   '20261127_0028_clear_stray_card_num': m0028,
+  '20261127_0029_member_tally': m0029,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -136,6 +136,14 @@ export interface MemberTable extends Audit {
   is_deleted: Generated<boolean>;
 }
 
+/** Living members by status and channel (0: none), in 16 slots per pair, kept by a trigger (migration 0029). */
+export interface MemberTallyTable {
+  status: number;
+  channel: number;
+  slot: number;
+  living: number;
+}
+
 export interface MemberContactsTable extends Audit {
   id: Generated<number>;
   member_id: number;

@@ -7,6 +7,7 @@ import { paginate } from '../../platform/db/paginate.js';
 import type { DateRange } from '../../platform/date-range.js';
 import type { Page, PageRequest } from '../../platform/http/paging.js';
 import { formatDateTime } from '../../platform/time.js';
+import { countLivingMembers } from './member-tally.repository.js';
 import type { MemberPageResponse, MemberResponse } from './member.schemas.js';
 
 /** Card status (DOMAIN.md §1): 1 unbound, 2 bound. */
@@ -79,10 +80,12 @@ const prefixPattern = (digits: string) => `${digits}%`;
 /**
  * A page of members, newest first. Merchant and shop users see the members holding a card their
  * business sold (a living binding of a living card). Each filter has an index (migration 0010), and
- * the total counts only the filtered set (paginate).
+ * the total counts only the filtered set (paginate); the platform's total by status and channel alone
+ * is the tally's (migration 0029), not a count of every member.
  */
 export function pageMembers(db: Executor, f: MemberPageFilter, scope: Scope, page: PageRequest): Promise<Page<MemberPageResponse>> {
-  return paginate(memberPageQuery(db, f, scope), page, toPageRow);
+  const tallied = scope.kind === 'platform' && !f.mobile && !f.created;
+  return paginate(memberPageQuery(db, f, scope), page, toPageRow, tallied ? () => countLivingMembers(db, f) : undefined);
 }
 
 /** The ordered query behind the page (the benchmark EXPLAINs it). */

@@ -6,11 +6,13 @@ import { pageWindow, type Page, type PageRequest } from '../http/paging.js';
  * (DESIGN.md §5.9): the page with limit/offset, the total with `count(*)` over the same filters.
  * The count is skipped when the page itself proves the total (a short page). Grouped or DISTINCT
  * queries must be wrapped first (`db.selectFrom(q.as('g')).selectAll()`), so the count counts groups.
+ * `count`, where given, answers the same total some cheaper way (a tally kept by a trigger).
  */
 export async function paginate<DB, TB extends keyof DB, O, T = O>(
   query: SelectQueryBuilder<DB, TB, O>,
   page: PageRequest,
   map?: (row: O) => T,
+  count?: () => Promise<number>,
 ): Promise<Page<T>> {
   const node = query.toOperationNode();
   if (!node.orderBy) throw new Error('paginate needs an ordered query, or pages would overlap');
@@ -22,6 +24,7 @@ export async function paginate<DB, TB extends keyof DB, O, T = O>(
   let total: number;
   if (rows.length > 0 && rows.length < limit) total = offset + rows.length;
   else if (rows.length === 0 && offset === 0) total = 0;
+  else if (count) total = await count();
   else {
     const counted = await query
       .clearSelect()

@@ -1,0 +1,27 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../platform/db/executor.js';
+import { compiledOnce } from '../../platform/db/prepared.js';
+
+/**
+ * The tally of living members by status and channel (migration 0029), kept by these triggers (rows;
+ * TRUNCATE). A bulk load that runs without triggers (the demo generator's fast load) may skip them
+ * and must then call rebuildMemberTally.
+ */
+export const MEMBER_TALLY_TRIGGERS = ['member_tally_trg', 'member_tally_truncate_trg'] as const;
+
+// On every unfiltered member page: built and compiled once. A filter left out is null.
+const livingMembers = compiledOnce(['status', 'channel'], (p) => sql<{ n: string | number }>`
+  select coalesce(sum(living), 0) as n from member_tally
+  where (${p.status}::smallint is null or status = ${p.status}::smallint)
+    and (${p.channel}::smallint is null or channel = ${p.channel}::smallint)`);
+
+/** How many living members have this status and channel (either null: any), from the tally. */
+export async function countLivingMembers(db: Executor, f: { status: number | null; channel: number | null }): Promise<number> {
+  const r = await livingMembers(db, { status: f.status, channel: f.channel });
+  return Number(r.rows[0].n);
+}
+
+/** Recounts the tally from the member rows, in the caller's transaction. */
+export async function rebuildMemberTally(db: Executor): Promise<void> {
+  await sql`select member_tally_refresh_all()`.execute(db);
+}
