@@ -28,16 +28,27 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       insert into member_tally as t (status, channel, slot, living) values (s, coalesce(ch, 0), pg_backend_pid() % 16, delta)
       on conflict (status, channel, slot) do update set living = t.living + delta;
     $$`,
+    // A status change moves a member between two rows of its slot: the lower (status, channel) is
+    // always changed first, so two changes in opposite directions by backends sharing a slot cannot
+    // deadlock. (A transaction that changed several members could still take rows in another order;
+    // the service changes one member per transaction.)
     `create function member_tally_count() returns trigger language plpgsql as $$
+    declare
+      old_counted boolean := tg_op <> 'INSERT' and not old.is_deleted;
+      new_counted boolean := tg_op <> 'DELETE' and not new.is_deleted;
     begin
-      if tg_op = 'UPDATE' and old.status = new.status and old.channel is not distinct from new.channel
-        and old.is_deleted = new.is_deleted then
+      if old_counted and new_counted and old.status = new.status and old.channel is not distinct from new.channel then
         return null;
       end if;
-      if tg_op <> 'INSERT' and not old.is_deleted then
+      if old_counted and new_counted and (new.status, coalesce(new.channel, 0)) < (old.status, coalesce(old.channel, 0)) then
+        perform member_tally_add(new.status, new.channel, 1);
+        perform member_tally_add(old.status, old.channel, -1);
+        return null;
+      end if;
+      if old_counted then
         perform member_tally_add(old.status, old.channel, -1);
       end if;
-      if tg_op <> 'DELETE' and not new.is_deleted then
+      if new_counted then
         perform member_tally_add(new.status, new.channel, 1);
       end if;
       return null;
