@@ -11,8 +11,7 @@ import { sql } from 'kysely';
 import type { Db } from '../src/platform/db/database.js';
 import type { Executor } from '../src/platform/db/executor.js';
 import { canLoadWithoutTriggers, dropPlainIndexes, rebuildIndexes, setBulkMemory, setReplicationRole } from '../src/db/seed/demo/demo.repository.js';
-import { rebuildStatHolders, STATISTICS_TRIGGERS } from '../src/modules/statistics/holder.repository.js';
-import { MEMBER_TALLY_TRIGGERS, rebuildMemberTally } from '../src/modules/member/member-tally.repository.js';
+import { FAST_LOAD_REPLAYED_TRIGGERS, rebuildHolderTables } from '../src/db/seed/demo/replayed-triggers.js';
 
 const TABLES = ['merchant', 'shop', 'card_model', 'member', 'card', 'card_binding'] as const;
 
@@ -24,14 +23,13 @@ export async function fillMembers(db: Db, members: number): Promise<number> {
   const started = performance.now();
   await db.transaction().execute(async (trx) => {
     // No foreign key is checked in replica mode: every id below is read from the rows just written.
-    if (await canLoadWithoutTriggers(trx, TABLES, [...STATISTICS_TRIGGERS, ...MEMBER_TALLY_TRIGGERS])) {
+    if (await canLoadWithoutTriggers(trx, TABLES, FAST_LOAD_REPLAYED_TRIGGERS)) {
       await setReplicationRole(trx, true);
       await setBulkMemory(trx, '256MB');
       const indexes = await dropPlainIndexes(trx, ['member', 'card', 'card_binding']);
       await insertRows(trx, members);
       await rebuildIndexes(trx, indexes);
-      await rebuildStatHolders(trx);
-      await rebuildMemberTally(trx);
+      await rebuildHolderTables(trx);
       await setReplicationRole(trx, false);
     } else {
       await insertRows(trx, members);

@@ -18,7 +18,7 @@ import pg from 'pg';
 process.env.TZ ??= 'Asia/Shanghai';
 const { openDatabase } = await import('../src/platform/db/database.js');
 const { migrateToLatest } = await import('../src/platform/db/migrate.js');
-const { memberPageQuery } = await import('../src/modules/member/member-profile.repository.js');
+const { memberPageQuery, totalFromTally } = await import('../src/modules/member/member-profile.repository.js');
 const { countLivingMembers } = await import('../src/modules/member/member-tally.repository.js');
 const { cardCount, fillMembers } = await import('./member-fill.js');
 type Db = import('../src/platform/db/database.js').Db;
@@ -122,8 +122,7 @@ await withDatabase(async (db) => {
     const q = memberPageQuery(db, filter, scope);
     const pageQ = q.limit(10).offset(0);
     const countQ = q.clearSelect().clearOrderBy().select(sql<number>`count(*)`.as('total'));
-    // As pageMembers: the platform's total by status and channel alone is the tally's.
-    const tallied = scope.kind === 'platform' && !filter.mobile && !filter.created;
+    const tallied = totalFromTally(filter, scope);
     const count = tallied ? () => countLivingMembers(db, filter) : async () => Number((await countQ.executeTakeFirstOrThrow()).total);
     const pageMs = await median(() => pageQ.execute());
     const countMs = await median(count);

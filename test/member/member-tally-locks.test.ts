@@ -17,9 +17,13 @@ const CHANNEL = 4;
  */
 describe.skipIf(!url)('member tally under concurrent status changes', () => {
   let t: TestDb;
+  /** this file's own database */
+  let dbUrl: string;
   const clients: pg.Client[] = [];
   beforeAll(async () => {
     t = await openTestDatabase();
+    const name = (await sql<{ name: string }>`select current_database() as name`.execute(t.db)).rows[0].name;
+    dbUrl = adminUrl(url!, name);
   });
   afterAll(async () => {
     for (const c of clients) await c.end().catch(() => undefined);
@@ -27,8 +31,7 @@ describe.skipIf(!url)('member tally under concurrent status changes', () => {
   });
 
   async function connect(): Promise<{ client: pg.Client; pid: number }> {
-    const name = (await sql<{ name: string }>`select current_database() as name`.execute(t.db)).rows[0].name;
-    const client = new pg.Client({ connectionString: adminUrl(url!, name) });
+    const client = new pg.Client({ connectionString: dbUrl });
     await client.connect();
     clients.push(client);
     const pid = Number((await client.query('select pg_backend_pid() as pid')).rows[0].pid);

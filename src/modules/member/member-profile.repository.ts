@@ -84,9 +84,11 @@ const prefixPattern = (digits: string) => `${digits}%`;
  * is the tally's (migration 0029), not a count of every member.
  */
 export function pageMembers(db: Executor, f: MemberPageFilter, scope: Scope, page: PageRequest): Promise<Page<MemberPageResponse>> {
-  const tallied = scope.kind === 'platform' && !f.mobile && !f.created;
-  return paginate(memberPageQuery(db, f, scope), page, toPageRow, tallied ? () => countLivingMembers(db, f) : undefined);
+  return paginate(memberPageQuery(db, f, scope), page, toPageRow, totalFromTally(f, scope) ? () => countLivingMembers(db, f) : undefined);
 }
+
+/** Whether the page's total is the member tally's: the platform's, filtered by status and channel at most. */
+export const totalFromTally = (f: MemberPageFilter, scope: Scope) => scope.kind === 'platform' && !f.mobile && !f.created;
 
 /** The ordered query behind the page (the benchmark EXPLAINs it). */
 export function memberPageQuery(db: Executor, f: MemberPageFilter, scope: Scope) {

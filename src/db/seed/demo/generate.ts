@@ -25,8 +25,7 @@ import { withDemoSession, type DemoSession } from './writer.js';
 import { seedDemoHotels } from './hotel.js';
 import { seedDemoCoupons } from './coupons.js';
 import { foldNextChecks, markFoldedByCaller } from '../../../modules/statistics/check-rollup.repository.js';
-import { rebuildStatHolders, STATISTICS_TRIGGERS } from '../../../modules/statistics/holder.repository.js';
-import { MEMBER_TALLY_TRIGGERS, rebuildMemberTally } from '../../../modules/member/member-tally.repository.js';
+import { FAST_LOAD_REPLAYED_TRIGGERS, rebuildHolderTables } from './replayed-triggers.js';
 
 /**
  * The demo data set: organisation and catalog (organisation.ts, scenic.ts, card-models.ts), cards and
@@ -135,7 +134,7 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
     const conflict = await loginConflict(exec, org.staff.map((s) => s.username), scenic.checkerMobiles);
     if (conflict) return { status: 'refused', message: `Refusing to write demo data: ${conflict}. ${FRESH}` };
 
-    const fast = opts.loadMode !== 'triggers' && (await canLoadWithoutTriggers(exec, WRITTEN_TABLES, [...STATISTICS_TRIGGERS, ...MEMBER_TALLY_TRIGGERS]));
+    const fast = opts.loadMode !== 'triggers' && (await canLoadWithoutTriggers(exec, WRITTEN_TABLES, FAST_LOAD_REPLAYED_TRIGGERS));
     if (fast) {
       await setReplicationRole(exec, true);
       // PGlite's WebAssembly heap is small; a PostgreSQL server can sort in more memory.
@@ -180,10 +179,7 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
     lap('bank demo');
     // The portrait's holder table and the member tally, whose triggers the fast load skipped, from the
     // holders just written.
-    if (fast) {
-      await rebuildStatHolders(exec);
-      await rebuildMemberTally(exec);
-    }
+    if (fast) await rebuildHolderTables(exec);
     lap('holders');
 
     const checkStart = performance.now();
