@@ -65,6 +65,22 @@ describe('members on the manage channel', () => {
     expect((await t.post(`${M}/getMember`, { id: other.memberId }, shopA1.token)).body).toEqual(refused);
   });
 
+  it('answers members asked for at the same time, by several scopes, as it answers each alone', async () => {
+    // Reads made together share a statement per scope (batchedRead): no member's cards, and no
+    // scope's refusal, may leak into another read of the same turn.
+    const held = [
+      await memberWithCard(org.shopA1, org.merchantA),
+      await memberWithCard(org.shopA2, org.merchantA),
+      await memberWithCard(await createShop(t.db, { merchant_id: org.merchantB }), org.merchantB),
+    ];
+    const asks = [platform, merchantA, shopA1, merchantB].flatMap((s) => [...held.map((h) => h.memberId), 999_999_999].map((id) => ({ s, id })));
+    const alone = [];
+    for (const a of asks) alone.push((await t.post(`${M}/getMember`, { id: a.id }, a.s.token)).body);
+    const together = await Promise.all(asks.map((a) => t.post(`${M}/getMember`, { id: a.id }, a.s.token)));
+    expect(together.map((r) => r.body)).toEqual(alone);
+    expect(alone.map((b) => b.errcode)).toEqual([0, 0, 0, 404, 0, 0, 403, 404, 0, 403, 403, 404, 403, 403, 0, 404]);
+  });
+
   it('answers the member as its queryMemberPage row, with its living cards newest binding first, within the scope', async () => {
     const memberId = await createMember(t.db, { mobile: '13800138001', nickname: 'Collector' });
     await t.db.updateTable('member').set({ birthday: '1990-05-04', channel: 6 }).where('id', '=', memberId).execute();

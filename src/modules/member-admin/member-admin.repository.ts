@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Scope } from '../../platform/auth/permissions.js';
+import { batchedRead } from '../../platform/db/batched-read.js';
 import type { Executor } from '../../platform/db/executor.js';
 import { compiledOnce, preparedAs } from '../../platform/db/prepared.js';
 import { scopeCondition } from '../../platform/db/scope.js';
@@ -18,13 +19,13 @@ type CardColumns = {
 type CardRow = CardColumns | { [K in keyof CardColumns]: null };
 
 /**
- * The member and the cards bound to it, in one statement: each row is the member with one card (or
- * none, for a member without cards in the scope). One round trip instead of two: on PostgreSQL each is
- * a wake-up of another process, which costs this read more than its work (docs/decisions.md).
- * A variant per kind of scope, so each text is prepared once per connection.
+ * The members asked for and the cards bound to each, in one statement: each row is a member with one
+ * card (or none, for a member without cards in the scope). One round trip instead of two per member:
+ * on PostgreSQL each is a wake-up of another process, which costs this read more than its work
+ * (docs/decisions.md). A variant per kind of scope, so each text is prepared once per connection.
  */
-function memberWithCards(scopeKind: Scope['kind']) {
-  return compiledOnce(['id', 'merchantId', 'shopId'], (p) => {
+function membersWithCards(scopeKind: Scope['kind']) {
+  return compiledOnce(['ids', 'merchantId', 'shopId'], (p) => {
     // The shared scope condition, its ids the statement's stand-ins.
     const merchantId = p.merchantId as number;
     const scope: Scope =
@@ -46,22 +47,34 @@ function memberWithCards(scopeKind: Scope['kind']) {
         order by b.bound_at desc, b.id desc
         limit ${sql.lit(CARDS_SHOWN)}
       ) x on true
-      where m.id = ${p.id} and not m.is_deleted
-      order by x.bound_at desc, x.binding_id desc`;
+      where m.id = any(${p.ids}::bigint[]) and not m.is_deleted
+      order by m.id, x.bound_at desc, x.binding_id desc`;
   });
 }
 
-const statements = { platform: memberWithCards('platform'), merchant: memberWithCards('merchant'), shop: memberWithCards('shop') };
+type ScopeIds = { kind: Scope['kind']; merchantId: number | null; shopId: number | null };
+const statements = { platform: membersWithCards('platform'), merchant: membersWithCards('merchant'), shop: membersWithCards('shop') };
+
+/** getMember's reads of one scope, made by requests at the same time, share one statement. */
+const memberRows = batchedRead<number, Array<MemberRow & CardRow>, ScopeIds>(async (db, ids, scope) => {
+  const byMember = new Map<number, Array<MemberRow & CardRow>>();
+  for (const r of (await statements[scope.kind](db, { ids, merchantId: scope.merchantId, shopId: scope.shopId })).rows) {
+    const rows = byMember.get(r.id);
+    if (rows) rows.push(r);
+    else byMember.set(r.id, [r]);
+  }
+  return byMember;
+}, (scope) => `${scope.kind}:${scope.merchantId}:${scope.shopId}`);
 
 /**
  * A living member with the living cards bound to it, limited to those the scope sold; null when there
  * is no such member.
  */
 export async function findMemberWithCards(db: Executor, id: number, scope: Scope): Promise<MemberAdmin | null> {
-  const { rows } = await statements[scope.kind](db, {
-    id, merchantId: scope.kind === 'platform' ? null : scope.merchantId, shopId: scope.kind === 'shop' ? scope.shopId : null,
+  const rows = await memberRows(db, id, {
+    kind: scope.kind, merchantId: scope.kind === 'platform' ? null : scope.merchantId, shopId: scope.kind === 'shop' ? scope.shopId : null,
   });
-  if (rows.length === 0) return null;
+  if (!rows) return null;
   const cards = rows.filter((r): r is MemberRow & CardColumns => r.card_id !== null).map((r) => ({
     cardId: r.card_id, cardNumber: r.card_number, cardModelId: r.card_model_id, cardModelName: r.card_model_name,
     status: r.card_status, expireTime: formatDateTime(r.expire_time), boundTime: formatDateTime(r.bound_at),
