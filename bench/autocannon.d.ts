@@ -10,6 +10,8 @@ declare module 'autocannon' {
     pipelining?: number;
     duration?: number;
     amount?: number;
+    /** called with each connection's client as it is made */
+    setupClient?: (client: any) => void;
   }
   interface Histogram {
     average: number;

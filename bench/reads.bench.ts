@@ -90,6 +90,15 @@ try {
   // A member holding a card, so its answer carries the card list as well.
   const memberId = (await database.db.selectFrom('card_binding').select('member_id').where('member_id', 'is not', null).orderBy('card_id').limit(1).executeTakeFirstOrThrow()).member_id!;
   const memberPage = { pageNum: 1, pageSize: 10 };
+  // The database reads ask for many keys in turn, as operators do: one key asked for over and over
+  // measures the database's cache of one row (and would let reads of one key share their work).
+  const regionIds = (await database.db.selectFrom('region').select('id').where('level_type', '=', 3).orderBy(sql`random()`).execute()).map((r) => r.id);
+  const memberIds = [...new Set((await database.db.selectFrom('card_binding').select('member_id').where('member_id', 'is not', null).orderBy(sql`random()`).limit(10_000).execute()).map((r) => r.member_id!))];
+  const bodiesOf = (name: string, ids: number[]) => {
+    const file = path.join(dataDir, `bodies-${name}.json`);
+    writeFileSync(file, JSON.stringify(ids.map((id) => JSON.stringify({ id }))));
+    return file;
+  };
 
   /** A platform staff member's context, for running a service outside a request. */
   const staff: AuthedContext = {
@@ -127,6 +136,8 @@ try {
 
   type Target = {
     name: string; path: string; body: string; kind: 'cached' | 'database'; headers?: Record<string, string>;
+    /** a JSON array of bodies the load sends in turn instead of `body` (which is checked once) */
+    bodiesFile?: string;
     /** the statements one request runs, for the raw PGlite baseline */
     raw?: CompiledQuery[];
     /** why the answer's data is not the real thing, if it is not */
@@ -139,9 +150,9 @@ try {
     // per cache generation): the bare route sends the same bytes with the same headers in both.
     { name: 'area tree (cached)', path: '/manage-api/system/area/tree', body: '{}', kind: 'cached' as const },
     { name: 'area tree (cached, brotli)', path: '/manage-api/system/area/tree', body: '{}', kind: 'cached' as const, headers: { 'accept-encoding': 'br' } },
-    { name: 'getRegion (database)', path: '/manage-api/region/getRegion', body: JSON.stringify({ id: regionId }), kind: 'database',
+    { name: 'getRegion (database)', path: '/manage-api/region/getRegion', body: JSON.stringify({ id: regionId }), bodiesFile: bodiesOf('region', regionIds), kind: 'database',
       raw: [sql`select * from region where id = ${regionId}`.compile(database.db)] },
-    { name: 'getMember (database)', path: '/manage-api/member/getMember', body: JSON.stringify({ id: memberId }), kind: 'database',
+    { name: 'getMember (database)', path: '/manage-api/member/getMember', body: JSON.stringify({ id: memberId }), bodiesFile: bodiesOf('member', memberIds), kind: 'database',
       raw: await statementsOf((db) => createMemberAdminService({ db, tokens: null as never }).get(staff, memberId)),
       wrong: (d) => (d?.id !== memberId ? `member ${d?.id}, not ${memberId}` : d.cards?.length ? null : 'no cards') },
     { name: `queryMemberPage on ${membersLabel} members (database)`, path: '/manage-api/member/queryMemberPage', body: JSON.stringify(memberPage), kind: 'database',
@@ -193,8 +204,8 @@ try {
   }
 
   /** A load run from a process of its own (bench/http-load.ts), as clients are other machines. */
-  async function load(url: string, body: string, headers: Record<string, string> = {}) {
-    const job = { url, body, headers, connections: CONNECTIONS, seconds: DURATION_S };
+  async function load(url: string, body: string, headers: Record<string, string> = {}, bodiesFile?: string) {
+    const job = { url, body, bodiesFile, headers, connections: CONNECTIONS, seconds: DURATION_S };
     const r = await runLoadProcess<{ rps: number; p99: number; errors: number; non2xx: number; timeouts: number }>('http-load.ts', job);
     if (r.errors || r.non2xx || r.timeouts) console.log(`  (warning: ${r.errors} errors, ${r.non2xx} non-2xx, ${r.timeouts} timeouts at ${url})`);
     return { rps: r.rps, p99: r.p99 };
@@ -235,17 +246,17 @@ try {
   console.log(`authenticated reads: ${database.kind} database, ${store.kind} store, ${CONNECTIONS} connections, ${DURATION_S} s each`);
   const nameWidth = Math.max(...targets.map((t) => t.name.length));
   for (const [i, t] of targets.entries()) {
-    await load(`http://127.0.0.1:${barePort}/${i}`, '{}'); // warm both up
-    await load(serviceUrl + t.path, t.body, { authorization: `Bearer ${token}`, ...(t.headers ?? {}) });
+    await load(`http://127.0.0.1:${barePort}/${i}`, '{}', {}, t.bodiesFile); // warm both up
+    await load(serviceUrl + t.path, t.body, { authorization: `Bearer ${token}`, ...(t.headers ?? {}) }, t.bodiesFile);
     await settled();
     const pgliteRead = t.kind === 'database' && database.kind === 'pglite';
     const rounds: Array<{ rps: number; p99: number; base: number; ratio: number }> = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const bareRun = await load(`http://127.0.0.1:${barePort}/${i}`, '{}');
+      const bareRun = await load(`http://127.0.0.1:${barePort}/${i}`, '{}', {}, t.bodiesFile);
       // The service answers in this process (the load comes from another): its CPU per answer tells
       // the service's own cost apart from the machine's, which moves the rates from run to run.
       const cpuBefore = process.cpuUsage();
-      const real = await profiled(`service-${i}-${round}`, () => load(serviceUrl + t.path, t.body, { authorization: `Bearer ${token}`, ...(t.headers ?? {}) }));
+      const real = await profiled(`service-${i}-${round}`, () => load(serviceUrl + t.path, t.body, { authorization: `Bearer ${token}`, ...(t.headers ?? {}) }, t.bodiesFile));
       const cpu = process.cpuUsage(cpuBefore);
       const cpuPerAnswer = (cpu.user + cpu.system) / (real.rps * DURATION_S);
       await settled();
