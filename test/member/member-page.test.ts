@@ -186,6 +186,20 @@ describe('the platform\'s total from the member tally', () => {
     expect(await t.db.selectFrom('member_tally').select('slot').where('slot', '=', 99).execute()).toEqual([]);
   });
 
+  it('is the tally\'s on a full page and on a page past the last member', async () => {
+    await t.db.insertInto('member_tally').values({ status: 1, channel: 0, slot: 97, living: 5 }).execute();
+    try {
+      const living = await counted({ status: 1 });
+      const full = await page(platform, { status: 1, pageSize: 1 });
+      expect(full.body.data.list).toHaveLength(1);
+      expect(full.body.data.total).toBe(living + 5);
+      const past = await page(platform, { status: 1, pageSize: 10, pageNum: Math.ceil(living / 10) + 2 });
+      expect(past.body.data).toEqual({ list: [], total: living + 5 });
+    } finally {
+      await rebuildMemberTally(t.db);
+    }
+  });
+
   it('is not used for a mobile or registration-time filter, nor for a merchant', async () => {
     await t.db.insertInto('member_tally').values({ status: 1, channel: 0, slot: 98, living: 5 }).execute();
     try {
