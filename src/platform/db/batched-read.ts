@@ -4,7 +4,7 @@ import { assertNotInOwnTransaction } from './transaction.js';
 type Waiter<R> = { resolve: (r: R | undefined) => void; reject: (e: unknown) => void };
 type Batch<K, R, P> = { params: P; waiters: Map<K, Array<Waiter<R>>> };
 
-/** Keys one statement reads at most; a batch that fills up is sent as it is and the next one begins. */
+/** Keys one statement reads at most: a full batch takes no more reads, and the next read begins another. */
 const MAX_KEYS = 256;
 
 /**
