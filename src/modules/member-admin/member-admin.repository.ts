@@ -52,28 +52,27 @@ function membersWithCards(scopeKind: Scope['kind']) {
   });
 }
 
-type ScopeIds = { kind: Scope['kind']; merchantId: number | null; shopId: number | null };
 const statements = { platform: membersWithCards('platform'), merchant: membersWithCards('merchant'), shop: membersWithCards('shop') };
 
 /** getMember's reads of one scope, made by requests at the same time, share one statement. */
-const memberRows = batchedRead<number, Array<MemberRow & CardRow>, ScopeIds>(async (db, ids, scope) => {
+const memberRows = batchedRead<number, Array<MemberRow & CardRow>, Scope>(async (db, ids, scope) => {
+  const merchantId = scope.kind === 'platform' ? null : scope.merchantId;
+  const shopId = scope.kind === 'shop' ? scope.shopId : null;
   const byMember = new Map<number, Array<MemberRow & CardRow>>();
-  for (const r of (await statements[scope.kind](db, { ids, merchantId: scope.merchantId, shopId: scope.shopId })).rows) {
+  for (const r of (await statements[scope.kind](db, { ids, merchantId, shopId })).rows) {
     const rows = byMember.get(r.id);
     if (rows) rows.push(r);
     else byMember.set(r.id, [r]);
   }
   return byMember;
-}, (scope) => `${scope.kind}:${scope.merchantId}:${scope.shopId}`);
+}, (scope) => JSON.stringify(scope));
 
 /**
  * A living member with the living cards bound to it, limited to those the scope sold; null when there
  * is no such member.
  */
 export async function findMemberWithCards(db: Executor, id: number, scope: Scope): Promise<MemberAdmin | null> {
-  const rows = await memberRows(db, id, {
-    kind: scope.kind, merchantId: scope.kind === 'platform' ? null : scope.merchantId, shopId: scope.kind === 'shop' ? scope.shopId : null,
-  });
+  const rows = await memberRows(db, id, scope);
   if (!rows) return null;
   const cards = rows.filter((r): r is MemberRow & CardColumns => r.card_id !== null).map((r) => ({
     cardId: r.card_id, cardNumber: r.card_number, cardModelId: r.card_model_id, cardModelName: r.card_model_name,
