@@ -397,10 +397,9 @@ export async function checkInScan(db: Executor, s: ScanJudgement, d: CheckDetail
   const variant = `${shapeOf(s.key)}:${s.nonce === null ? '' : 'nonce'}:${log ? 'logged' : ''}`;
   const r = await checkIns(variant)(db, values as WriteValues);
   const w = r.rows.find((x) => x.w_id !== null);
-  return {
-    ...toReading(r.rows),
+  return Object.assign(toReading(r.rows), {
     written: w ? { id: Number(w.w_id), cardId: Number(w.w_card_id), checksLeft: w.w_checks_left!, createdAt: w.w_created_at! } : null,
-  };
+  });
 }
 
 export const NONCE_INDEX = 'card_check_checker_nonce_uq';

@@ -119,7 +119,7 @@ export function createCheckinService(deps: { db: Db; face: FaceService; now?: ()
     const record = await findRecord(db, earlier.checkId);
     if (!record) throw new Error(`check ${earlier.checkId} vanished`);
     await recordOperation(db, ctx, record.id);
-    return { ...toWire(record), checksLeftToday: record.checksLeft ?? 0 };
+    return Object.assign(toWire(record), { checksLeftToday: record.checksLeft ?? 0 });
   }
 
   /** `place`: the SKU as read, allowed or not; its owner owns the log row (the verifier's merchant when unknown). */

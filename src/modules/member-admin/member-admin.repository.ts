@@ -78,7 +78,7 @@ export async function findMemberWithCards(db: Executor, id: number, scope: Scope
     cardId: r.card_id, cardNumber: r.card_number, cardModelId: r.card_model_id, cardModelName: r.card_model_name,
     status: r.card_status, expireTime: formatDateTime(r.expire_time), boundTime: formatDateTime(r.bound_at),
   }));
-  return { ...toPageRow(rows[0]), cards };
+  return Object.assign(toPageRow(rows[0]), { cards });
 }
 
 /** The member's status, locking its row for the rest of the transaction; null when there is no living member. */

@@ -48,16 +48,19 @@ function toMember(r: MemberRow): MemberResponse {
   };
 }
 
-/** A member as staff see it (spec A 2.4 MemberPageResponse): in the page and in getMember alike. */
+/**
+ * A member as staff see it (spec A 2.4 MemberPageResponse): in the page and in getMember alike. The
+ * fields are added to the member's fresh object: `{ ...toMember(r), … }` cost ~12 µs a row on Node 20
+ * against ~0.5 µs (docs/decisions.md, "Objects built by spreading").
+ */
 export function toPageRow(r: MemberRow): MemberPageResponse {
-  return {
-    ...toMember(r),
+  return Object.assign(toMember(r), {
     channel: codeText(r.channel),
     thirdId: r.third_id,
     password: null,
     isDeleted: r.is_deleted,
     createdTime: formatDateTime(r.created_at),
-  };
+  });
 }
 
 /** The member, when it exists and is not deleted. */

@@ -45,7 +45,7 @@ export function toDetailRecord(r: DetailColumnsRow): DetailRecord {
   };
 }
 
-const toSettlementDetail = (r: Selectable<SettlementDetailTable>): SettlementDetailRecord => ({ ...toDetailRecord(r), settlementId: r.settlement_id });
+const toSettlementDetail = (r: Selectable<SettlementDetailTable>): SettlementDetailRecord => Object.assign(toDetailRecord(r), { settlementId: r.settlement_id });
 
 /** A detail (stored, or computed and not yet stored) on the wire. */
 export function toDetail(d: DetailRecord, cardModelName: string, period: string): DetailResponse {

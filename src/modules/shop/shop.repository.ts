@@ -146,7 +146,7 @@ function filtered(db: Executor, f: ShopFilter, scope: Scope) {
 
 async function withRelations(db: Executor, rows: ShopFields[]): Promise<Shop[]> {
   const relations = await relationsOf(db, rows.map((r) => r.id));
-  return rows.map((r) => ({ ...r, relationList: relations.get(r.id) ?? [] }));
+  return rows.map((r) => Object.assign(r, { relationList: relations.get(r.id) ?? [] }));
 }
 
 export async function shopWithRelations(db: Executor, shop: ShopFields): Promise<Shop> {

@@ -65,7 +65,7 @@ export async function takeByRefreshHash(db: Executor, refreshHash: string): Prom
     .where('refresh_hash', '=', refreshHash)
     .returning([...columns, 'access_hash'])
     .executeTakeFirst();
-  return r ? { ...toRow(r), accessHash: r.access_hash.trim() } : null;
+  return r ? Object.assign(toRow(r), { accessHash: r.access_hash.trim() }) : null;
 }
 
 export async function deleteByAccessHash(db: Executor, accessHash: string): Promise<void> {

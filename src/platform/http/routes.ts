@@ -129,7 +129,8 @@ async function send(request: FastifyRequest, reply: FastifyReply, spec: RouteSpe
     for (const [k, v] of Object.entries(out.options.headers ?? {})) reply.header(k, v);
     return reply.send(out.data);
   }
-  return spec.response === null ? SUCCESS : { ...SUCCESS, data: out };
+  // Written out, not `{ ...SUCCESS, data }`: that spread cost ~0.7 µs an answer (decisions.md, "Objects built by spreading").
+  return spec.response === null ? SUCCESS : { errcode: SUCCESS.errcode, errmsg: SUCCESS.errmsg, data: out };
 }
 
 function responseSchema(spec: RouteSpec) {
