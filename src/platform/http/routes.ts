@@ -262,10 +262,11 @@ function mount(app: FastifyInstance, spec: RouteSpec, deps: RouteDeps): void {
         handler: async (request, reply) => {
           request.handlerStarted = true;
           const ctx = request.ctx;
+          const files = request.uploadedFiles ?? [];
           const input = spec.method === 'ANY'
-            ? { body: (variant.inputFrom === 'query' ? request.query : request.body) as never, query: undefined as never }
-            : { body: request.body as never, query: request.query as never };
-          const out = await spec.handler(ctx, { ...input, files: request.uploadedFiles ?? [] }, { request, reply });
+            ? { body: (variant.inputFrom === 'query' ? request.query : request.body) as never, query: undefined as never, files }
+            : { body: request.body as never, query: request.query as never, files };
+          const out = await spec.handler(ctx, input, { request, reply });
           if (ctx.operation && ctx.operationLog === 'none') await recordOperation(deps.db, ctx);
           return send(request, reply, spec, out);
         },
