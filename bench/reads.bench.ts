@@ -4,9 +4,9 @@
  * measured in this run with autocannon at BENCH_CONNECTIONS connections:
  * - cached reads: queryRegionPage, the area tree uncompressed and with brotli as a client accepting it
  *   gets it (target ≥ 0.5 of bare, p99 ≤ 10 ms at 50 connections);
- * - database reads: getRegion, getMember and queryMemberPage (first page, no filter) on BENCH_MEMBERS
- *   members (1,000,000; filled by bench/member-fill.ts) (target ≥ 0.3 of bare on PostgreSQL; on PGlite
- *   ≥ 0.6 of the raw PGlite rate of the statements the service runs for that request, sent from this
+ * - database reads: getRegion, getMember and queryMemberPage (no filter; its first BENCH_MEMBER_PAGES
+ *   pages, 100, shuffled) on BENCH_MEMBERS members (1,000,000; filled by bench/member-fill.ts) (target
+ *   ≥ 0.3 of bare on PostgreSQL; on PGlite ≥ 0.6 of the raw PGlite rate of the statements the service runs for that request, sent from this
  *   process with as many in flight as the load's connections, since the embedded database is the
  *   ceiling there).
  * DATABASE_URL / REDIS_URL choose the backends; on PostgreSQL the bench works in a scratch database made
@@ -46,6 +46,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1_000_000);
+/** queryMemberPage asks for the member list's first this many pages of ten, in turn */
+const MEMBER_PAGES = Number(process.env.BENCH_MEMBER_PAGES ?? 100);
 const ONLY = process.env.BENCH_READS ? process.env.BENCH_READS.toLowerCase().split(',').map((w) => w.trim()).filter(Boolean) : null;
 
 /** A POST answered as it came over the wire: status, headers and the body's bytes, not decoded. */
@@ -94,11 +96,16 @@ try {
   // measures the database's cache of one row (and would let reads of one key share their work).
   const regionIds = (await database.db.selectFrom('region').select('id').where('level_type', '=', 3).orderBy(sql`random()`).execute()).map((r) => r.id);
   const memberIds = [...new Set((await database.db.selectFrom('card_binding').select('member_id').where('member_id', 'is not', null).orderBy(sql`random()`).limit(10_000).execute()).map((r) => r.member_id!))];
-  const bodiesOf = (name: string, ids: number[]) => {
+  const bodiesOf = (name: string, bodies: object[]) => {
     const file = path.join(dataDir, `bodies-${name}.json`);
-    writeFileSync(file, JSON.stringify(ids.map((id) => JSON.stringify({ id }))));
+    writeFileSync(file, JSON.stringify(bodies.map((b) => JSON.stringify(b))));
     return file;
   };
+  const idBodies = (ids: number[]) => ids.map((id) => ({ id }));
+  // The member list as operators page it: its first MEMBER_PAGES pages in a shuffled order, not the
+  // first page over and over (which reads the same ten rows, and would let requests share them).
+  const memberPages = Array.from({ length: MEMBER_PAGES }, (_, i) => ({ pageNum: i + 1, pageSize: memberPage.pageSize }))
+    .map((b) => ({ b, r: Math.random() })).sort((x, y) => x.r - y.r).map((x) => x.b);
 
   /** A platform staff member's context, for running a service outside a request. */
   const staff: AuthedContext = {
@@ -138,25 +145,28 @@ try {
     name: string; path: string; body: string; kind: 'cached' | 'database'; headers?: Record<string, string>;
     /** a JSON array of bodies the load sends in turn instead of `body` (which is checked once) */
     bodiesFile?: string;
-    /** the statements one request runs, for the raw PGlite baseline */
-    raw?: CompiledQuery[];
+    /** the statements one request runs, for the raw PGlite baseline (of each of several requests, run in turn) */
+    raw?: CompiledQuery[][];
     /** why the answer's data is not the real thing, if it is not */
     wrong?: (data: any) => string | null;
   };
   const membersLabel = MEMBERS.toLocaleString('en-US');
+  // Every page the load asks for, each read alone: its statements as one request sends them.
+  const memberPageStatements: CompiledQuery[][] = [];
+  for (const p of memberPages) memberPageStatements.push(await statementsOf((db) => createMemberProfileService({ db, codes: null as never }).page(staff, p)));
   const allTargets: Target[] = [
     { name: 'queryRegionPage (cached)', path: '/manage-api/region/queryRegionPage', body: JSON.stringify({ pageNum: 1, pageSize: 10, levelType: 2 }), kind: 'cached' as const },
     // The 132 KB answer uncompressed, and as a client that accepts brotli gets it (26 KB, compressed once
     // per cache generation): the bare route sends the same bytes with the same headers in both.
     { name: 'area tree (cached)', path: '/manage-api/system/area/tree', body: '{}', kind: 'cached' as const },
     { name: 'area tree (cached, brotli)', path: '/manage-api/system/area/tree', body: '{}', kind: 'cached' as const, headers: { 'accept-encoding': 'br' } },
-    { name: 'getRegion (database)', path: '/manage-api/region/getRegion', body: JSON.stringify({ id: regionId }), bodiesFile: bodiesOf('region', regionIds), kind: 'database',
-      raw: [sql`select * from region where id = ${regionId}`.compile(database.db)] },
-    { name: 'getMember (database)', path: '/manage-api/member/getMember', body: JSON.stringify({ id: memberId }), bodiesFile: bodiesOf('member', memberIds), kind: 'database',
-      raw: await statementsOf((db) => createMemberAdminService({ db, tokens: null as never }).get(staff, memberId)),
+    { name: 'getRegion (database)', path: '/manage-api/region/getRegion', body: JSON.stringify({ id: regionId }), bodiesFile: bodiesOf('region', idBodies(regionIds)), kind: 'database',
+      raw: [[sql`select * from region where id = ${regionId}`.compile(database.db)]] },
+    { name: 'getMember (database)', path: '/manage-api/member/getMember', body: JSON.stringify({ id: memberId }), bodiesFile: bodiesOf('member', idBodies(memberIds)), kind: 'database',
+      raw: [await statementsOf((db) => createMemberAdminService({ db, tokens: null as never }).get(staff, memberId))],
       wrong: (d) => (d?.id !== memberId ? `member ${d?.id}, not ${memberId}` : d.cards?.length ? null : 'no cards') },
-    { name: `queryMemberPage on ${membersLabel} members (database)`, path: '/manage-api/member/queryMemberPage', body: JSON.stringify(memberPage), kind: 'database',
-      raw: await statementsOf((db) => createMemberProfileService({ db, codes: null as never }).page(staff, memberPage)),
+    { name: `queryMemberPage on ${membersLabel} members (database)`, path: '/manage-api/member/queryMemberPage', body: JSON.stringify(memberPage), bodiesFile: bodiesOf('member-page', memberPages), kind: 'database',
+      raw: memberPageStatements,
       wrong: (d) => (d?.list?.length !== memberPage.pageSize ? `${d?.list?.length} rows` : d.total < MEMBERS ? `total ${d.total}` : null) },
   ];
   const targets = allTargets.filter((t) => !ONLY || ONLY.some((w) => t.name.toLowerCase().includes(w)));
@@ -217,21 +227,22 @@ try {
    * statement at a time on its thread; runs in flight keep it busy as the service's requests do, so
    * the rate is the database's own, not the wait of one caller for each answer from that thread.
    */
-  async function rawQueryRate(statements: CompiledQuery[]): Promise<number> {
+  async function rawQueryRate(requests: CompiledQuery[][]): Promise<number> {
     const until = performance.now() + DURATION_S * 1000;
     let done = 0;
+    let next = 0;
     // Statements finished within the window count, each as its share of a run: with many in flight a
     // run's last statement waits behind the others' (a window of slow ones might see no run end), and
     // those still queued at its end finish uncounted.
     await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
       while (performance.now() < until) {
-        for (const q of statements) {
+        for (const q of requests[next++ % requests.length]) {
           await database.db.executeQuery(q);
           if (performance.now() <= until) done++;
         }
       }
     }));
-    return done / statements.length / DURATION_S;
+    return done / (requests.reduce((n, r) => n + r.length, 0) / requests.length) / DURATION_S;
   }
 
   /**
@@ -263,7 +274,7 @@ try {
       const raw = pgliteRead ? await rawQueryRate(t.raw!) : null;
       const base = raw ?? bareRun.rps;
       rounds.push({ rps: real.rps, p99: real.p99, base, ratio: real.rps / base });
-      const against = raw === null ? `bare ${bareRun.rps.toFixed(0)} req/s p99 ${bareRun.p99} ms (${sizes[i]} B)` : `raw PGlite rate of its ${t.raw!.length} statement(s) in this process ${raw.toFixed(0)}/s`;
+      const against = raw === null ? `bare ${bareRun.rps.toFixed(0)} req/s p99 ${bareRun.p99} ms (${sizes[i]} B)` : `raw PGlite rate of its ${t.raw![0].length} statement(s)${t.raw!.length > 1 ? ` (${t.raw!.length} requests' in turn)` : ''} in this process ${raw.toFixed(0)}/s`;
       console.log(`  ${t.name.padEnd(nameWidth)} ${real.rps.toFixed(0).padStart(7)} req/s p99 ${real.p99} ms   ${against}   ratio ${(real.rps / base).toFixed(2)}   service CPU ${cpuPerAnswer.toFixed(0)} µs/answer`);
     }
     // The round of the median ratio stands for the target: one bare run's noise (bare varied 29k–44k
