@@ -3,7 +3,7 @@ import { createCardModel, createMember, createShop, uniq } from '../helpers/fact
 import { itRefusesWhatStaffOperationsRefuse } from '../helpers/rejection-matrix.js';
 import { staffSession, type StaffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { rebuildMemberTally } from '../../src/modules/member/member-tally.repository.js';
+import { countLivingMembers, rebuildMemberTally } from '../../src/modules/member/member-tally.repository.js';
 
 const PAGE = '/manage-api/member/queryMemberPage';
 const READ = ['member:read'];
@@ -174,6 +174,22 @@ describe('the platform\'s total from the member tally', () => {
     const more = await Promise.all(Array.from({ length: 12 }, (_, i) => createMember(t.db, { status: 1, channel: i % 2 === 0 ? 4 : 7 })));
     await Promise.all(more.slice(0, 5).map((id) => t.db.updateTable('member').set({ is_deleted: true }).where('id', '=', id).execute()));
     await expectExactTotals();
+  });
+
+  it('answers pages of several filters asked for at once each as it answers alone', async () => {
+    // Pages of one filter share their statements, and so do their totals; no filter's rows or total
+    // may answer another's.
+    const asks = FILTERS.flatMap((f) => [1, 2, 3].map((pageNum) => ({ ...f, pageNum, pageSize: 2 })));
+    const alone = [];
+    for (const a of asks) alone.push((await page(platform, a)).body);
+    const together = await Promise.all(asks.map((a) => page(platform, a)));
+    expect(together.map((r) => r.body)).toEqual(alone);
+    expect(new Set(alone.map((b) => b.data.total)).size).toBeGreaterThan(2);
+    // Totals of several filters asked for in one turn: each its own, however they are shared.
+    const totals = await Promise.all([...FILTERS, ...FILTERS].map((f) => countLivingMembers(t.db, { status: f.status ?? null, channel: f.channel ?? null })));
+    const expected = [];
+    for (const f of FILTERS) expected.push(await counted(f));
+    expect(totals).toEqual([...expected, ...expected]);
   });
 
   it('is read from the tally, which its rebuild recounts from the members', async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from 'kysely';
 import { paginate } from '../../src/platform/db/paginate.js';
 import { advisoryLock, inTransaction, loggedTransaction, PoolQueryInTransactionError } from '../../src/platform/db/transaction.js';
@@ -26,33 +26,107 @@ const within = <T>(p: Promise<T>, ms = 5000) =>
 describe('paginate', () => {
   it('answers each page and the total counted in SQL', async () => {
     const ordered = merchants().orderBy('id');
-    const pages = await Promise.all([1, 2, 3].map((pageNum) => paginate(ordered, { pageNum, pageSize: 10 })));
+    const pages = await Promise.all([1, 2, 3].map((pageNum) => paginate(t.db, ordered, { pageNum, pageSize: 10 })));
     expect(pages.map((p) => p.total)).toEqual([23, 23, 23]);
     expect(pages.flatMap((p) => p.list.map((r) => r.id))).toEqual(ids);
     expect(pages.map((p) => p.list.length)).toEqual([10, 10, 3]);
   });
 
   it('answers an empty list with the true total past the end, and maps rows', async () => {
-    const page = await paginate(merchants().orderBy('id'), { pageNum: 9, pageSize: 10 }, (r) => r.name);
+    const page = await paginate(t.db, merchants().orderBy('id'), { pageNum: 9, pageSize: 10 }, (r) => r.name);
     expect(page).toEqual({ list: [], total: 23 });
-    const filtered = await paginate(merchants().where('merchant_type', '=', 1).orderBy('id', 'desc'), { pageSize: 3 }, (r) => r.id);
+    const filtered = await paginate(t.db, merchants().where('merchant_type', '=', 1).orderBy('id', 'desc'), { pageSize: 3 }, (r) => r.id);
     expect(filtered.total).toBe(ids.filter((_, i) => i % 3 === 1).length);
     expect(filtered.list).toEqual(ids.filter((_, i) => i % 3 === 1).reverse().slice(0, 3));
-    expect(await paginate(merchants().where('id', '<', 0).orderBy('id'), {})).toEqual({ list: [], total: 0 });
+    expect(await paginate(t.db, merchants().where('id', '<', 0).orderBy('id'), {})).toEqual({ list: [], total: 0 });
   });
 
   it('defaults to page 1 of 10', async () => {
-    const page = await paginate(merchants().orderBy('id'), { pageNum: null, pageSize: null });
+    const page = await paginate(t.db, merchants().orderBy('id'), { pageNum: null, pageSize: null });
     expect(page.list).toHaveLength(10);
     expect(page.total).toBe(23);
   });
 
   it('refuses an unordered query and a grouped one that was not wrapped', async () => {
-    await expect(paginate(merchants(), {})).rejects.toThrow(/ordered/);
+    await expect(paginate(t.db, merchants(), {})).rejects.toThrow(/ordered/);
     const grouped = t.db.selectFrom('merchant').select('merchant_type').groupBy('merchant_type').orderBy('merchant_type');
-    await expect(paginate(grouped, {})).rejects.toThrow(/subquery/);
+    await expect(paginate(t.db, grouped, {})).rejects.toThrow(/subquery/);
     const wrapped = t.db.selectFrom(grouped.where('name', 'like', `${tag}%`).as('g')).selectAll().orderBy('merchant_type');
-    expect((await paginate(wrapped, { pageSize: 2 })).total).toBe(3);
+    expect((await paginate(t.db, wrapped, { pageSize: 2 })).total).toBe(3);
+  });
+});
+
+describe('paginate: pages of one list read at the same time', () => {
+  /** The test database, counting the statements paginate sends (failed ones too). */
+  function counted() {
+    const db = t.db.withPlugin({ transformQuery: ({ node }) => node, transformResult: async ({ result }) => result });
+    const sent = vi.spyOn(db, 'executeQuery');
+    return { db, seen: { get statements() { return sent.mock.calls.length; }, get texts() { return sent.mock.calls.map(([q]) => (q as { sql: string }).sql); } } };
+  }
+  const list = (db: typeof t.db, type?: number) => {
+    let q = db.selectFrom('merchant').select(['id', 'name']).where('name', 'like', `${tag}%`);
+    if (type !== undefined) q = q.where('merchant_type', '=', type);
+    return q.orderBy('id', 'desc');
+  };
+  const asks = [{ pageNum: 1, pageSize: 5 }, { pageNum: 3, pageSize: 5 }, { pageNum: 5, pageSize: 5 }, { pageNum: 9, pageSize: 5 }, { pageNum: 2, pageSize: 7 }, { pageNum: 1, pageSize: 5 }];
+
+  it('answers each page as it answers alone, the rows of all in one statement and the total in one more', async () => {
+    const alone = [];
+    for (const p of asks) alone.push(await paginate(t.db, list(t.db), p, (r) => ({ id: r.id, name: r.name })));
+    const { db, seen } = counted();
+    const together = await Promise.all(asks.map((p) => paginate(db, list(db), p, (r) => ({ id: r.id, name: r.name }))));
+    expect(together).toEqual(alone);
+    expect(together[0].list.map((r) => r.id)).toEqual(ids.slice().reverse().slice(0, 5));
+    expect(together[2]).toEqual({ list: ids.slice().reverse().slice(20, 23).map((id) => expect.objectContaining({ id })), total: 23 });
+    // five windows (page 1 asked twice) in one statement, and the count the full and past-the-end pages need
+    expect(seen.statements).toBe(2);
+  });
+
+  it('hands a window asked for twice to each as a list of its own', async () => {
+    const [a, b] = await Promise.all([paginate(t.db, list(t.db), { pageSize: 4 }), paginate(t.db, list(t.db), { pageSize: 4 })]);
+    expect(a).toEqual(b);
+    expect(a.list).not.toBe(b.list);
+  });
+
+  it('reads lists of other values apart', async () => {
+    const { db, seen } = counted();
+    const [one, two] = await Promise.all([paginate(db, list(db, 1), { pageSize: 3 }, (r) => r.id), paginate(db, list(db, 2), { pageSize: 3 }, (r) => r.id)]);
+    expect(one.list).toEqual(ids.filter((_, i) => i % 3 === 1).reverse().slice(0, 3));
+    expect(two.list).toEqual(ids.filter((_, i) => i % 3 === 2).reverse().slice(0, 3));
+    expect([one.total, two.total]).toEqual([ids.filter((_, i) => i % 3 === 1).length, ids.filter((_, i) => i % 3 === 2).length]);
+    expect(seen.statements).toBe(4);
+  });
+
+  it('reads each page alone when their shared statement fails, so a page fails only as it would alone', async () => {
+    // A column named like the shared statement's window number makes that statement fail (its order
+    // is ambiguous) while each page alone reads well: every page must still be answered.
+    const clashing = (db: typeof t.db) => db.selectFrom('merchant').select(['id', sql<number>`1`.as('__page_window')]).where('name', 'like', `${tag}%`).orderBy('id');
+    const { db, seen } = counted();
+    const pages = await Promise.all([1, 2, 3].map((pageNum) => paginate(db, clashing(db), { pageNum, pageSize: 10 }, (r) => r.id)));
+    expect(pages).toEqual([{ list: ids.slice(0, 10), total: 23 }, { list: ids.slice(10, 20), total: 23 }, { list: ids.slice(20), total: 23 }]);
+    expect(seen.texts.filter((q) => q.includes('union all'))).toHaveLength(1);
+    expect(seen.statements).toBe(1 + 3 + 1);
+    // A page that fails alone fails as alone, beside one that does not.
+    const failing = (db: typeof t.db, off: number) => db.selectFrom('merchant').select(['id', sql<number>`1 / ${off}`.as('x')]).where('name', 'like', `${tag}%`).orderBy('id');
+    const [good, bad] = await Promise.allSettled([paginate(t.db, failing(t.db, 1), { pageSize: 5 }, (r) => r.id), paginate(t.db, failing(t.db, 0), { pageSize: 5 }, (r) => r.id)]);
+    expect(good).toEqual({ status: 'fulfilled', value: { list: ids.slice(0, 5), total: 23 } });
+    expect(bad).toMatchObject({ status: 'rejected', reason: { message: expect.stringMatching(/division by zero/) } });
+  });
+
+  it('reads the pages of a transaction on it, with its own writes', async () => {
+    await t.db.transaction().execute(async (trx) => {
+      const added = await createMerchant(trx, { name: `${tag} zz`, merchant_type: 0 });
+      const pages = await Promise.all([1, 2].map((pageNum) => paginate(trx, trx.selectFrom('merchant').select('id').where('name', 'like', `${tag}%`).orderBy('id', 'desc'), { pageNum, pageSize: 5 }, (r) => r.id)));
+      expect(pages[0]).toEqual({ list: [added, ...ids.slice().reverse().slice(0, 4)], total: 24 });
+      expect(pages[1].list).toEqual(ids.slice().reverse().slice(4, 9));
+      await sql`rollback`.execute(trx).catch(() => undefined);
+      throw new Error('undo');
+    }).catch((e: Error) => { if (e.message !== 'undo') throw e; });
+    expect((await paginate(t.db, list(t.db), {})).total).toBe(23);
+  });
+
+  it('refuses a query with a window of its own', async () => {
+    await expect(paginate(t.db, list(t.db).limit(3), {})).rejects.toThrow(/limit/);
   });
 });
 

@@ -95,7 +95,7 @@ export function pageBatches(db: Executor, f: BatchPageQuery, scope: Scope, page:
   if (f.quarter != null) q = q.where('quarter', '=', f.quarter);
   if (f.cardModelName?.trim()) q = q.where('card_model_name', 'ilike', containsPattern(f.cardModelName.trim()));
   q = q.orderBy('year', 'desc').orderBy('month', 'desc').orderBy('card_model_id').orderBy('id', 'desc');
-  return paginate(q, page, toBatch);
+  return paginate(db, q, page, toBatch);
 }
 
 function detailsOf(db: Executor, batchId: number, scope: Scope) {
@@ -106,7 +106,7 @@ export function pageDetails(db: Executor, batchId: number, keywords: string | nu
   let q = detailsOf(db, batchId, scope);
   const kw = keywordsCondition(keywords, ['distribute_detail.park_name']);
   if (kw) q = q.where(kw);
-  return paginate(q.orderBy('id'), page, toDetail);
+  return paginate(db, q.orderBy('id'), page, toDetail);
 }
 
 export type ExportRecord = Pick<DistributeDetail, 'id' | 'parkId' | 'parkName' | 'checkNum' | 'distributePercent' | 'distributeAmount'>;

@@ -89,7 +89,7 @@ export function pageStat(db: Executor, rel: BankRelations, f: OperatorFilter & R
     .where(visible(rel, f))
     .groupBy(['o.id', 'o.operator_id', 'o.operator_name']);
   const query = db.selectFrom(grouped.as('g')).selectAll().orderBy('g.id');
-  return paginate(query, page, (r) => ({
+  return paginate(db, query, page, (r) => ({
     operatorName: r.operator_name,
     num: Number(r.num),
     operatorId: r.operator_id,
@@ -124,7 +124,7 @@ export function pageActivations(db: Executor, rel: BankRelations, f: OperatorFil
   const query = activations(db, rel, f)
     .select(['a.id', 'a.active_time', 'a.card_number', 'a.user_name', 'a.user_phone', 'a.user_id_type', 'a.user_idno', 'r.order_no', 'a.active_status'])
     .orderBy('a.id', 'desc');
-  return paginate(query, page, (r) => ({
+  return paginate(db, query, page, (r) => ({
     id: r.id,
     activeTime: r.active_time,
     cardNumber: r.card_number,

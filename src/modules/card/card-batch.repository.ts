@@ -85,7 +85,7 @@ export async function pageBatches(db: Executor, f: BatchPageQuery, scope: Scope,
   if (f.cardModelId != null) q = q.where('c.card_model_id', '=', f.cardModelId);
   if (f.medium != null) q = q.where('c.medium', '=', f.medium);
   if (f.batchNo?.trim()) q = q.where('c.batch_no', '=', f.batchNo.trim());
-  return paginate(q.orderBy('c.id', 'desc'), page, (r) => toBatchWire(toBatch(r)));
+  return paginate(db, q.orderBy('c.id', 'desc'), page, (r) => toBatchWire(toBatch(r)));
 }
 
 export interface ExportRow {

@@ -162,5 +162,5 @@ export async function listCardModels(db: Executor, f: CardModelFilter, scope: Sc
 }
 
 export function pageCardModels(db: Executor, f: CardModelFilter, scope: Scope, page: PageRequest): Promise<Page<CardModel>> {
-  return paginate(filtered(db, f, scope), page, toModel);
+  return paginate(db, filtered(db, f, scope), page, toModel);
 }

@@ -112,7 +112,7 @@ export async function pageCards(db: Executor, f: CardPageQuery, scope: Scope, ra
   if (f.shopId != null) q = q.where('c.shop_id', '=', f.shopId);
   if (f.activated != null) q = q.where('c.active_time', f.activated ? 'is not' : 'is', null);
   if (range) q = q.where('c.active_time', '>=', range.start).where('c.active_time', '<=', range.end);
-  return paginate(q.orderBy('c.id', 'desc'), page, (r) => toWire(toCard(r)));
+  return paginate(db, q.orderBy('c.id', 'desc'), page, (r) => toWire(toCard(r)));
 }
 
 export interface Activation {

@@ -139,7 +139,7 @@ export async function listSkus(db: Executor, f: SkuFilter, scope: Scope): Promis
 }
 
 export async function pageSkus(db: Executor, f: SkuFilter, scope: Scope, page: PageRequest): Promise<Page<Sku>> {
-  const p = await paginate(filtered(db, f, scope), page, toFields);
+  const p = await paginate(db, filtered(db, f, scope), page, toFields);
   return { list: await withEntrances(db, p.list), total: p.total };
 }
 

@@ -134,5 +134,5 @@ export async function listSpus(db: Executor, f: SpuFilter, scope: Scope): Promis
 }
 
 export function pageSpus(db: Executor, f: SpuFilter, scope: Scope, page: PageRequest): Promise<Page<Spu>> {
-  return paginate(filtered(db, f, scope), page, (r) => toWire(toSpu(r)));
+  return paginate(db, filtered(db, f, scope), page, (r) => toWire(toSpu(r)));
 }

@@ -82,7 +82,7 @@ export function pageCheckFails(db: Executor, f: CheckFailFilter, scope: Scope, p
   if (f.checkTime) q = q.where('f.check_time', '>=', f.checkTime.start).where('f.check_time', '<=', f.checkTime.end);
   const kw = keywordsCondition(f.keywords, ['f.card_number', 'f.id_no', 'f.reason', 'k.name']);
   if (kw) q = q.where(kw);
-  return paginate(q.orderBy('f.id', 'desc'), page, (r) => ({
+  return paginate(db, q.orderBy('f.id', 'desc'), page, (r) => ({
     id: r.id,
     checkerId: r.checker_id,
     checkerName: r.checker_name,

@@ -110,5 +110,5 @@ export async function listConfigs(db: Executor, f: CheckerConfigFilter, scope: S
 }
 
 export function pageConfigs(db: Executor, f: CheckerConfigFilter, scope: Scope, page: PageRequest): Promise<Page<CheckerConfigView>> {
-  return paginate(filtered(db, f, scope), page, (r) => toWire(toConfig(r)));
+  return paginate(db, filtered(db, f, scope), page, (r) => toWire(toConfig(r)));
 }

@@ -109,5 +109,5 @@ export async function listColumns(db: Executor, f: CodegenColumnFilter): Promise
 }
 
 export function pageColumns(db: Executor, f: CodegenColumnFilter, page: PageRequest): Promise<Page<CodegenColumn>> {
-  return paginate(filtered(db, f), page, toColumn);
+  return paginate(db, filtered(db, f), page, toColumn);
 }

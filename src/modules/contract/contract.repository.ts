@@ -142,5 +142,5 @@ export async function listContracts(db: Executor, f: ContractFilterValues, scope
 }
 
 export function pageContracts(db: Executor, f: ContractFilterValues, scope: Scope, page: PageRequest): Promise<Page<ContractRow>> {
-  return paginate(filtered(db, f, scope), page, toRow);
+  return paginate(db, filtered(db, f, scope), page, toRow);
 }

@@ -101,5 +101,5 @@ function toRow(r: Row): TemplateRow {
 }
 
 export function pageTemplates(db: Executor, f: TemplateFilter, scope: Scope, page: PageRequest): Promise<Page<TemplateRow>> {
-  return paginate(filtered(db, f, scope), page, toRow);
+  return paginate(db, filtered(db, f, scope), page, toRow);
 }

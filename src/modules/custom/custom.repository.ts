@@ -101,7 +101,7 @@ export async function listDis(db: Executor, f: CustomDisFilter, scope: Scope): P
 }
 
 export function pageDis(db: Executor, f: CustomDisFilter, scope: Scope, page: PageRequest): Promise<Page<CustomDis>> {
-  return paginate(disFiltered(db, f, scope), page, toDis);
+  return paginate(db, disFiltered(db, f, scope), page, toDis);
 }
 
 // ---- distributor users --------------------------------------------------------------------------
@@ -172,5 +172,5 @@ export async function listUsers(db: Executor, f: CustomDisUserFilter, scope: Sco
 }
 
 export function pageUsers(db: Executor, f: CustomDisUserFilter, scope: Scope, page: PageRequest): Promise<Page<CustomDisUser>> {
-  return paginate(userFiltered(db, f, scope), page, toUser);
+  return paginate(db, userFiltered(db, f, scope), page, toUser);
 }

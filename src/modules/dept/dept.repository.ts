@@ -162,5 +162,5 @@ export async function listDepts(db: Executor, f: DeptFilter, scope: Scope): Prom
 }
 
 export function pageDepts(db: Executor, f: DeptFilter, scope: Scope, page: PageRequest): Promise<Page<Dept>> {
-  return paginate(filtered(db, f, scope), page, toDept);
+  return paginate(db, filtered(db, f, scope), page, toDept);
 }

@@ -146,5 +146,5 @@ export function pageSheets(db: Executor, f: EstimationPageQuery, created: DateRa
   if (created) q = q.where('created_at', '>=', created.start).where('created_at', '<=', created.end);
   const kw = keywordsCondition(f.keywords, ['estimation_sheet.estimation_no', 'estimation_sheet.card_model_name']);
   if (kw) q = q.where(kw);
-  return paginate(q.orderBy('created_at', 'desc').orderBy('id', 'desc'), page, (r) => toPageItem(toSheet(r)));
+  return paginate(db, q.orderBy('created_at', 'desc').orderBy('id', 'desc'), page, (r) => toPageItem(toSheet(r)));
 }

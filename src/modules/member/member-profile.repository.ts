@@ -87,7 +87,7 @@ const prefixPattern = (digits: string) => `${digits}%`;
  * is the tally's (migration 0029), not a count of every member.
  */
 export function pageMembers(db: Executor, f: MemberPageFilter, scope: Scope, page: PageRequest): Promise<Page<MemberPageResponse>> {
-  return paginate(memberPageQuery(db, f, scope), page, toPageRow, totalFromTally(f, scope) ? () => countLivingMembers(db, f) : undefined);
+  return paginate(db, memberPageQuery(db, f, scope), page, toPageRow, totalFromTally(f, scope) ? () => countLivingMembers(db, f) : undefined);
 }
 
 /** Whether the page's total is the member tally's: the platform's, filtered by status and channel at most. */

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/executor.js';
+import { batchedRead } from '../../platform/db/batched-read.js';
 import { compiledOnce } from '../../platform/db/prepared.js';
 
 /**
@@ -15,10 +16,17 @@ const livingMembers = compiledOnce(['status', 'channel'], (p) => sql<{ n: string
   where (${p.status}::smallint is null or status = ${p.status}::smallint)
     and (${p.channel}::smallint is null or channel = ${p.channel}::smallint)`);
 
-/** How many living members have this status and channel (either null: any), from the tally. */
-export async function countLivingMembers(db: Executor, f: { status: number | null; channel: number | null }): Promise<number> {
+type TallyFilter = { status: number | null; channel: number | null };
+
+/** Member pages asking for the same total at the same time read it once (a page of each is its own statement). */
+const sharedCount = batchedRead<'n', number, TallyFilter>(async (db, _keys, f) => {
   const r = await livingMembers(db, { status: f.status, channel: f.channel });
-  return Number(r.rows[0].n);
+  return [['n', Number(r.rows[0].n)]];
+}, (f) => `${f.status}:${f.channel}`);
+
+/** How many living members have this status and channel (either null: any), from the tally. */
+export async function countLivingMembers(db: Executor, f: TallyFilter): Promise<number> {
+  return (await sharedCount(db, 'n', { status: f.status, channel: f.channel }))!;
 }
 
 /** Recounts the tally from the member rows, in the caller's transaction. */

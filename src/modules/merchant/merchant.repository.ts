@@ -134,5 +134,5 @@ export async function listMerchants(db: Executor, f: MerchantFilter, scope: Scop
 }
 
 export function pageMerchants(db: Executor, f: MerchantFilter, scope: Scope, page: PageRequest): Promise<Page<Merchant>> {
-  return paginate(filtered(db, f, scope), page, toMerchant);
+  return paginate(db, filtered(db, f, scope), page, toMerchant);
 }

@@ -98,7 +98,7 @@ export async function listSales(db: Executor, f: SalesFilter, scope: Scope): Pro
 }
 
 export function pageSales(db: Executor, f: SalesFilter, scope: Scope, page: PageRequest): Promise<Page<Sales>> {
-  return paginate(filtered(db, f, scope), page, (r) => toWire(toSales(r)));
+  return paginate(db, filtered(db, f, scope), page, (r) => toWire(toSales(r)));
 }
 
 export { toWire };

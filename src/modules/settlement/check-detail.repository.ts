@@ -53,7 +53,7 @@ export function pageLiveChecks(db: Executor, s: CheckScope, keywords: string | n
   ]);
   const kw = keywordsCondition(keywords, ['c.tourist_name', 'c.tourist_mobile', 'k.card_number']);
   if (kw) q = q.where(kw);
-  return paginate(q.orderBy('c.check_time', 'desc').orderBy('c.id', 'desc'), page, (r) => ({
+  return paginate(db, q.orderBy('c.check_time', 'desc').orderBy('c.id', 'desc'), page, (r) => ({
     cardModelName: r.card_model_name,
     sceneryName: r.scenery_name,
     touristName: r.tourist_name,
@@ -137,7 +137,7 @@ function snapshots(db: Executor, detailId: number, keywords: string | null | und
 }
 
 export function pageSnapshots(db: Executor, detailId: number, keywords: string | null | undefined, page: PageRequest): Promise<Page<CheckDetail>> {
-  return paginate(snapshots(db, detailId, keywords).orderBy('id'), page, (r) => toCheckDetail(toSnapshot(r)));
+  return paginate(db, snapshots(db, detailId, keywords).orderBy('id'), page, (r) => toCheckDetail(toSnapshot(r)));
 }
 
 /** Keyset read for the export, in id order; each batch is mapped as it arrives, so the export still streams. */

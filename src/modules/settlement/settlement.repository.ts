@@ -226,7 +226,7 @@ export function pageSettlements(db: Executor, f: SettlementPageQuery, period: { 
   if (period) q = q.where('start_time', '<=', period.end).where('end_time', '>=', period.start);
   const kw = keywordsCondition(f.keywords, ['settlement.settlement_no', 'settlement.card_model_name', 'settlement.settlement_merchant_name']);
   if (kw) q = q.where(kw);
-  return paginate(q.orderBy('id', 'desc'), page, (r) => toSummary(toSettlement(r)));
+  return paginate(db, q.orderBy('id', 'desc'), page, (r) => toSummary(toSettlement(r)));
 }
 
 function toFinance(r: Selectable<MerchantFinanceTable>): MerchantFinance {

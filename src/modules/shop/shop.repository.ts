@@ -158,6 +158,6 @@ export async function listShops(db: Executor, f: ShopFilter, scope: Scope): Prom
 }
 
 export async function pageShops(db: Executor, f: ShopFilter, scope: Scope, page: PageRequest): Promise<Page<Shop>> {
-  const p = await paginate(filtered(db, f, scope), page, toFields);
+  const p = await paginate(db, filtered(db, f, scope), page, toFields);
   return { list: await withRelations(db, p.list), total: p.total };
 }

@@ -138,5 +138,5 @@ export async function listRoles(db: Executor, f: RoleFilter, scope: Scope): Prom
 }
 
 export function pageRoles(db: Executor, f: RoleFilter, scope: Scope, page: PageRequest): Promise<Page<Role>> {
-  return paginate(filtered(db, f, scope), page, toRole);
+  return paginate(db, filtered(db, f, scope), page, toRole);
 }

@@ -176,7 +176,7 @@ export async function pageUsers(db: Executor, f: UserPageQuery, scope: Scope, pa
   }
   const kw = keywordsCondition(f.keywords, ['u.username', 'u.nickname', 'u.mobile']);
   if (kw) q = q.where(kw);
-  const rows = await paginate(q.orderBy('u.id', 'desc'), page);
+  const rows = await paginate(db, q.orderBy('u.id', 'desc'), page);
   const roles = await rolesOf(db, rows.list.map((r) => r.id));
   return { list: rows.list.map((r) => toUser(r, roles.get(r.id)!)), total: rows.total };
 }

@@ -168,7 +168,7 @@ export async function listCheckers(db: Executor, f: CheckerFilter, scope: Scope)
 }
 
 export async function pageCheckers(db: Executor, f: CheckerFilter, scope: Scope, page: PageRequest): Promise<Page<Checker>> {
-  const rows = await paginate(filtered(db, f, scope), page);
+  const rows = await paginate(db, filtered(db, f, scope), page);
   const rel = await relationsOf(db, rows.list.map((r) => r.id));
   return { list: rows.list.map((r) => toChecker(r, rel.get(r.id)!)), total: rows.total };
 }

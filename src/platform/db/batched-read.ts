@@ -4,7 +4,7 @@ import { assertNotInOwnTransaction } from './transaction.js';
 type Waiter<R> = { resolve: (r: R | undefined) => void; reject: (e: unknown) => void };
 type Batch<K, R, P> = { params: P; waiters: Map<K, Array<Waiter<R>>> };
 
-/** Keys one statement reads at most: a full batch takes no more reads, and the next read begins another. */
+/** Keys one statement reads at most (unless told fewer): a full batch takes no more reads, and the next read begins another. */
 const MAX_KEYS = 256;
 
 /**
@@ -21,11 +21,13 @@ const MAX_KEYS = 256;
  * of the same key in one batch get the same value: map it per read, never change it.
  *
  * `groupOf(params)` names the reads that may share a statement (same scope, say): `load` receives the
- * params of the batch's first read, so reads whose params differ must differ in group.
+ * params of the batch's first read, so reads whose params differ must differ in group. `maxKeys`
+ * bounds the keys of one statement where each key costs the database real work (a page each).
  */
 export function batchedRead<K, R, P = undefined>(
   load: (db: Executor, keys: K[], params: P) => Promise<Iterable<readonly [K, R]>>,
   groupOf: (params: P) => string = () => '',
+  { maxKeys = MAX_KEYS }: { maxKeys?: number } = {},
 ): (db: Executor, key: K, params: P) => Promise<R | undefined> {
   const open = new WeakMap<Executor, Map<string, Batch<K, R, P>>>();
 
@@ -58,7 +60,7 @@ export function batchedRead<K, R, P = undefined>(
       if (same) same.push({ resolve, reject });
       else batch.waiters.set(key, [{ resolve, reject }]);
     });
-    if (batch.waiters.size >= MAX_KEYS && groups.get(group) === batch) groups.delete(group);
+    if (batch.waiters.size >= maxKeys && groups.get(group) === batch) groups.delete(group);
     return waiting;
   };
 }
