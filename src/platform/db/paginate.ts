@@ -81,8 +81,8 @@ function listed(query: { compile(): CompiledQuery }): Listed {
  * `count`, where given, answers the same total some cheaper way (a tally kept by a trigger).
  *
  * `query` must be built on `db`. Pages of the same list asked for at the same time on the pool share
- * one statement, and so do their counts (`windowRows`); each still sees every commit made before it
- * was asked for. A shared page's rows carry two more columns (the window and the rank): `map` reads
+ * one statement (`windowRows`), and so do their counts (`listCount`); each still sees every commit
+ * made before it was asked for. A shared page's rows carry two more columns (the window and the rank): `map` reads
  * the columns it names, and without a map the rows are answered as they came.
  */
 export async function paginate<DB, TB extends keyof DB, O, T = O>(
