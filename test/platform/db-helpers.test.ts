@@ -82,6 +82,19 @@ describe('paginate: pages of one list read at the same time', () => {
     expect(seen.statements).toBe(2);
   });
 
+  it('answers the pages of a prepared list as alone, its windows as parameters of a named statement', async () => {
+    const alone = [];
+    for (const p of asks) alone.push(await paginate(t.db, list(t.db, 1), p, (r) => r.id));
+    const { db, seen } = counted();
+    const together = await Promise.all(asks.map((p) => paginate(db, list(db, 1), p, (r) => r.id, { prepared: 'test-page' })));
+    expect(together).toEqual(alone);
+    const single = await paginate(db, list(db, 1), { pageNum: 2, pageSize: 3 }, (r) => r.id, { prepared: 'test-page' });
+    expect(single).toEqual({ list: ids.filter((_, i) => i % 3 === 1).reverse().slice(3, 6), total: ids.filter((_, i) => i % 3 === 1).length });
+    const pages = seen.texts.filter((q) => !q.includes('count(*)'));
+    expect(pages).toHaveLength(2);
+    for (const q of pages) expect(q).toMatch(/^\/\* prepared:test-page \*\/ .* limit \$\d+ offset \$\d+/);
+  });
+
   it('hands a window asked for twice to each as a list of its own', async () => {
     const [a, b] = await Promise.all([paginate(t.db, list(t.db), { pageSize: 4 }), paginate(t.db, list(t.db), { pageSize: 4 })]);
     expect(a).toEqual(b);

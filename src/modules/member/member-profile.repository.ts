@@ -87,7 +87,10 @@ const prefixPattern = (digits: string) => `${digits}%`;
  * is the tally's (migration 0029), not a count of every member.
  */
 export function pageMembers(db: Executor, f: MemberPageFilter, scope: Scope, page: PageRequest): Promise<Page<MemberPageResponse>> {
-  return paginate(db, memberPageQuery(db, f, scope), page, toPageRow, totalFromTally(f, scope) ? () => countLivingMembers(db, f) : undefined);
+  // The tally's pages (the platform's, by status and channel at most) are the busy ones, and their
+  // plans are the same whatever the values (an index of each equality, in id order): prepared.
+  return paginate(db, memberPageQuery(db, f, scope), page, toPageRow,
+    totalFromTally(f, scope) ? { count: () => countLivingMembers(db, f), prepared: 'member-page' } : {});
 }
 
 /** Whether the page's total is the member tally's: the platform's, filtered by status and channel at most. */

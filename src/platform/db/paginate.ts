@@ -2,9 +2,26 @@ import { CompiledQuery, sql, type SelectQueryBuilder } from 'kysely';
 import { pageWindow, type Page, type PageRequest } from '../http/paging.js';
 import { batchedRead } from './batched-read.js';
 import type { Executor } from './executor.js';
+import { markFor } from './prepared.js';
 
-/** A list's query compiled once per request; reads whose lists are the same text and values share statements. */
-type Listed = { compiled: CompiledQuery; group: string };
+/**
+ * A list's query compiled once per request; reads whose lists are the same text and values share
+ * statements. `prepared`: the name its page statements are prepared under (`PageOptions`).
+ */
+type Listed = { compiled: CompiledQuery; group: string; prepared: string | null };
+
+export interface PageOptions {
+  /** answers the same total some cheaper way (a tally kept by a trigger) */
+  count?: () => Promise<number>;
+  /**
+   * Prepare the page statements under this name, their windows as parameters: PostgreSQL then plans
+   * each text once per connection instead of at every page (a UNION of eight windows of the member
+   * list: 6.3 ms of planning against 1.4 ms run). Only for a list whose plan does not depend on its
+   * values (equality filters on indexed columns): a generic plan knows no value, so a `LIKE` prefix or
+   * a date range would lose its index.
+   */
+  prepared?: string;
+}
 
 /** A window's rows, or why reading it alone failed. */
 type WindowRead = { rows: unknown[] } | { error: unknown };
@@ -21,8 +38,22 @@ const WINDOWS_PER_STATEMENT = 16;
 
 const windowKey = (limit: number, offset: number) => `${limit}:${offset}`;
 
-/** The ordered list's text with a window: `limit`/`offset` are integers checked by the caller, so inlined. */
-const windowed = (list: CompiledQuery, limit: number, offset: number) => `${list.sql} limit ${limit} offset ${offset}`;
+/**
+ * The ordered list's text with its i-th window: inlined (integers checked by the caller), or, for a
+ * prepared list, as parameters after the list's own ($n+1, $n+2 for the first window, and so on).
+ */
+function windowed(list: Listed, i: number, limit: number, offset: number): string {
+  if (list.prepared === null) return `${list.compiled.sql} limit ${limit} offset ${offset}`;
+  const n = list.compiled.parameters.length + 2 * i;
+  return `${list.compiled.sql} limit $${n + 1} offset $${n + 2}`;
+}
+
+/** The statement's parameters: the list's own, then each window's limit and offset when prepared. */
+const parametersOf = (list: Listed, windows: Array<[number, number]>) =>
+  list.prepared === null ? [...list.compiled.parameters] : [...list.compiled.parameters, ...windows.flat()];
+
+const statement = (list: Listed, text: string, windows: Array<[number, number]>) =>
+  CompiledQuery.raw(`${list.prepared === null ? '' : markFor(list.prepared)}${text}`, parametersOf(list, windows));
 
 /**
  * Pages of one list (same text, same values) that requests ask for at the same time, read by one
@@ -34,11 +65,11 @@ const windowed = (list: CompiledQuery, limit: number, offset: number) => `${list
  * cannot be read, a timeout), each window is read again alone, so a page fails only as it would have
  * failed alone.
  */
-const windowRows = batchedRead<string, WindowRead, Listed>(async (db, keys, { compiled }) => {
+const windowRows = batchedRead<string, WindowRead, Listed>(async (db, keys, list) => {
   const windows = keys.map((k) => k.split(':').map(Number) as [number, number]);
-  const alone = async ([limit, offset]: [number, number]): Promise<WindowRead> => {
+  const alone = async (window: [number, number]): Promise<WindowRead> => {
     try {
-      return { rows: (await db.executeQuery(CompiledQuery.raw(windowed(compiled, limit, offset), [...compiled.parameters]))).rows };
+      return { rows: (await db.executeQuery(statement(list, windowed(list, 0, ...window), [window]))).rows };
     } catch (error) {
       return { error };
     }
@@ -46,11 +77,11 @@ const windowRows = batchedRead<string, WindowRead, Listed>(async (db, keys, { co
   if (windows.length === 1) return [[keys[0], await alone(windows[0])]];
   // Every branch is the same list with the same values, so they share its parameters ($1 … $n).
   const text = windows
-    .map(([limit, offset], i) => `(select p.*, ${i} as ${WINDOW}, row_number() over () as ${RANK} from (${windowed(compiled, limit, offset)}) p)`)
+    .map(([limit, offset], i) => `(select p.*, ${i} as ${WINDOW}, row_number() over () as ${RANK} from (${windowed(list, i, limit, offset)}) p)`)
     .join(' union all ');
   let rows: Array<Record<string, unknown>>;
   try {
-    ({ rows } = await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(`${text} order by ${WINDOW}, ${RANK}`, [...compiled.parameters])));
+    ({ rows } = await db.executeQuery<Record<string, unknown>>(statement(list, `${text} order by ${WINDOW}, ${RANK}`, windows)));
   } catch {
     return Promise.all(keys.map(async (k, i) => [k, await alone(windows[i])] as const));
   }
@@ -68,9 +99,9 @@ const listCount = batchedRead<'total', number, Listed>(async (db, _keys, { compi
 // Values of a list's filters as a key: bigints as text (JSON has none), dates by their instant.
 const valueText = (_k: string, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v);
 
-function listed(query: { compile(): CompiledQuery }): Listed {
+function listed(query: { compile(): CompiledQuery }, prepared: string | null = null): Listed {
   const compiled = query.compile();
-  return { compiled, group: `${compiled.sql}\u0000${JSON.stringify(compiled.parameters, valueText)}` };
+  return { compiled, group: `${prepared}\u0000${compiled.sql}\u0000${JSON.stringify(compiled.parameters, valueText)}`, prepared };
 }
 
 /**
@@ -78,7 +109,7 @@ function listed(query: { compile(): CompiledQuery }): Listed {
  * (DESIGN.md §5.9): the page with limit/offset, the total with `count(*)` over the same filters.
  * The count is skipped when the page itself proves the total (a short page). Grouped or DISTINCT
  * queries must be wrapped first (`db.selectFrom(q.as('g')).selectAll()`), so the count counts groups.
- * `count`, where given, answers the same total some cheaper way (a tally kept by a trigger).
+ * `options.count`, where given, answers the same total some cheaper way (a tally kept by a trigger).
  *
  * `query` must be built on `db`. Pages of the same list asked for at the same time on the pool share
  * one statement (`windowRows`), and so do their counts (`listCount`); each still sees every commit
@@ -90,7 +121,7 @@ export async function paginate<DB, TB extends keyof DB, O, T = O>(
   query: SelectQueryBuilder<DB, TB, O>,
   page: PageRequest,
   map?: (row: O) => T,
-  count?: () => Promise<number>,
+  { count, prepared }: PageOptions = {},
 ): Promise<Page<T>> {
   const node = query.toOperationNode();
   if (!node.orderBy) throw new Error('paginate needs an ordered query, or pages would overlap');
@@ -100,7 +131,7 @@ export async function paginate<DB, TB extends keyof DB, O, T = O>(
   if (node.limit || node.offset || node.endModifiers?.length) throw new Error('paginate: the query must have no limit, offset or locking clause of its own');
   const { limit, offset } = pageWindow(page);
   if (!Number.isSafeInteger(limit) || !Number.isSafeInteger(offset) || limit < 1 || offset < 0) throw new Error(`paginate: window ${limit}/${offset}`);
-  const read = (await windowRows(db, windowKey(limit, offset), listed(query)))!;
+  const read = (await windowRows(db, windowKey(limit, offset), listed(query, prepared ?? null)))!;
   if ('error' in read) throw read.error;
   const rows = read.rows as O[];
   let total: number;

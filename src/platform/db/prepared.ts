@@ -19,8 +19,13 @@ const MARK = '/* prepared:';
 const NAME = /^[a-z][a-z0-9-]{0,39}$/;
 
 export function preparedAs(name: string): RawBuilder<unknown> {
+  return sql.raw(markFor(name));
+}
+
+/** The marker as text, for a statement assembled as text (paginate's windows). */
+export function markFor(name: string): string {
   if (!NAME.test(name)) throw new Error(`prepared statement name "${name}": lower-case letters, digits and -, at most 40`);
-  return sql.raw(`${MARK}${name} */ `);
+  return `${MARK}${name} */ `;
 }
 
 // Marked texts are few (that is the rule of the marker), so each one's name is hashed once.
