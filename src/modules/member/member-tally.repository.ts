@@ -20,7 +20,7 @@ type TallyFilter = { status: number | null; channel: number | null };
 
 /** Member pages asking for the same total at the same time read it once (a page of each is its own statement). */
 const sharedCount = batchedRead<'n', number, TallyFilter>(async (db, _keys, f) => {
-  const r = await livingMembers(db, { status: f.status, channel: f.channel });
+  const r = await livingMembers(db, f);
   return [['n', Number(r.rows[0].n)]];
 }, (f) => `${f.status}:${f.channel}`);
 
