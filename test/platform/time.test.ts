@@ -10,6 +10,15 @@ describe('wire dates', () => {
     expect(formatDateTime(null)).toBeNull();
   });
 
+  it('write every field with two digits, whatever the instant', () => {
+    // A minute a little over a week apart, for a century: every month, day, hour, minute and second.
+    for (let ms = Date.UTC(1950, 0, 1); ms < Date.UTC(2050, 0, 1); ms += 604_861_001) {
+      const d = new Date(ms);
+      const two = (n: number) => String(n).padStart(2, '0');
+      expect(formatDateTime(d)).toBe(`${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`);
+    }
+  });
+
   it('take a bare date as the start of the day, or its end for the end of a range', () => {
     expect(formatDateTime(parseDateTime('2026-03-05'))).toBe('2026-03-05 00:00:00');
     expect(formatDateTime(parseDateTime('2026-03-05', true))).toBe('2026-03-05 23:59:59');

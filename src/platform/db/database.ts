@@ -6,6 +6,7 @@ import type { DB } from '../../db/types.js';
 import { TransactionGuard } from './transaction.js';
 import { namedStatement } from './prepared.js';
 import { isPgTimeout } from './pg-errors.js';
+import { timestamptzReader } from './timestamp-text.js';
 import { ensurePgliteDataDir } from './pglite-initdb.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { PgliteThread } from './pglite-thread.js';
@@ -59,6 +60,7 @@ export interface DatabaseOptions {
 // dates stay 'YYYY-MM-DD' strings so no time zone can shift them.
 const INT8 = 20;
 const DATE = 1082;
+const TIMESTAMPTZ = 1184;
 const parseInt8 = (v: string) => Number(v);
 const keepText = (v: string) => v;
 
@@ -94,10 +96,12 @@ interface PoolSettings {
 // loading neither until then lets the app be built while the database starts.
 async function createPgPool(s: PoolSettings) {
   const { default: pg } = await import('pg');
+  const readTimestamptz = timestamptzReader(pg.types.getTypeParser(TIMESTAMPTZ, 'text'));
   const types: PoolConfig['types'] = {
     getTypeParser(oid: number, format?: 'text' | 'binary') {
       if (oid === INT8) return parseInt8;
       if (oid === DATE) return keepText;
+      if (oid === TIMESTAMPTZ && format !== 'binary') return readTimestamptz;
       return pg.types.getTypeParser(oid, format as 'text');
     },
   } as PoolConfig['types'];
