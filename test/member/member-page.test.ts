@@ -109,6 +109,8 @@ describe('filters and paging', () => {
         mobile: mobileUnder(prefix), status: i === 6 ? 0 : 1, channel: i < 3 ? 3 : 6, created_at: new Date(2025, 0, 10 + i, 12),
       }));
     }
+    // The prefix inside another mobile does not match: the filter is the mobile's start.
+    await createMember(t.db, { mobile: `1${prefix}${String(++mobileSerial).padStart(3, '0')}` });
     expect(await ids(platform, { mobile: prefix })).toEqual([...made].reverse());
     const full = (await t.db.selectFrom('member').select('mobile').where('id', '=', made[2]).executeTakeFirstOrThrow()).mobile!;
     expect(await ids(platform, { mobile: full })).toEqual([made[2]]);
@@ -258,6 +260,10 @@ describe('scoping', () => {
     expect(await ids(platform, { mobile: prefix })).toEqual(sorted([inA1, inA2, inAOnly, inB, both, none, unbound, cardGone]));
     expect(await ids(merchantA, { mobile: prefix })).toEqual(sorted([inA1, inA2, inAOnly, both]));
     expect(await ids(shopA1, { mobile: prefix })).toEqual(sorted([inA1, both]));
+    // A shop's own id, not its merchant's, chooses its cards (their ids differ here).
+    const shopA2 = await staffSession(t, { kind: 'shop', shopId: org.shopA2, permissions: READ });
+    expect(org.shopA2).not.toBe(org.merchantA);
+    expect(await ids(shopA2, { mobile: prefix })).toEqual([inA2]);
     expect(await ids(merchantB, { mobile: prefix })).toEqual(sorted([inB, both]));
     const paged = await page(merchantA, { mobile: prefix, pageSize: 2 });
     expect(paged.body.data.total).toBe(4);

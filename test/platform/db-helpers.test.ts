@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from 'kysely';
-import { paginate } from '../../src/platform/db/paginate.js';
+import { listTemplate, paginate } from '../../src/platform/db/paginate.js';
+import type { Executor } from '../../src/platform/db/executor.js';
 import { advisoryLock, inTransaction, loggedTransaction, PoolQueryInTransactionError } from '../../src/platform/db/transaction.js';
 import type { RequestContext } from '../../src/platform/http/context.js';
 import { createMerchant } from '../helpers/factories.js';
@@ -140,6 +141,31 @@ describe('paginate: pages of one list read at the same time', () => {
 
   it('refuses a query with a window of its own', async () => {
     await expect(paginate(t.db, list(t.db).limit(3), {})).rejects.toThrow(/limit/);
+  });
+});
+
+describe('paginate: a list built once per shape (listTemplate)', () => {
+  const build = vi.fn((p: Record<'pattern' | 'type', unknown>, db: Executor) =>
+    db.selectFrom('merchant').select(['id', 'name']).where('name', 'like', p.pattern as string).where('merchant_type', '=', p.type as number).orderBy('id', 'desc'));
+  const byType = listTemplate(['pattern', 'type'], build);
+
+  it('answers every page and total as the list built for each request does, building it once', async () => {
+    for (const type of [0, 1, 2]) {
+      for (const page of [{ pageNum: 1, pageSize: 3 }, { pageNum: 3, pageSize: 3 }, { pageNum: 9, pageSize: 3 }]) {
+        const built = t.db.selectFrom('merchant').select(['id', 'name']).where('name', 'like', `${tag}%`).where('merchant_type', '=', type).orderBy('id', 'desc');
+        expect(await paginate(t.db, byType(t.db, { pattern: `${tag}%`, type }), page, (r) => r.id)).toEqual(await paginate(t.db, built, page, (r) => r.id));
+      }
+    }
+    const expected = ids.filter((_, i) => i % 3 === 2).reverse();
+    expect(await paginate(t.db, byType(t.db, { pattern: `${tag}%`, type: 2 }), { pageNum: 2, pageSize: 3 }, (r) => r.id)).toEqual({ list: expected.slice(3, 6), total: expected.length });
+    expect(build).toHaveBeenCalledTimes(1);
+  });
+
+  it('still fails fast when code pages the pool inside its own transaction', async () => {
+    const attempt = inTransaction(t.db, async () => paginate(t.db, byType(t.db, { pattern: `${tag}%`, type: 1 }), {}));
+    await expect(within(attempt)).rejects.toBeInstanceOf(PoolQueryInTransactionError);
+    const onTrx = await inTransaction(t.db, async (trx) => paginate(trx, byType(trx, { pattern: `${tag}%`, type: 1 }), { pageSize: 2 }, (r) => r.id));
+    expect(onTrx).toEqual({ list: ids.filter((_, i) => i % 3 === 1).reverse().slice(0, 2), total: ids.filter((_, i) => i % 3 === 1).length });
   });
 });
 

@@ -3,7 +3,7 @@ import { codeText } from '../../platform/http/schemas.js';
 import type { MemberTable } from '../../db/tables/organisation.js';
 import type { Scope } from '../../platform/auth/permissions.js';
 import type { Executor } from '../../platform/db/executor.js';
-import { paginate } from '../../platform/db/paginate.js';
+import { listTemplate, paginate } from '../../platform/db/paginate.js';
 import type { DateRange } from '../../platform/date-range.js';
 import type { Page, PageRequest } from '../../platform/http/paging.js';
 import { formatDateTime } from '../../platform/time.js';
@@ -87,9 +87,13 @@ const prefixPattern = (digits: string) => `${digits}%`;
  * is the tally's (migration 0029), not a count of every member.
  */
 export function pageMembers(db: Executor, f: MemberPageFilter, scope: Scope, page: PageRequest): Promise<Page<MemberPageResponse>> {
+  const shape = shapeOf(f, scope);
+  const key = `${shape.scope}:${+shape.mobile}${+shape.created}${+shape.status}${+shape.channel}`;
+  let template = pageTemplates.get(key);
+  if (!template) pageTemplates.set(key, (template = templateFor(shape)));
   // The tally's pages (the platform's, by status and channel at most) are the busy ones, and their
   // plans are the same whatever the values (an index of each equality, in id order): prepared.
-  return paginate(db, memberPageQuery(db, f, scope), page, toPageRow,
+  return paginate(db, template(db, pageValues(f, scope)), page, toPageRow,
     totalFromTally(f, scope) ? { count: () => countLivingMembers(db, f), prepared: 'member-page' } : {});
 }
 
@@ -98,22 +102,50 @@ export const totalFromTally = (f: MemberPageFilter, scope: Scope) => scope.kind 
 
 /** The ordered query behind the page (the benchmark EXPLAINs it). */
 export function memberPageQuery(db: Executor, f: MemberPageFilter, scope: Scope) {
+  return buildMemberPage(db, shapeOf(f, scope), pageValues(f, scope));
+}
+
+/** Which scope and filters a page has: its statement's text depends on them, not on their values. */
+interface PageShape { scope: Scope['kind']; mobile: boolean; created: boolean; status: boolean; channel: boolean }
+
+const PAGE_KEYS = ['merchantId', 'shopId', 'mobilePattern', 'createdStart', 'createdEnd', 'status', 'channel'] as const;
+type PageValues = Record<(typeof PAGE_KEYS)[number], unknown>;
+
+const shapeOf = (f: MemberPageFilter, scope: Scope): PageShape =>
+  ({ scope: scope.kind, mobile: !!f.mobile, created: !!f.created, status: f.status != null, channel: f.channel != null });
+
+const pageValues = (f: MemberPageFilter, scope: Scope): PageValues => ({
+  merchantId: scope.kind === 'platform' ? null : scope.merchantId,
+  shopId: scope.kind === 'shop' ? scope.shopId : null,
+  mobilePattern: f.mobile ? prefixPattern(f.mobile) : null,
+  createdStart: f.created?.start ?? null,
+  createdEnd: f.created?.end ?? null,
+  status: f.status,
+  channel: f.channel,
+});
+
+/** The page's list is built and compiled once per shape (3 scopes × 16 sets of filters at most). */
+const templateFor = (shape: PageShape) => listTemplate(PAGE_KEYS, (p, db) => buildMemberPage(db, shape, p));
+const pageTemplates = new Map<string, ReturnType<typeof templateFor>>();
+
+/** `p` holds the values, or the stand-ins of a template: they are only placed, never read. */
+function buildMemberPage(db: Executor, shape: PageShape, p: PageValues) {
   let q = db.selectFrom('member').select(MEMBER_COLUMNS).where(sql<boolean>`not member.is_deleted`);
-  if (scope.kind !== 'platform') {
+  if (shape.scope !== 'platform') {
     let holders = db
       .selectFrom('card_binding')
       .innerJoin('card', 'card.id', 'card_binding.card_id')
       .select('card_binding.member_id')
       .where(sql<boolean>`not card_binding.is_deleted`)
       .where(sql<boolean>`not card.is_deleted`)
-      .where('card.merchant_id', '=', scope.merchantId);
-    if (scope.kind === 'shop') holders = holders.where('card.shop_id', '=', scope.shopId);
+      .where('card.merchant_id', '=', p.merchantId as number);
+    if (shape.scope === 'shop') holders = holders.where('card.shop_id', '=', p.shopId as number);
     q = q.where('member.id', 'in', holders);
   }
-  if (f.mobile) q = q.where(sql<boolean>`member.mobile like ${prefixPattern(f.mobile)}`);
-  if (f.created) q = q.where('member.created_at', '>=', f.created.start).where('member.created_at', '<=', f.created.end);
-  if (f.status != null) q = q.where('member.status', '=', f.status);
-  if (f.channel != null) q = q.where('member.channel', '=', f.channel);
+  if (shape.mobile) q = q.where(sql<boolean>`member.mobile like ${p.mobilePattern}`);
+  if (shape.created) q = q.where('member.created_at', '>=', p.createdStart as Date).where('member.created_at', '<=', p.createdEnd as Date);
+  if (shape.status) q = q.where('member.status', '=', p.status as number);
+  if (shape.channel) q = q.where('member.channel', '=', p.channel as number);
   return q.orderBy('member.id', 'desc');
 }
 

@@ -54,6 +54,25 @@ class Slot {
   constructor(readonly key: string) {}
 }
 
+/** A compiled text whose parameters are stand-ins (filled at each run) or values placed by the build. */
+export interface Template<K extends string> {
+  sql: string;
+  values: Array<{ key: K } | { fixed: unknown }>;
+}
+
+/** A stand-in for each key, to build a statement once with (`compiledOnce`, paginate's `listTemplate`). */
+export const slotsFor = <K extends string>(keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, new Slot(k)])) as Record<K, unknown>;
+
+/** The compiled statement of a build given `slotsFor`'s stand-ins, as a template to fill. */
+export function templateOf<K extends string>(query: CompiledQuery): Template<K> {
+  return { sql: query.sql, values: query.parameters.map((v) => (v instanceof Slot ? { key: v.key as K } : { fixed: v })) };
+}
+
+/** The template's statement with these values. */
+export function fill<K extends string, R>(template: Template<K>, values: Record<K, unknown>): CompiledQuery<R> {
+  return CompiledQuery.raw(template.sql, template.values.map((v) => ('key' in v ? values[v.key] : v.fixed))) as CompiledQuery<R>;
+}
+
 /**
  * A hot statement built and compiled once, then run with new values: building a Kysely query and
  * compiling it cost more CPU per check-in than anything else the service did outside the driver
@@ -66,16 +85,13 @@ class Slot {
  * Runs like any query of `db`: a pool query from inside its own `inTransaction` work still fails fast.
  */
 export function compiledOnce<K extends string, R>(keys: readonly K[], build: (p: Record<K, unknown>, db: Executor) => Compiles<R>) {
-  let compiled: { sql: string; values: Array<{ key: K } | { fixed: unknown }> } | null = null;
+  let compiled: Template<K> | null = null;
   return async (db: Executor, values: Record<K, unknown>): Promise<QueryResult<R>> => {
     if (!compiled) {
-      const slots = Object.fromEntries(keys.map((k) => [k, new Slot(k)])) as Record<K, unknown>;
-      const query = build(slots, db).compile(db);
-      compiled = { sql: query.sql, values: query.parameters.map((v) => (v instanceof Slot ? { key: v.key as K } : { fixed: v })) };
+      compiled = templateOf(build(slotsFor(keys), db).compile(db));
     } else if (!db.isTransaction) {
       assertNotInOwnTransaction(db);
     }
-    const parameters = compiled.values.map((v) => ('key' in v ? values[v.key] : v.fixed));
-    return db.executeQuery<R>(CompiledQuery.raw(compiled.sql, parameters));
+    return db.executeQuery<R>(fill(compiled, values));
   };
 }
