@@ -2,9 +2,8 @@
  * Wire dates are `YYYY-MM-DD HH:mm:ss` in the service time zone. main/config set process.env.TZ,
  * so the local-time getters of Date already speak that zone (and cost far less than Intl).
  */
-const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 /** '00'…'99': every timestamp of every answer is written with them (210 → 110 ns a value against padStart). */
-const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => pad(n));
+const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
 
 export function formatDateTime(d: Date | null | undefined): string | null {
   if (!d) return null;

@@ -87,13 +87,9 @@ const prefixPattern = (digits: string) => `${digits}%`;
  * is the tally's (migration 0029), not a count of every member.
  */
 export function pageMembers(db: Executor, f: MemberPageFilter, scope: Scope, page: PageRequest): Promise<Page<MemberPageResponse>> {
-  const shape = shapeOf(f, scope);
-  const key = `${shape.scope}:${+shape.mobile}${+shape.created}${+shape.status}${+shape.channel}`;
-  let template = pageTemplates.get(key);
-  if (!template) pageTemplates.set(key, (template = templateFor(shape)));
   // The tally's pages (the platform's, by status and channel at most) are the busy ones, and their
   // plans are the same whatever the values (an index of each equality, in id order): prepared.
-  return paginate(db, template(db, pageValues(f, scope)), page, toPageRow,
+  return paginate(db, pageTemplate(shapeOf(f, scope))(db, pageValues(f, scope)), page, toPageRow,
     totalFromTally(f, scope) ? { count: () => countLivingMembers(db, f), prepared: 'member-page' } : {});
 }
 
@@ -127,6 +123,13 @@ const pageValues = (f: MemberPageFilter, scope: Scope): PageValues => ({
 /** The page's list is built and compiled once per shape (3 scopes × 16 sets of filters at most). */
 const templateFor = (shape: PageShape) => listTemplate(PAGE_KEYS, (p, db) => buildMemberPage(db, shape, p));
 const pageTemplates = new Map<string, ReturnType<typeof templateFor>>();
+
+function pageTemplate(shape: PageShape) {
+  const key = `${shape.scope}:${+shape.mobile}${+shape.created}${+shape.status}${+shape.channel}`;
+  let template = pageTemplates.get(key);
+  if (!template) pageTemplates.set(key, (template = templateFor(shape)));
+  return template;
+}
 
 /** `p` holds the values, or the stand-ins of a template: they are only placed, never read. */
 function buildMemberPage(db: Executor, shape: PageShape, p: PageValues) {

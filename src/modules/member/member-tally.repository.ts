@@ -26,7 +26,7 @@ const sharedCount = batchedRead<'n', number, TallyFilter>(async (db, _keys, f) =
 
 /** How many living members have this status and channel (either null: any), from the tally. */
 export async function countLivingMembers(db: Executor, f: TallyFilter): Promise<number> {
-  return (await sharedCount(db, 'n', { status: f.status, channel: f.channel }))!;
+  return (await sharedCount(db, 'n', f))!;
 }
 
 /** Recounts the tally from the member rows, in the caller's transaction. */

@@ -140,8 +140,7 @@ export function listTemplate<K extends string, DB, TB extends keyof DB, O>(
   };
 }
 
-function listed(query: { compile(): CompiledQuery }, prepared: string | null = null): Listed {
-  const compiled = query.compile();
+function listed(compiled: CompiledQuery, prepared: string | null = null): Listed {
   return { compiled, group: `${prepared}\u0000${compiled.sql}\u0000${JSON.stringify(compiled.parameters, valueText)}`, prepared };
 }
 
@@ -166,8 +165,7 @@ export async function paginate<DB, TB extends keyof DB, O, T = O>(
 ): Promise<Page<T>> {
   // A filled list's text was compiled once, out of the transaction guard's sight; its reads go
   // through batchedRead, which checks the guard itself.
-  const filled = query instanceof FilledList ? query : null;
-  const node = filled ? filled.node : (query as SelectQueryBuilder<DB, TB, O>).toOperationNode();
+  const node = query instanceof FilledList ? query.node : query.toOperationNode();
   if (!node.orderBy) throw new Error('paginate needs an ordered query, or pages would overlap');
   if (node.groupBy || node.distinctOn || node.setOperations || node.frontModifiers?.some((m) => m.modifier === 'Distinct')) {
     throw new Error('paginate: wrap a grouped or DISTINCT query in a subquery first');
@@ -175,14 +173,14 @@ export async function paginate<DB, TB extends keyof DB, O, T = O>(
   if (node.limit || node.offset || node.endModifiers?.length) throw new Error('paginate: the query must have no limit, offset or locking clause of its own');
   const { limit, offset } = pageWindow(page);
   if (!Number.isSafeInteger(limit) || !Number.isSafeInteger(offset) || limit < 1 || offset < 0) throw new Error(`paginate: window ${limit}/${offset}`);
-  const read = (await windowRows(db, windowKey(limit, offset), listed(query, prepared ?? null)))!;
+  const read = (await windowRows(db, windowKey(limit, offset), listed(query.compile(), prepared ?? null)))!;
   if ('error' in read) throw read.error;
   const rows = read.rows as O[];
   let total: number;
   if (rows.length > 0 && rows.length < limit) total = offset + rows.length;
   else if (rows.length === 0 && offset === 0) total = 0;
   else if (count) total = await count();
-  else total = (await listCount(db, 'total', listed(filled ? { compile: () => filled.compileCount() } : countOf(query as SelectQueryBuilder<DB, TB, O>))))!;
+  else total = (await listCount(db, 'total', listed(query instanceof FilledList ? query.compileCount() : countOf(query).compile())))!;
   // A copy of the list: a window read once for two requests hands both the same array.
   return { list: map ? rows.map(map) : (rows.slice() as unknown as T[]), total };
 }
