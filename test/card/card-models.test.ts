@@ -64,7 +64,7 @@ describe('rejection matrix', () => {
   });
   itRefusesWhatStaffOperationsRefuse(() => t, { path: `${P}/getCardModel`, permission: 'cardModel:read', validBody: () => ({ id: 1 }), badInputs: [{ body: () => ({}), field: 'id' }] });
   itRefusesWhatStaffOperationsRefuse(() => t, { path: `${P}/queryCardModelList`, permission: 'cardModel:read', validBody: () => ({}), badInputs: [{ body: () => ({ status: 7 }), field: 'status' }] });
-  itRefusesWhatStaffOperationsRefuse(() => t, { path: `${P}/queryCardModelPage`, permission: 'cardModel:read', validBody: () => ({}), badInputs: [{ body: () => ({ pageSize: 0 }), field: 'pageSize' }] });
+  itRefusesWhatStaffOperationsRefuse(() => t, { path: `${P}/queryCardModelPage`, permission: 'cardModel:read', validBody: () => ({}), badInputs: [{ body: () => ({ pageSize: 1.5 }), field: 'pageSize' }] });
   itRefusesWhatStaffOperationsRefuse(() => t, { path: `${P}/queryCardModelPriceHistory`, permission: 'cardModel:read', validBody: () => ({ cardModelId: 1 }), badInputs: [{ body: () => ({}), field: 'cardModelId' }] });
 });
 

@@ -72,7 +72,7 @@ describe('rejection matrix', () => {
   });
   itRefusesWhatStaffOperationsRefuse(() => t, {
     path: `${P}/querySpuPage`, permission: 'catalog:read', validBody: () => ({}),
-    badInputs: [{ body: () => ({ pageSize: 0 }), field: 'pageSize' }],
+    badInputs: [{ body: () => ({ pageSize: 1.5 }), field: 'pageSize' }],
   });
 });
 

@@ -129,7 +129,7 @@ describe('queryCheckFailPage', () => {
   itRefusesWhatStaffOperationsRefuse(() => t, {
     path: FAILS, permission: 'checker:read', validBody: () => ({}),
     badInputs: [
-      { body: () => ({ pageSize: 201 }), field: 'pageSize' },
+      { body: () => ({ pageSize: 1.5 }), field: 'pageSize' },
       { body: () => ({ checkTimeRange: ['2026-01-02', '2026-01-01'] }), field: 'checkTimeRange' },
       { body: () => ({ checkTimeRange: ['2026-01-01'] }), field: 'checkTimeRange' },
       { body: () => ({ skuId: 'x' }), field: 'skuId' },

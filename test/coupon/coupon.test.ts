@@ -59,7 +59,7 @@ describe('rejection matrix', () => {
       { body: () => ({ mobile: '12345' }), field: 'mobile' },
       { body: () => ({ channel: 9 }), field: 'channel' },
       { body: () => ({ createTimeRange: ['2026-03-01', '2026-02-01'] }), field: 'createTimeRange' },
-      { body: () => ({ pageSize: 201 }), field: 'pageSize' },
+      { body: () => ({ pageSize: 1.5 }), field: 'pageSize' },
     ],
   });
 });

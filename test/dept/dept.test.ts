@@ -79,7 +79,7 @@ describe('rejection matrix', () => {
   });
   itRefusesWhatStaffOperationsRefuse(() => t, {
     path: `${P}/queryDeptPage`, permission: 'dept:read', validBody: () => ({}),
-    badInputs: [{ body: () => ({ pageNum: 0 }), field: 'pageNum' }],
+    badInputs: [{ body: () => ({ pageNum: 2.5 }), field: 'pageNum' }],
   });
 });
 

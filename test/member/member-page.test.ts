@@ -59,8 +59,8 @@ describe('rejection matrix', () => {
   itRefusesWhatStaffOperationsRefuse(() => t, {
     path: PAGE, permission: 'member:read', validBody: () => ({}),
     badInputs: [
-      { body: () => ({ pageSize: 201 }), field: 'pageSize', rule: /between 1 and 200/ },
-      { body: () => ({ pageNum: 0 }), field: 'pageNum' },
+      { body: () => ({ pageSize: 1.5 }), field: 'pageSize', rule: /whole number/ },
+      { body: () => ({ pageNum: 2.5 }), field: 'pageNum' },
       { body: () => ({ mobile: '138-0013' }), field: 'mobile' },
       { body: () => ({ mobile: '138001380001' }), field: 'mobile' },
       { body: () => ({ status: 'on' }), field: 'status' },

@@ -293,7 +293,7 @@ describe('bindPhone', () => {
       [{ phone: randomMobile() }, 'smsCode is required'],
       [{ phone: '23800138000', smsCode: '123456' }, 'phone'],
       [{ phone: randomMobile(), smsCode: 'x'.repeat(17) }, 'smsCode'],
-      [{ phone: randomMobile(), smsCode: '123456', pageSize: 0 }, 'pageSize'],
+      [{ phone: randomMobile(), smsCode: '123456', pageSize: 1.5 }, 'pageSize'],
     ];
     for (const [body, field] of cases) {
       const res = await post('bindPhone', body, s.token);

@@ -135,9 +135,8 @@ describe('validation messages name the field and the rule', () => {
     [ADD, { name: 'x', levelType: 1.5 }, 'levelType is invalid: must be a whole number'],
     [ADD, { name: '', levelType: 1 }, 'name is required'],
     [ADD, { name: 'x', levelType: 1, lng: 200 }, 'lng is invalid: must be between -180 and 180'],
-    [PAGE, { pageSize: 500 }, 'pageSize is invalid: must be between 1 and 200'],
-    [PAGE, { pageSize: 0 }, 'pageSize is invalid: must be between 1 and 200'],
-    [PAGE, { pageNum: 0 }, 'pageNum is invalid: must be between 1 and 1000000'],
+    [PAGE, { pageSize: 1.5 }, 'pageSize is invalid: must be a whole number'],
+    [PAGE, { pageNum: 'first' }, 'pageNum is invalid: must be a whole number'],
     [PAGE, { idList: 'abc' }, 'idList is invalid: must be a list'],
     [PAGE, { idList: { a: 1 } }, 'idList is invalid: must be a list'],
     [PAGE, { idList: [1, 'x'] }, 'idList[1] is invalid: must be a whole number'],
@@ -178,6 +177,33 @@ describe('paging', () => {
     expect((await t.post(PAGE, { parentId, pageNum: 3 }, token)).body.data).toEqual({ list: [], total: 12 });
     expect((await t.post(PAGE, { parentId, pageSize: 200 }, token)).body.data.list).toHaveLength(12);
     expect((await t.post(PAGE, { parentId, pageSize: 1 }, token)).body.data.list).toHaveLength(1);
+  });
+
+  it('reads out-of-range paging as a Java client means it, never refusing it', async () => {
+    const names = async (body: object) => {
+      const res = await t.post(PAGE, { parentId, ...body }, token);
+      expect(res.body.errcode, JSON.stringify(res.body)).toBe(0);
+      expect(res.body.data.total).toBe(12);
+      return res.body.data.list.map((r: { name: string }) => r.name);
+    };
+    const firstTen = await names({});
+    // pageNum 0 or less is page 1
+    expect(await names({ pageNum: 0 })).toEqual(firstTen);
+    expect(await names({ pageNum: -3 })).toEqual(firstTen);
+    // pageSize 0 or less is the default 10; above the maximum it is the maximum
+    expect(await names({ pageSize: 0 })).toEqual(firstTen);
+    expect(await names({ pageSize: -1 })).toEqual(firstTen);
+    expect(await names({ pageSize: 500 })).toHaveLength(12);
+    expect(await names({ pageSize: '500', pageNum: '0' })).toHaveLength(12);
+    // a page far beyond the data is empty, however far
+    expect(await names({ pageNum: Number.MAX_SAFE_INTEGER, pageSize: 200 })).toEqual([]);
+  });
+
+  it('clamps pageSize at the maximum of 200 rows', async () => {
+    for (let i = 13; i <= 205; i++) await t.post(ADD, { name: `paging child ${i}`, levelType: 2, parentId }, token);
+    const res = await t.post(PAGE, { parentId, pageSize: 10_000 }, token);
+    expect(res.body.data.total).toBe(205);
+    expect(res.body.data.list).toHaveLength(200);
   });
 });
 

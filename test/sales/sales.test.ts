@@ -81,8 +81,8 @@ describe('rejection matrix', () => {
   itRefusesWhatStaffOperationsRefuse(() => t, {
     path: `${P}/querySalesPage`, permission: 'sales:read', validBody: () => ({}),
     badInputs: [
-      { body: () => ({ pageSize: 201 }), field: 'pageSize', rule: /between 1 and 200/ },
-      { body: () => ({ pageNum: 0 }), field: 'pageNum' },
+      { body: () => ({ pageSize: 1.5 }), field: 'pageSize', rule: /whole number/ },
+      { body: () => ({ pageNum: 2.5 }), field: 'pageNum' },
     ],
   });
 });

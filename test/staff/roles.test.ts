@@ -55,7 +55,7 @@ describe('rejection matrix', () => {
   itRefusesWhatStaffOperationsRefuse(() => t, { path: `${R}/deleteRole`, permission: 'role:write', validBody: () => ({ id: 1 }), badInputs: [{ body: () => ({}), field: 'id' }] });
   itRefusesWhatStaffOperationsRefuse(() => t, { path: `${R}/getRole`, permission: 'role:read', validBody: () => ({ id: 1 }), badInputs: [{ body: () => ({}), field: 'id' }] });
   itRefusesWhatStaffOperationsRefuse(() => t, { path: `${R}/queryRoleList`, permission: 'role:read', validBody: () => ({}), badInputs: [{ body: () => ({ status: 'on' }), field: 'status' }] });
-  itRefusesWhatStaffOperationsRefuse(() => t, { path: `${R}/queryRolePage`, permission: 'role:read', validBody: () => ({}), badInputs: [{ body: () => ({ pageNum: 0 }), field: 'pageNum' }] });
+  itRefusesWhatStaffOperationsRefuse(() => t, { path: `${R}/queryRolePage`, permission: 'role:read', validBody: () => ({}), badInputs: [{ body: () => ({ pageNum: 2.5 }), field: 'pageNum' }] });
   itRefusesWhatStaffOperationsRefuse(() => t, { path: '/manage-api/system/permission/queryPermissionList', permission: 'role:read', validBody: () => ({}) });
 });
 

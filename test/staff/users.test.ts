@@ -89,7 +89,7 @@ describe('rejection matrix', () => {
   });
   itRefusesWhatStaffOperationsRefuse(() => t, {
     path: `${U}/queryUserPage`, permission: 'staff:read', validBody: () => ({}),
-    badInputs: [{ body: () => ({ pageSize: 0 }), field: 'pageSize' }, { body: () => ({ userType: 9 }), field: 'userType' }],
+    badInputs: [{ body: () => ({ pageSize: 1.5 }), field: 'pageSize' }, { body: () => ({ userType: 9 }), field: 'userType' }],
   });
 });
 

@@ -32,11 +32,11 @@ export const DateTimeText = Type.String({
 /** Date[] ranges: a start and an end. */
 export const DateRange = Type.Array(DateTimeText, { minItems: 2, maxItems: 2 });
 
-export const PAGE_SIZE_MAX = 200;
-// null is accepted and means the default (pageWindow), as an absent field does.
+export { PAGE_SIZE_MAX } from './paging.js';
+// Any integer is read (pageWindow clamps it); null is accepted and means the default, as an absent field does.
 export const PageFields = {
-  pageNum: Opt(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
-  pageSize: Opt(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: 10 })),
+  pageNum: Opt(Type.Integer({ default: 1, description: 'from 1; 0 or less reads as 1' })),
+  pageSize: Opt(Type.Integer({ default: 10, description: '1–200; above 200 reads as 200, 0 or less as the default 10' })),
 };
 
 export const PageInfo = <T extends TSchema>(item: T) =>
