@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -125,6 +126,75 @@ describe('multipart uploads', () => {
     const { body, contentType } = await form([['keywords', 'x']]);
     const multi = await probe.inject({ method: 'POST', url: '/manage-api/sales/querySalesList', payload: body, headers: { 'content-type': contentType, authorization: token } });
     expect(multi.json()).toEqual({ errcode: 400, errmsg: 'unsupported content type: send application/json' });
+  });
+
+  describe('a body busboy cannot finish answers 400 naming the problem, never 500, and keeps nothing', () => {
+    const B = 'tcProbeBoundary';
+    // A file part larger than the 16 KiB the watch keeps of the body's end.
+    const content = randomBytes(20 * 1024);
+    const filePart = (b: string) => Buffer.concat([
+      Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="note"\r\n\r\nhi\r\n--${b}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+      content, Buffer.from('\r\n'),
+    ]);
+    const whole = (b: string) => Buffer.concat([filePart(b), Buffer.from(`--${b}--\r\n`)]);
+    const send = (body: Buffer, contentType = `multipart/form-data; boundary=${B}`) =>
+      probe.inject({ method: 'POST', url: URL_PATH, payload: body, headers: { 'content-type': contentType, authorization: token } });
+    const msg = (what: string) => ({ errcode: 400, errmsg: `malformed multipart body: ${what}` });
+
+    it.each([
+      ['no closing boundary', () => filePart(B), 'the closing boundary is missing'],
+      ['a delimiter in place of the closing boundary', () => Buffer.concat([filePart(B), Buffer.from(`--${B}\r\n`)]), 'the closing boundary is missing'],
+      ['the closing boundary cut after one dash', () => Buffer.concat([filePart(B), Buffer.from(`--${B}-`)]), 'the closing boundary is missing'],
+      ['another boundary in the body', () => whole('somethingElse'), 'the boundary does not match the Content-Type header'],
+      ['a longer boundary in the body', () => whole(`${B}Longer`), 'the boundary does not match the Content-Type header'],
+      ['no delimiter at all', () => Buffer.from('just some text'), 'the boundary does not match the Content-Type header'],
+      ['the file part cut in its content', () => filePart(B).subarray(0, -5000), 'a part is truncated'],
+      ['the file part cut in its headers', () => filePart(B).subarray(0, filePart(B).indexOf('filename=')), 'a part is truncated'],
+      ['a field cut in its value', () => Buffer.from(`--${B}\r\nContent-Disposition: form-data; name="note"\r\n\r\nhel`), 'a part is truncated'],
+    ])('%s', async (_label, body, what) => {
+      const res = await send(body());
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual(msg(what));
+      expect(tempFiles()).toEqual([]);
+    });
+
+    it('a Content-Type without a usable boundary (none, empty, longer than the parser takes)', async () => {
+      for (const contentType of ['multipart/form-data', 'multipart/form-data; boundary=', `multipart/form-data; boundary=${'x'.repeat(300)}`]) {
+        const res = await send(whole(B), contentType);
+        expect(res.json(), contentType).toEqual(msg('the Content-Type header names no usable boundary'));
+      }
+      expect(tempFiles()).toEqual([]);
+    });
+
+    it('takes the same body whole, its boundary quoted or not', async () => {
+      for (const contentType of [`multipart/form-data; boundary=${B}`, `multipart/form-data; boundary="${B}"`]) {
+        const res = await send(whole(B), contentType);
+        expect(res.json().data, contentType).toMatchObject({ note: 'hi', files: [{ field: 'file', size: content.length, sha256: sha(content) }] });
+      }
+    });
+
+    it('a client that stops sending before its declared length leaves no temporary file', async () => {
+      const port = Number(new URL(await probe.listen({ port: 0, host: '127.0.0.1' })).port);
+      const body = filePart(B);
+      await new Promise<void>((resolve) => {
+        const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+        socket.on('error', () => resolve());
+        socket.on('close', () => resolve());
+        socket.on('connect', () => {
+          socket.write(`POST ${URL_PATH} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: multipart/form-data; boundary=${B}\r\nContent-Length: ${body.length + 10_000}\r\n\r\n`);
+          socket.write(body);
+          setTimeout(() => socket.end(), 200);
+        });
+        socket.resume();
+      });
+      for (let i = 0; i < 50 && tempFiles().length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(tempFiles()).toEqual([]);
+    });
+  });
+
+  it('takes a POST without any body as an empty form (the operation says what it misses)', async () => {
+    const res = await probe.inject({ method: 'POST', url: URL_PATH, headers: { authorization: token } });
+    expect(res.json()).toEqual({ errcode: 0, errmsg: 'success', data: { caller: 'admin', note: null, count: null, files: [] } });
   });
 
   it('refuses a caller without a token before reading the body, and a staff user without the permission', async () => {

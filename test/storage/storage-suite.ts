@@ -60,10 +60,12 @@ export function storageBackendSuite(backend: 'local' | 's3'): void {
       const poster = pdfBytes(5 * MiB + 1000);
       const logo = facePng(60, 60, 2);
       const uploadId = await init('海报 poster.pdf');
-      const chunked = [
-        (await chunk(uploadId, 1, 2, poster.subarray(0, 5 * MiB))).body,
-        (await chunk(uploadId, 2, 2, poster.subarray(5 * MiB))).body,
-      ];
+      const first = (await chunk(uploadId, 1, 2, poster.subarray(0, 5 * MiB))).body;
+      const early = await fetchUrl(first.data.fileUrl);
+      expect(early.json()).toEqual({ errcode: 404, errmsg: 'file not found' });
+      const chunked = [first, (await chunk(uploadId, 2, 2, poster.subarray(5 * MiB))).body];
+      // The first chunk already answers the URL; until the last one arrives it answers as for an unknown file.
+      expect(chunked[0].data).toMatchObject({ completed: false, fileName: '海报 poster.pdf', fileUrl: chunked[1].data.fileUrl, fileKey: null });
       const answers: Array<[string, { errcode: number; errmsg: string; data?: any }, Buffer, string, string]> = [
         ['upload', (await postForm(t, `${O}/upload`, [['file', { name: '票据 (1).pdf', bytes: pdf }]], { token: staff.token })).body, pdf, 'application/pdf', '票据 (1).pdf'],
         ['uploadBase64', (await t.post(`${O}/uploadBase64`, { fileName: 'logo.png', content: logo.toString('base64') }, staff.token)).body, logo, 'image/png', 'logo.png'],
@@ -135,7 +137,9 @@ export function storageBackendSuite(backend: 'local' | 's3'): void {
         if (i === 4) answers.push((await chunk(uploadId, 5, total, chunks[4])).body);
       }
       expect(answers.every((a) => a.errcode === 0)).toBe(true);
-      expect(answers.slice(0, -1).map((a) => [a.data.completed, a.data.fileUrl])).toEqual(answers.slice(0, -1).map(() => [false, null]));
+      // Every chunk answers the file's name and URL (spec A 4.9 rule 1); only the last one completes it.
+      const { fileUrl } = answers[0].data;
+      expect(answers.map((a) => [a.data.completed, a.data.fileName, a.data.fileUrl])).toEqual(answers.map((_, i) => [i === answers.length - 1, '年度报告 final.pdf', fileUrl]));
       expect(answers.slice(0, -1).map((a) => a.data.receivedChunks)).toEqual([1, 2, 3, 4, 5, 5, 6, 7, 8, 9]);
       const done = answers.at(-1)!.data;
       expect(done).toMatchObject({ completed: true, fileName: '年度报告 final.pdf', size: file.length, contentType: 'application/pdf', receivedChunks: 10, totalChunks: 10 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -174,12 +174,57 @@ describe('chunked uploads', () => {
     expect(answers.map((a) => a.body.errcode)).toEqual(parts.map(() => 0));
     const completed = answers.filter((a) => a.body.data.completed);
     expect(completed).toHaveLength(1);
+    // whichever chunk the client reads last, it holds the file's URL
+    expect(new Set(answers.map((a) => a.body.data.fileUrl))).toEqual(new Set([completed[0].body.data.fileUrl]));
     const { fileKey } = completed[0].body.data;
     expect(await t.db.selectFrom('file_object').select('sha256').where('file_key', '=', fileKey).execute()).toEqual([{ sha256: sha256(file) }]);
     const again = await sendChunk(platform, { uploadId, totalChunks: '8', chunkNumber: '3', fileKey: 'p' }, parts[2]);
     expect(again.body.data).toMatchObject({ completed: true, fileKey, receivedChunks: 8 });
     const differs = await sendChunk(platform, { uploadId, totalChunks: '8', chunkNumber: '3', fileKey: 'p' }, randomBytes(8192));
     expect(differs.body.errcode).toBe(409);
+  });
+});
+
+describe('every chunk answers the file name and URL (spec A 4.9 rule 1)', () => {
+  const file = pdfBytes(40 * 1024);
+  const piece = (n: number) => file.subarray((n - 1) * 10 * 1024, n * 10 * 1024);
+  async function send(uploadId: string, n: number) {
+    const res = await sendChunk(platform, { uploadId, totalChunks: '4', chunkNumber: String(n), fileKey: 'every.pdf' }, piece(n));
+    expect(res.body.errcode, res.body.errmsg).toBe(0);
+    return res.body.data as { fileName: string; fileUrl: string; fileKey: string | null; completed: boolean; receivedChunks: number };
+  }
+  const keyOf = (fileUrl: string) => new URL(fileUrl).searchParams.get('fileKey')!;
+
+  it.each([
+    { label: 'in order', order: [1, 2, 3, 4], completed: [false, false, false, true] },
+    { label: 'out of order, chunks sent again before and after completion', order: [3, 1, 1, 4, 2, 2, 3], completed: [false, false, false, false, true, true, true] },
+  ])('$label: one fileUrl in every answer, unknown until the file is whole, then serving it', async ({ order, completed }) => {
+    const uploadId = await init(platform, 'every.pdf');
+    const answers = [];
+    for (const n of order) {
+      const a = await send(uploadId, n);
+      answers.push(a);
+      if (!a.completed) {
+        // as for an unknown file: the token-free URL and the staff download of its key
+        expect((await fetchFile(a.fileUrl)).json()).toEqual({ errcode: 404, errmsg: 'file not found' });
+        expect((await download(platform, keyOf(a.fileUrl))).json()).toEqual({ errcode: 404, errmsg: 'file not found' });
+      }
+    }
+    const { fileUrl } = answers[0];
+    expect(fileUrl).toBe(`http://localhost:80${PUBLIC_FILE_PATH}?fileKey=${encodeURIComponent(keyOf(fileUrl))}`);
+    expect(answers.map((a) => [a.completed, a.fileName, a.fileUrl])).toEqual(completed.map((c) => [c, 'every.pdf', fileUrl]));
+    // the other fields keep telling what is stored: null until the file is whole
+    expect(answers.map((a) => a.fileKey)).toEqual(completed.map((c) => (c ? keyOf(fileUrl) : null)));
+    const served = await fetchFile(fileUrl);
+    expect(served.statusCode).toBe(200);
+    expect(served.headers['content-type']).toBe('application/pdf');
+    expect(sha256(served.rawPayload)).toBe(sha256(file));
+  });
+
+  it('gives every upload a URL of its own', async () => {
+    const urls = [];
+    for (let i = 0; i < 3; i++) urls.push((await send(await init(platform, 'every.pdf'), 2)).fileUrl);
+    expect(new Set(urls).size).toBe(3);
   });
 });
 
@@ -396,12 +441,48 @@ describe('uploadWithFaceCheck', () => {
     expect(face).toEqual([{ person_id: identityNo, photo_url: res.body.data.fileUrl }]);
   });
 
-  it('refuses an image without a face (1_025_000_001), a file without the part (400), and beyond the limit per address (429) before reading', async () => {
+  it('answers errcode 0 with every field null and stores nothing when the request carries no file (the part is optional, spec A 4.9)', async () => {
+    const before = await t.db.selectFrom('file_object').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const NONE = { errcode: 0, errmsg: 'success', data: { fileName: null, fileUrl: null, fileKey: null, size: null, contentType: null } };
+    const forms: Array<[string, Part[]]> = [
+      ['another field only', [['note', 'x']]],
+      ['no part at all', []],
+      // what a browser sends for a file input left empty
+      ['an empty nameless file part', [['file', { name: '', bytes: new Uint8Array(0) }]]],
+      ['a file under another part name', [['photo', { name: 'me.jpg', bytes: FACE_JPEG }]]],
+    ];
+    for (const [label, parts] of forms) {
+      const res = await postForm(t, `${O}/uploadWithFaceCheck`, parts, { remoteAddress: nextIp() });
+      expect(res.body, label).toEqual(NONE);
+    }
+    // a POST with no body at all, as a client without a file may send it
+    const bare = await t.app.inject({ method: 'POST', url: `${O}/uploadWithFaceCheck`, remoteAddress: nextIp() });
+    expect(bare.json()).toEqual(NONE);
+    const after = await t.db.selectFrom('file_object').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    expect(Number(after.n)).toBe(Number(before.n));
+    const tmp = path.join(t.config.dataDir, 'tmp');
+    expect(existsSync(tmp) ? readdirSync(tmp) : []).toEqual([]);
+    // a named file without bytes is still an empty file, and a body that is not a form still refused
+    const empty = await postForm(t, `${O}/uploadWithFaceCheck`, [['file', { name: 'me.jpg', bytes: new Uint8Array(0) }]], { remoteAddress: nextIp() });
+    expect(empty.body).toEqual({ errcode: 400, errmsg: 'the file is empty' });
+    const json = await t.app.inject({ method: 'POST', url: `${O}/uploadWithFaceCheck`, payload: { file: 'x' }, remoteAddress: nextIp() });
+    expect(json.json()).toEqual({ errcode: 400, errmsg: 'unsupported content type: send multipart/form-data' });
+  });
+
+  it('still checks the file when there is one, and counts calls without a file against the per-address limit (it applies before the body is read)', async () => {
+    await awayFromMinuteEdge();
+    const address = nextIp();
+    const codes = [];
+    for (let i = 0; i < 3; i++) codes.push((await postForm(t, `${O}/uploadWithFaceCheck`, [['note', 'x']], { remoteAddress: address })).body.errcode);
+    codes.push((await postForm(t, `${O}/uploadWithFaceCheck`, [['file', { name: 'dot.png', bytes: facePng(10, 10) }]], { remoteAddress: address })).body.errcode);
+    codes.push((await postForm(t, `${O}/uploadWithFaceCheck`, [['file', { name: 'me.jpg', bytes: FACE_JPEG }]], { remoteAddress: address })).body.errcode);
+    expect(codes).toEqual([0, 0, 0, 1_025_000_001, 429]);
+  });
+
+  it('refuses an image without a face (1_025_000_001), and beyond the limit per address (429) before reading', async () => {
     const address = nextIp();
     const tiny = await postForm(t, `${O}/uploadWithFaceCheck`, [['file', { name: 'dot.png', bytes: facePng(10, 10) }]], { remoteAddress: address });
     expect(tiny.body).toEqual({ errcode: 1_025_000_001, errmsg: 'no face found in the image' });
-    const none = await postForm(t, `${O}/uploadWithFaceCheck`, [['note', 'x']], { remoteAddress: address });
-    expect(none.body.errcode).toBe(400);
     await awayFromMinuteEdge();
     const limited = nextIp();
     const codes = [];

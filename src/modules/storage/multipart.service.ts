@@ -38,10 +38,13 @@ export function createMultipartService(deps: MultipartDeps) {
   const objects = storage.objects;
   const now = deps.now ?? (() => new Date());
 
+  // Spec A 4.9 rule 1: every chunk's answer carries the file name and URL, since chunks sent in
+  // parallel complete in any order. The key is fixed at init, so the URL is known from the first
+  // chunk; until the upload completes it answers as for an unknown file (no record yet).
   function answer(upload: repo.MultipartUpload, total: number, received: number, file: FileRecord | null, origin: string): MultipartAnswer {
     return {
       fileName: upload.fileName,
-      fileUrl: file ? storage.urlOf(file.fileKey, origin) : null,
+      fileUrl: storage.urlOf(upload.fileKey, origin),
       fileKey: file?.fileKey ?? null,
       size: file?.size ?? null,
       contentType: file?.contentType ?? null,

@@ -1,9 +1,9 @@
-import { AppError, badRequest, conflict, forbidden, notFound } from '../../platform/errors.js';
+import { AppError, badRequest, conflict, errcodes, forbidden, notFound } from '../../platform/errors.js';
 
 /** Object storage codes 1_011_000_000+ (docs/errors.md); everything else uses the common codes. */
-export const StorageError = {
-  TYPE_NOT_ALLOWED: 1_011_000_001,
-} as const;
+export const StorageError = errcodes({
+  TYPE_NOT_ALLOWED: [1_011_000_001, "this type of file is not accepted here (the sniffed content is not among the operation's types)"],
+});
 
 /** The sniffed content is not among the operation's types; `message` says which are. */
 export const typeNotAllowed = (message: string) => new AppError(StorageError.TYPE_NOT_ALLOWED, message);

@@ -5,12 +5,14 @@ import { createFileService } from './file.service.js';
 import { createMultipartService } from './multipart.service.js';
 import { storageRoutes } from './storage.routes.js';
 import { createUploadService } from './upload.service.js';
+import { StorageError } from './storage.errors.js';
 
 const CLEANUP_EVERY_MS = 60 * 60 * 1000;
 
 /** Object storage operations (spec A 4.9) over deps.storage (local folder or S3). */
 export const storageModule = defineModule({
   name: 'storage',
+  errcodes: [StorageError],
   routes: (deps: Deps) =>
     storageRoutes(
       {

@@ -1,18 +1,40 @@
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import { authed } from '../../platform/http/context.js';
-import { defineRoute, type RouteSpec } from '../../platform/http/routes.js';
+import { defineRoute, type FileDoc, type RouteSpec } from '../../platform/http/routes.js';
 import { base64Length } from '../../platform/upload/base64.js';
 import type { DownloadService } from './download.service.js';
 import type { FileService } from './file.service.js';
 import type { MultipartService } from './multipart.service.js';
 import {
-  Base64UploadRequest, DownloadRequest, FileFetchQuery, FileMultipartInitRequest, FileMultipartInitResponse, FileOnlyForm, FileUploadResponse,
+  Base64UploadRequest, DownloadRequest, FaceCheckUploadResponse, FileFetchQuery, FileMultipartInitRequest, FileMultipartInitResponse, FileOnlyForm, FileUploadResponse,
   MultipartUploadRequest, MultipartUploadResponse,
 } from './storage.schemas.js';
 import type { UploadService } from './upload.service.js';
+import { ErrorCode } from '../../platform/errors.js';
+import { FaceError } from '../../platform/face/face.errors.js';
 
 const tags = ['oss'];
+
+/** A stored file's bytes as the OpenAPI document shows them: any media type, the one sniffed at upload. */
+const STORED_FILE: FileDoc = {
+  mediaTypes: ['application/octet-stream', '*/*'],
+  description: 'The file, with the media type sniffed at upload',
+  headers: { 'Content-Disposition': { description: "attachment; filename=\"…\"; filename*=UTF-8''… (the uploaded name)", required: true } },
+};
+const FETCHED_FILE: FileDoc = {
+  ...STORED_FILE,
+  headers: {
+    ETag: { description: 'the strong validator of the bytes', required: true },
+    'Cache-Control': { description: 'private, max-age=31536000, immutable', required: true },
+    'Accept-Ranges': { description: 'bytes' },
+  },
+  statuses: {
+    206: { description: 'The byte range the Range header asked for', headers: { 'Content-Range': { description: 'bytes start-end/size', required: true } } },
+    304: { description: 'Not modified: If-None-Match named the ETag', empty: true },
+    416: { description: 'The range starts past the end of the file', headers: { 'Content-Range': { description: 'bytes */size', required: true } }, empty: true },
+  },
+};
 const staff = { kinds: ['admin' as const] };
 const UPLOAD = 'oss:upload';
 const DOWNLOAD = 'oss:download';
@@ -39,20 +61,20 @@ export function storageRoutes(
     defineRoute({
       method: 'POST', path: '/oss/multipartUpload', channels: ['manage'], auth: staff, permission: UPLOAD,
       operation: ['对象存储', '分片上传'], upload: { maxFiles: 1 },
-      summary: 'Upload one chunk (multipart part "file"); the chunk that completes the upload answers fileName and fileUrl', tags,
+      summary: 'Upload one chunk (multipart part "file"); every chunk answers fileName and fileUrl (the URL serves the file once `completed`)', tags,
       body: MultipartUploadRequest, response: MultipartUploadResponse,
       handler: (ctx, { body, files }, { request }) => svc.multipart.uploadChunk(authed(ctx), body, files, originOf(request)),
     }),
     defineRoute({
       method: 'ANY', path: '/oss/download', channels: ['manage'], auth: staff, permission: DOWNLOAD,
       summary: 'Download a stored file by its fileKey (raw bytes; any method; fileKey in a JSON or form body or in the query string)', tags,
-      body: DownloadRequest, response: 'file',
+      body: DownloadRequest, response: 'file', file: STORED_FILE,
       handler: (ctx, { body }) => svc.downloads.download(authed(ctx), body.fileKey),
     }),
     defineRoute({
-      method: 'GET', path: '/oss/file', channels: ['open'], auth: 'public',
+      method: 'GET', path: '/oss/file', errcodes: [ErrorCode.TOO_MANY_REQUESTS], channels: ['open'], auth: 'public',
       summary: 'Login-free: a stored file by its fileKey (the fileUrl uploads answer; the unguessable key authorises). Immutable: cached privately for a year, 304 on If-None-Match; limited per client address', tags,
-      query: FileFetchQuery, response: 'file',
+      query: FileFetchQuery, response: 'file', file: FETCHED_FILE,
       handler: async (ctx, { query }, { request, reply }) => {
         // Refusals (the envelope, HTTP 200 as everywhere) must not be kept by a cache in front of
         // the service in place of the file; the bytes replace this with their own caching.
@@ -80,11 +102,12 @@ export function storageRoutes(
       handler: (ctx, { body }, { request }) => svc.uploads.uploadBase64(ctx, body, originOf(request)),
     }),
     defineRoute({
-      method: 'POST', path: '/oss/uploadWithFaceCheck', channels: ['open'], auth: 'public',
+      method: 'POST', path: '/oss/uploadWithFaceCheck', errcodes: [FaceError, ErrorCode.TOO_MANY_REQUESTS], channels: ['open'], auth: 'public',
       upload: { maxFiles: 1, maxFileBytes: Math.min(config.uploadMaxBytes, config.face.imageMaxBytes) },
+      filePart: { name: 'file', required: false, description: 'the photo, JPEG or PNG (optional, spec A 4.9: without it nothing is stored and every field of the answer is null)' },
       guard: (ctx) => svc.uploads.admitFaceCheck(ctx),
-      summary: 'Login-free: upload a JPEG or PNG photo that shows a face (multipart part "file"); limited per client address', tags,
-      body: FileOnlyForm, response: FileUploadResponse,
+      summary: 'Login-free: upload a JPEG or PNG photo that shows a face (multipart part "file", optional: without it nothing is stored and the answer\'s fields are null); limited per client address', tags,
+      body: FileOnlyForm, response: FaceCheckUploadResponse,
       handler: (ctx, { files }, { request }) => svc.uploads.uploadWithFaceCheck(ctx, files, originOf(request)),
     }),
   ];

@@ -10,7 +10,7 @@ import { receiveBase64 } from '../../platform/upload/base64.js';
 import type { UploadedFile } from '../../platform/upload/receive.js';
 import { checkFileName } from './file-names.js';
 import { fileEmpty, typeNotAllowed } from './storage.errors.js';
-import type { Base64Upload, FileUploaded } from './storage.schemas.js';
+import type { Base64Upload, FaceCheckUploaded, FileUploaded } from './storage.schemas.js';
 import { DOCUMENTS_ALLOWED, FACE_IMAGES_ALLOWED, fileOf, ownerOf } from './upload-common.js';
 
 export interface UploadDeps {
@@ -27,6 +27,7 @@ interface Policy {
 }
 
 const DOCUMENTS: Omit<Policy, 'source'> = { types: DOCUMENT_TYPES, allowed: DOCUMENTS_ALLOWED };
+const NO_FILE: FaceCheckUploaded = Object.freeze({ fileName: null, fileUrl: null, fileKey: null, size: null, contentType: null });
 
 /** Single-request uploads (spec A 4.9): a multipart file, base64 in JSON, and the face-checked image. */
 export function createUploadService(deps: UploadDeps) {
@@ -71,8 +72,14 @@ export function createUploadService(deps: UploadDeps) {
       return enforceRate(store, 'face-upload', ctx.ip, config.faceUploadRatePerMin);
     },
 
-    uploadWithFaceCheck(ctx: RequestContext, files: UploadedFile[], origin: string): Promise<FileUploaded> {
-      const file = fileOf(files);
+    /**
+     * The part `file` is optional (spec A 4.9 "not required"): without it, or with the empty nameless
+     * part a browser sends for a file input left empty, nothing is stored or checked and every field
+     * of the answer is null.
+     */
+    async uploadWithFaceCheck(ctx: RequestContext, files: UploadedFile[], origin: string): Promise<FaceCheckUploaded> {
+      const file = files.find((f) => f.field === 'file');
+      if (!file || (file.size === 0 && file.fileName.trim() === '')) return NO_FILE;
       // The route's limit keeps the image within the face service's size, so reading it whole is bounded.
       return keep(ctx, file, nameOf(file), { types: FACE_IMAGE_TYPES, allowed: FACE_IMAGES_ALLOWED, source: 'face-check' }, origin, async (f) => {
         await face.checkFaceImage(await readFile(f.tempPath));

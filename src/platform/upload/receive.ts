@@ -8,6 +8,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import { AppError, badRequest, ErrorCode } from '../errors.js';
+import { boundaryOf, MultipartBodyWatch, NO_USABLE_BOUNDARY } from './body-watch.js';
 
 /** A file part of a multipart request, received into a temporary file (never held whole in memory). */
 export interface UploadedFile {
@@ -65,8 +66,14 @@ export class Tap extends Transform {
   }
 }
 
-function mapMultipartError(err: unknown, limits: UploadLimits): unknown {
+// What busboy says of a body it cannot finish (a missing close, a wrong boundary, a cut part: all the
+// same "unexpected end" to it) or of a Content-Type whose boundary it cannot use.
+const MALFORMED = /Unexpected end of (multipart data|form)|terminated early|Malformed/i;
+const NO_BOUNDARY = /Boundary not found|Boundary required|needle/i;
+
+function mapMultipartError(err: unknown, limits: UploadLimits, watch: MultipartBodyWatch, raw: FastifyRequest['raw']): unknown {
   const code = (err as { code?: string }).code;
+  const message = err instanceof Error ? err.message : '';
   switch (code) {
     case 'FST_REQ_FILE_TOO_LARGE':
       return tooLarge(`the file is larger than the limit of ${limits.maxFileBytes} bytes`);
@@ -79,10 +86,14 @@ function mapMultipartError(err: unknown, limits: UploadLimits): unknown {
       return badRequest('unsupported content type: send multipart/form-data');
     case 'FST_PROTO_VIOLATION':
       return badRequest('the form has a field name that is not allowed');
+    case 'FST_INVALID_JSON_FIELD_ERROR':
+      return badRequest('a form field declared as application/json is not valid JSON');
+    case 'FST_MP_PREMATURE_CLOSE':
+      return badRequest(watch.diagnose({ complete: false }));
   }
-  if (err instanceof Error && /Unexpected end of form|terminated early|Malformed/i.test(err.message)) {
-    return badRequest('malformed multipart body');
-  }
+  if (NO_BOUNDARY.test(message)) return badRequest(NO_USABLE_BOUNDARY);
+  // Only a real connection says whether the whole declared body arrived (`complete`).
+  if (MALFORMED.test(message)) return badRequest(watch.diagnose({ complete: raw.complete !== false }));
   return err;
 }
 
@@ -92,7 +103,15 @@ function mapMultipartError(err: unknown, limits: UploadLimits): unknown {
  * returned object. Limits refuse with 413 and remove what was written.
  */
 export async function receiveMultipart(request: FastifyRequest, tempDir: string, limits: UploadLimits): Promise<Record<string, string>> {
-  if (!request.isMultipart()) throw badRequest('unsupported content type: send multipart/form-data');
+  if (!request.isMultipart()) {
+    // A POST without any body is an empty form, as an empty body is an empty request object on every
+    // other route: the operation then says which part it misses, or (an optional file) does without.
+    if (hasNoBody(request)) {
+      request.uploadedFiles = [];
+      return Object.create(null) as Record<string, string>;
+    }
+    throw badRequest('unsupported content type: send multipart/form-data');
+  }
   const crossSite = crossSiteForm(request);
   if (crossSite) throw crossSite;
   await mkdir(tempDir, { recursive: true });
@@ -102,9 +121,14 @@ export async function receiveMultipart(request: FastifyRequest, tempDir: string,
   // The open-channel signature covers the raw body: hash every byte busboy reads from the socket.
   // Attached in the same tick as busboy's pipe (inside parts()), so both see every chunk. Only signed
   // calls carry an app key; token calls skip the second hash of every byte.
+  // The same listener watches the body's shape, to name what is wrong with a body busboy cannot finish.
   const raw = request.raw;
   const bodyHash = request.headers['x-app-key'] !== undefined ? createHash('sha256') : null;
-  if (bodyHash) raw.on('data', (chunk: Buffer) => bodyHash.update(chunk));
+  const watch = new MultipartBodyWatch(boundaryOf(request.headers['content-type']));
+  raw.on('data', (chunk: Buffer) => {
+    bodyHash?.update(chunk);
+    watch.feed(chunk);
+  });
   try {
     const parts = request.parts({
       limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles, fields: limits.maxFields, fieldSize: limits.maxFieldBytes, parts: limits.maxFiles + limits.maxFields },
@@ -129,9 +153,15 @@ export async function receiveMultipart(request: FastifyRequest, tempDir: string,
     if (bodyHash) request.bodySha256 = bodyHash.digest('hex');
   } catch (err) {
     await discardUploads(request);
-    throw mapMultipartError(err, limits);
+    throw mapMultipartError(err, limits, watch, raw);
   }
   return fields;
+}
+
+/** No Content-Type and nothing after the headers: Fastify hands such a request over unparsed. */
+function hasNoBody(request: FastifyRequest): boolean {
+  const h = request.headers;
+  return h['content-type'] === undefined && h['transfer-encoding'] === undefined && (h['content-length'] === undefined || h['content-length'] === '0');
 }
 
 /** Removes the temporary files of a request that the handler did not move elsewhere. */
