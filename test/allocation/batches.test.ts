@@ -51,7 +51,7 @@ describe('rejection matrix', () => {
       { body: () => ({ month: 13 }), field: 'month' },
       { body: () => ({ quarter: 5 }), field: 'quarter', rule: /between 1 and 4/ },
       { body: () => ({ cardModelName: 'x'.repeat(129) }), field: 'cardModelName' },
-      { body: () => ({ pageSize: 201 }), field: 'pageSize' },
+      { body: () => ({ pageSize: 'ten' }), field: 'pageSize' },
     ],
   });
   itRefusesWhatStaffOperationsRefuse(() => t, {
@@ -59,7 +59,7 @@ describe('rejection matrix', () => {
     badInputs: [
       { body: () => ({}), field: 'batchId', rule: /batchId is required/ },
       { body: () => ({ batchId: may1.id, keywords: 'x'.repeat(65) }), field: 'keywords' },
-      { body: () => ({ batchId: may1.id, pageNum: 0 }), field: 'pageNum' },
+      { body: () => ({ batchId: may1.id, pageNum: 1.5 }), field: 'pageNum' },
     ],
   });
   itRefusesWhatStaffOperationsRefuse(() => t, {

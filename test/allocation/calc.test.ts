@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { itRefusesWhatStaffOperationsRefuse } from '../helpers/rejection-matrix.js';
 import { staffSession, type StaffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { createCard, createCheck } from './fixtures.js';
 import { buildScenario, mayRatio80, type Scenario } from './scenario.js';
 
 /** executeCalc and previewCalc (spec A 4.3, DOMAIN.md §2) on the hand-computed scenario. */
@@ -46,8 +47,6 @@ describe('rejection matrix', () => {
         { body: () => ({ month: 5 }), field: 'year', rule: /year is required/ },
         { body: () => ({ year: 2019, month: 5 }), field: 'year', rule: /^year is invalid: must be between 2020 and 2099$/ },
         { body: () => ({ year: 2100, month: 5 }), field: 'year', rule: /year is invalid/ },
-        { body: () => ({ year: 2026 }), field: 'month', rule: /^month or months is required$/ },
-        { body: () => ({ year: 2026, months: [] }), field: 'month', rule: /^month or months is required$/ },
         { body: () => ({ year: 2026, month: 13 }), field: 'month', rule: /between 1 and 12/ },
         { body: () => ({ year: 2026, month: 0 }), field: 'month' },
         { body: () => ({ year: 2026, months: [5, 13] }), field: 'months[1]', rule: /between 1 and 12/ },
@@ -209,5 +208,118 @@ describe('executeCalc', () => {
     const failed = await t.db.selectFrom('operate_log').select(['success', 'errcode']).where('account_id', '=', platform.userId)
       .where('action', '=', '执行分配计算').orderBy('id', 'desc').executeTakeFirstOrThrow();
     expect(failed).toEqual({ success: false, errcode: 500 });
+  });
+});
+
+describe('year alone (spec A 2.5: only year is required)', () => {
+  type Batch = { id: number; year: number; month: number; cardModelId: number; totalDistributeAmount: number; validUserCount: number };
+
+  /** Runs `work` with the service's clock (Date) at `iso`; requests are served in this process. */
+  async function at<T>(iso: string, work: () => Promise<T>): Promise<T> {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(new Date(iso));
+      return await work();
+    } finally {
+      vi.useRealTimers();
+    }
+  }
+
+  /** Every saved scope of the year: details sum to the total to the cent (0 without checks), the ledger agrees. */
+  async function expectConserved(year: number, saved: Batch[]) {
+    for (const b of saved) {
+      const st = await stored(year, b.month, b.cardModelId);
+      expect(st.batches.map((r) => r.id)).toEqual([b.id]);
+      const distributed = st.details.reduce((sum, d) => sum + Number(d.distribute_amount), 0);
+      const checks = st.details.reduce((sum, d) => sum + Number(d.check_num), 0);
+      expect(distributed, `${year}-${b.month} model ${b.cardModelId}`).toBe(checks > 0 ? b.totalDistributeAmount : 0);
+      expect(st.ledger.map((l) => [l.batch_id, Number(l.recognised_amount), Number(l.distributed_amount)])).toEqual([[b.id, b.totalDistributeAmount, distributed]]);
+    }
+  }
+
+  it('covers January to the current month of the current year, the month read in the service time zone', async () => {
+    const models = [s.m1, s.m2];
+    // 2026-03-31 16:30 UTC is 2026-04-01 00:30 in the service zone: April has begun.
+    const april = await at('2026-03-31T16:30:00Z', () => ok('previewCalc', { year: 2026, cardModelIds: models }));
+    expect(april.map((r: Batch) => [r.month, r.cardModelId])).toEqual([1, 2, 3, 4].flatMap((m) => models.map((id) => [m, id])));
+    const m1 = april.filter((r: Batch) => r.cardModelId === s.m1);
+    // c1 c2 c5 c7 are valid from January to April: ⌊4 × 19800 × 80 ÷ 1200⌋ = 5280; only April has a check (P3).
+    expect(m1.map((r: Batch) => [r.validUserCount, r.totalDistributeAmount])).toEqual([[4, 5280], [4, 5280], [4, 5280], [4, 5280]]);
+    expect(m1.map((r: { details: Array<{ distributeAmount: number }> }) => r.details.map((d) => d.distributeAmount)))
+      .toEqual([[0, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 5280]]);
+    // A minute before, still March there; an empty months list reads as absent.
+    const march = await at('2026-03-31T15:59:00Z', () => ok('previewCalc', { year: 2026, months: [], cardModelIds: models }));
+    expect([...new Set(march.map((r: Batch) => r.month))]).toEqual([1, 2, 3]);
+
+    const saved: Batch[] = await at('2026-03-31T16:30:00Z', () => ok('executeCalc', { year: 2026, cardModelIds: models }));
+    expect(saved.map((b) => [b.month, b.cardModelId])).toEqual([1, 2, 3, 4].flatMap((m) => models.map((id) => [m, id])));
+    expect(saved.map(({ id: _i, ...b }) => b)).toMatchObject(april.map(({ details: _d, ...r }: { details: unknown }) => r));
+    await expectConserved(2026, saved);
+    const log = await t.db.selectFrom('operate_log').select(['biz_id', 'success']).where('account_id', '=', platform.userId)
+      .where('action', '=', '执行分配计算').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    expect(log.success).toBe(true);
+    expect(log.biz_id?.split(',')[0]).toBe(String(saved[0].id));
+  });
+
+  it('covers the twelve months of a past year in one transaction, each month split to the cent', async () => {
+    // A card valid in November 2025 only, and November checks P1 2 : P2 3 : P3 0.
+    const card = await createCard(t.db, { card_model_id: s.m1, active_time: '2025-11-01 00:00:00', expire_time: '2025-11-30 23:59:59' });
+    await createCheck(t.db, { cardId: card, cardModelId: s.m1, park: s.p1, at: '2025-11-03 10:00:00', consumeNum: 2 });
+    await createCheck(t.db, { cardId: card, cardModelId: s.m1, park: s.p2, at: '2025-11-30 23:59:59', consumeNum: 3 });
+    const body = { year: 2025, cardModelIds: [s.m1, s.m2], ratio: 77 };
+
+    // One transaction: a refusal of December's ledger row, the last write, leaves nothing of the year.
+    await sql`create function alloc_test_refuse() returns trigger language plpgsql as $$ begin raise exception 'injected failure'; end $$`.execute(t.db);
+    await sql`create trigger alloc_test_refuse before insert on deferred_revenue_ledger for each row when (new.year = 2025 and new.month = 12) execute function alloc_test_refuse()`.execute(t.db);
+    try {
+      expect((await t.post(`${P}/executeCalc`, body, platform.token)).body).toEqual({ errcode: 500, errmsg: 'internal server error' });
+    } finally {
+      await sql`drop trigger alloc_test_refuse on deferred_revenue_ledger`.execute(t.db);
+      await sql`drop function alloc_test_refuse()`.execute(t.db);
+    }
+    expect(await t.db.selectFrom('distribute_batch').select('id').where('year', '=', 2025).execute()).toEqual([]);
+    expect(await t.db.selectFrom('deferred_revenue_ledger').select('id').where('year', '=', 2025).execute()).toEqual([]);
+
+    const preview = await ok('previewCalc', body);
+    const saved: Batch[] = await ok('executeCalc', body);
+    const months = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+    expect(saved.map((b) => [b.month, b.cardModelId])).toEqual(months.flatMap((m) => [[m, s.m1], [m, s.m2]]));
+    expect(preview.map((r: Batch) => [r.month, r.cardModelId, r.totalDistributeAmount])).toEqual(saved.map((b) => [b.month, b.cardModelId, b.totalDistributeAmount]));
+    // Valid M1 users: c5 from January, c7 from May 20, c2 from June, the new card in November alone.
+    // Totals ⌊n × 19800 × 77 ÷ 1200⌋ = ⌊n × 1270.5⌋; M2's one card starts in 2026.
+    const users = [1, 1, 1, 1, 2, 3, 3, 3, 3, 3, 4, 3];
+    const m1 = saved.filter((b) => b.cardModelId === s.m1);
+    expect(m1.map((b) => [b.validUserCount, b.totalDistributeAmount])).toEqual(users.map((n) => [n, Math.floor((n * 19800 * 77) / 1200)]));
+    expect(saved.filter((b) => b.cardModelId === s.m2).map((b) => b.totalDistributeAmount)).toEqual(months.map(() => 0));
+    // November: 5082 over 2 : 3 : 0 → 2032 r 4, 3049 r 1: the cent left goes to P1.
+    const nov = await stored(2025, 11, s.m1);
+    expect(nov.details.map((d) => [Number(d.check_num), Number(d.distribute_amount)])).toEqual([[2, 2033], [3, 3049], [0, 0]]);
+    await expectConserved(2025, saved);
+
+    // Run again: every scope of the year is replaced, one living batch each.
+    const again: Batch[] = await ok('executeCalc', { ...body, ratio: 50 });
+    expect(again).toHaveLength(24);
+    await expectConserved(2025, again);
+    const living = await t.db.selectFrom('distribute_batch').select('id').where('year', '=', 2025).where('is_deleted', '=', false).execute();
+    expect(living.map((r) => r.id).sort((a, b) => a - b)).toEqual(again.map((b) => b.id).sort((a, b) => a - b));
+  });
+
+  it('answers an empty list for a future year: none of its months has begun, nothing is saved', async () => {
+    await at('2026-03-31T16:30:00Z', async () => {
+      for (const op of ['previewCalc', 'executeCalc']) expect(await ok(op, { year: 2027 })).toEqual([]);
+      expect(await ok('executeCalc', { year: 2027, cardModelIds: [s.m1], months: [] })).toEqual([]);
+      // The request is validated all the same.
+      expect((await t.post(`${P}/executeCalc`, { year: 2027, calcMode: 'fixed' }, platform.token)).body.errmsg).toBe('fixedAmount is required when calcMode is fixed');
+      expect((await t.post(`${P}/previewCalc`, { year: 2027, cardModelIds: [s.m3] }, platform.token)).body.errcode).toBe(400);
+      expect((await t.post(`${P}/executeCalc`, { year: 2027 }, merchantA.token)).body.errcode).toBe(403);
+      // An explicit month of a future year is still computed, as before.
+      expect((await ok('previewCalc', { year: 2027, month: 1, cardModelIds: [s.m1] })).map((r: Batch) => r.month)).toEqual([1]);
+    });
+    expect(await ok('previewCalc', { year: 2099 })).toEqual([]);
+    expect(await t.db.selectFrom('distribute_batch').select('id').where('year', '=', 2027).execute()).toEqual([]);
+    const log = await t.db.selectFrom('operate_log').select(['biz_id', 'success']).where('account_id', '=', platform.userId)
+      .where('action', '=', '执行分配计算').orderBy('id', 'desc').limit(2).execute();
+    // The two empty runs are logged, naming no batch (the refused one last, by the pipeline).
+    expect(log.some((l) => l.success && l.biz_id === null)).toBe(true);
   });
 });

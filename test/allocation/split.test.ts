@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { largestRemainderSplit, percentText } from '../../src/modules/allocation/split.js';
-import { allocateScope, monthlyTotal } from '../../src/modules/allocation/calculation.js';
+import { allocateScope, monthlyTotal, monthsOfRun } from '../../src/modules/allocation/calculation.js';
 
 /** The split of DOMAIN.md §2 as properties: conservation, fairness within a cent, deterministic ties. */
 
@@ -99,5 +99,36 @@ describe('percentText and monthlyTotal', () => {
       expect(sum).toBe(ps.some((p) => p.weight > 0) ? r.totalDistributeAmount : 0);
       expect(r.parkCount).toBe(ps.length);
     }));
+  });
+});
+
+describe('monthsOfRun', () => {
+  // The test process runs in the service zone, Asia/Shanghai (UTC+8).
+  const at = (iso: string) => new Date(iso);
+
+  it('takes months (deduplicated, ascending) over month, and month alone', () => {
+    const now = at('2026-04-15T12:00:00+08:00');
+    expect(monthsOfRun({ year: 2026, month: 7, months: [6, 4, 6] }, now)).toEqual([4, 6]);
+    expect(monthsOfRun({ year: 2030, month: 7 }, now)).toEqual([7]);
+    expect(monthsOfRun({ year: 2026, month: 7, months: [] }, now)).toEqual([7]);
+  });
+
+  it('reads year alone as its months begun so far: a past year all twelve, the current year to this month, a future year none', () => {
+    const now = at('2026-04-15T12:00:00+08:00');
+    expect(monthsOfRun({ year: 2025 }, now)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(monthsOfRun({ year: 2026 }, now)).toEqual([1, 2, 3, 4]);
+    expect(monthsOfRun({ year: 2026, month: null, months: [] }, now)).toEqual([1, 2, 3, 4]);
+    expect(monthsOfRun({ year: 2027 }, now)).toEqual([]);
+  });
+
+  it('finds the current month and year in the service time zone, not UTC', () => {
+    // 2026-03-31 16:30 UTC is already 1 April in the service zone.
+    expect(monthsOfRun({ year: 2026 }, at('2026-03-31T16:30:00Z'))).toEqual([1, 2, 3, 4]);
+    expect(monthsOfRun({ year: 2026 }, at('2026-03-31T15:59:59Z'))).toEqual([1, 2, 3]);
+    // New Year in the service zone while UTC is still in December: 2026 is past, 2027 has January.
+    expect(monthsOfRun({ year: 2026 }, at('2026-12-31T16:00:00Z'))).toHaveLength(12);
+    expect(monthsOfRun({ year: 2027 }, at('2026-12-31T16:00:00Z'))).toEqual([1]);
+    expect(monthsOfRun({ year: 2026 }, at('2026-12-31T15:59:59Z'))).toHaveLength(12);
+    expect(monthsOfRun({ year: 2027 }, at('2026-12-31T15:59:59Z'))).toEqual([]);
   });
 });

@@ -52,7 +52,7 @@ describe('rejection matrix', () => {
   });
   itRefusesWhatStaffOperationsRefuse(() => t, {
     path: `${P}/queryEstimationCardCalcDetailPage`, permission: 'estimation:read', validBody: () => period,
-    badInputs: [{ body: () => ({ ...period, pageSize: 201 }), field: 'pageSize' }, { body: () => ({ estimationPeriod: PERIOD }), field: 'cardModelId' }],
+    badInputs: [{ body: () => ({ ...period, pageSize: 'ten' }), field: 'pageSize' }, { body: () => ({ estimationPeriod: PERIOD }), field: 'cardModelId' }],
   });
   itRefusesWhatStaffOperationsRefuse(() => t, {
     path: `${P}/queryEstimationCardCheckCalcDetailPage`, permission: 'estimation:read', validBody: () => ({ ...period, id: 1 }),
@@ -118,19 +118,45 @@ describe('calcEstimationCard', () => {
     expect(unknown.body.errcode).toBe(404);
   });
 
-  it('answers "run the calculation again" once the cached result is gone, or for a period never calculated', async () => {
+  it('answers an empty page from the calc-detail pages once the cached result is gone or for a period never calculated; get and submit answer "run the calculation again"', async () => {
     const info = await ok('calcEstimationCard', { ...calcBody(), estimationPeriod: ['2026-03-01', '2026-03-31'] });
     const q = { cardModelId: w.model, estimationPeriod: ['2026-03-01', '2026-03-31'] };
-    expect((await ok('queryEstimationCardCalcDetailPage', q)).total).toBe(6);
+    const held = await ok('queryEstimationCardCalcDetailPage', q);
+    expect(held.total).toBe(6);
+    const heldId = held.list[0].id;
+    expect((await ok('queryEstimationCardCheckCalcDetailPage', { ...q, id: heldId })).total).toBeGreaterThan(0);
     await t.store.del(`estimation:calc:${info.id}`);
-    const gone = await t.post(`${P}/queryEstimationCardCalcDetailPage`, q, platform.token);
+    // Spec A 4.4 rule 2: data only while the cache entry exists, so nothing held is an empty page, not a refusal.
+    const empty = { errcode: 0, errmsg: 'success', data: { list: [], total: 0 } };
+    expect((await t.post(`${P}/queryEstimationCardCalcDetailPage`, q, platform.token)).body).toEqual(empty);
+    expect((await t.post(`${P}/queryEstimationCardCalcDetailPage`, { ...q, pageNum: 3, pageSize: 5 }, platform.token)).body).toEqual(empty);
+    expect((await t.post(`${P}/queryEstimationCardCheckCalcDetailPage`, { ...q, id: heldId }, platform.token)).body).toEqual(empty);
+    expect((await t.post(`${P}/queryEstimationCardCheckCalcDetailPage`, { ...q, id: 1 }, platform.token)).body).toEqual(empty);
+    // getEstimationCard and submitEstimationCard of a calculation no longer held keep the expiry code.
+    const gone = await t.post(`${P}/getEstimationCard`, { id: info.id }, platform.token);
     expect(gone.body.errcode).toBe(1_005_000_001);
     expect(gone.body.errmsg).toMatch(/run the calculation again/);
-    expect((await t.post(`${P}/queryEstimationCardCheckCalcDetailPage`, { ...q, id: 1 }, platform.token)).body.errcode).toBe(1_005_000_001);
-    expect((await t.post(`${P}/getEstimationCard`, { id: info.id }, platform.token)).body.errcode).toBe(1_005_000_001);
     expect((await t.post(`${P}/submitEstimationCard`, { id: info.id }, platform.token)).body.errcode).toBe(1_005_000_001);
-    const never = await t.post(`${P}/queryEstimationCardCalcDetailPage`, { cardModelId: w.model, estimationPeriod: ['2025-01-01', '2025-01-02'] }, platform.token);
-    expect(never.body.errcode).toBe(1_005_000_001);
+    // A period never calculated, and a card model that does not exist: nothing held either.
+    const never = { cardModelId: w.model, estimationPeriod: ['2025-01-01', '2025-01-02'] };
+    expect((await t.post(`${P}/queryEstimationCardCalcDetailPage`, never, platform.token)).body).toEqual(empty);
+    expect((await t.post(`${P}/queryEstimationCardCheckCalcDetailPage`, { ...never, id: heldId }, platform.token)).body).toEqual(empty);
+    expect((await t.post(`${P}/queryEstimationCardCalcDetailPage`, { ...never, cardModelId: 999_999_999 }, platform.token)).body).toEqual(empty);
+    // The period is still validated, and the pages stay platform-only.
+    expect((await t.post(`${P}/queryEstimationCardCalcDetailPage`, { ...never, estimationPeriod: ['2025-01-02', '2025-01-01'] }, platform.token)).body.errcode).toBe(400);
+    expect((await t.post(`${P}/queryEstimationCardCheckCalcDetailPage`, { ...never, id: 1 }, merchantA.token)).body.errcode).toBe(403);
+  });
+
+  it('answers an empty page once the latest-calculation key alone has expired', async () => {
+    const period = ['2026-03-02', '2026-03-30'];
+    await ok('calcEstimationCard', { ...calcBody(), estimationPeriod: period });
+    const q = { cardModelId: w.model, estimationPeriod: period };
+    expect((await ok('queryEstimationCardCalcDetailPage', q)).total).toBe(6);
+    // The (card model, period) → latest calculation key, periods in whole seconds of the service zone.
+    const start = new Date(2026, 2, 2).getTime() / 1000;
+    const end = Math.floor(new Date(2026, 2, 30, 23, 59, 59, 999).getTime() / 1000);
+    await t.store.del(`estimation:latest:${w.model}:${start}:${end}`);
+    expect((await t.post(`${P}/queryEstimationCardCalcDetailPage`, q, platform.token)).body).toEqual({ errcode: 0, errmsg: 'success', data: { list: [], total: 0 } });
   });
 
   it('serves a calculation held by one instance from another (its own store connection under Redis)', async () => {

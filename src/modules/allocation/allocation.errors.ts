@@ -1,14 +1,13 @@
-import { AppError, badRequest, forbidden, notFound } from '../../platform/errors.js';
+import { AppError, badRequest, errcodes, forbidden, notFound } from '../../platform/errors.js';
 
 /**
  * The allocation module's refusals: common codes (DESIGN.md §6) with plain messages, and one code of
  * its range 1_004_000_000 (docs/errors.md) for a total the service cannot hold exactly.
  */
-export const AllocationError = {
-  TOTAL_TOO_LARGE: 1_004_000_001,
-} as const;
+export const AllocationError = errcodes({
+  TOTAL_TOO_LARGE: [1_004_000_001, "a month's allocatable total of a card model is larger than 2^53 - 1 cents"],
+});
 
-export const monthRequired = () => badRequest('month or months is required');
 export const fixedAmountRequired = () => badRequest('fixedAmount is required when calcMode is fixed');
 export const unknownCardModels = (ids: number[]) => badRequest(`cardModelIds is invalid: no card model ${ids.join(', ')}`);
 export const notAllocationEnabled = (ids: number[]) =>

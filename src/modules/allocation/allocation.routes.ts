@@ -8,6 +8,7 @@ import {
 } from './allocation.schemas.js';
 import type { BatchService } from './batch.service.js';
 import type { CalcService } from './calc.service.js';
+import { XLSX_FILE } from '../../platform/export/xlsx-export.js';
 
 const tags = ['allocation'];
 const staff = { kinds: ['admin' as const] };
@@ -17,20 +18,29 @@ const EXECUTE = 'allocation:execute';
 const DELETE = 'allocation:delete';
 const P = '/distributeAmount';
 
+/** Which months a run covers (spec A 2.5: only `year` is required), for the OpenAPI document. */
+const MONTHS_OF_A_RUN = [
+  'Only `year` is required (2020–2099). `months` wins over `month` (duplicates removed, sorted; `months: []` counts as absent).',
+  'With neither, a run covers the months of `year` that have begun in the service time zone when the request arrives: all',
+  'twelve for a past year; January up to and including the current month for the current year (the current month as far',
+  'as it has gone; run it again later); none for a future year, answered as an empty list (executeCalc saves nothing).',
+  'An explicit `month` or `months` is computed as asked. Empty `cardModelIds`: every card model taking part in allocation.',
+].join(' ');
+
 /** Spec A 4.3, channel M. */
 export function allocationRoutes(calc: CalcService, batches: BatchService): RouteSpec[] {
   return [
     defineRoute({
       method: 'POST', path: `${P}/executeCalc`, channels: ['manage'], auth: staff, permission: EXECUTE,
       operation: [MODULE, '执行分配计算'],
-      summary: 'Calculate and save the allocation of each month and card model, replacing what the scope held (platform users)', tags,
-      body: DistributeAmountCalcRequest, response: Type.Array(DistributeBatch),
+      summary: 'Calculate and save the allocation of each month and card model, replacing what the scope held; year alone: its months begun so far (platform users)', tags,
+      description: MONTHS_OF_A_RUN, body: DistributeAmountCalcRequest, response: Type.Array(DistributeBatch),
       handler: (ctx, { body }) => calc.execute(authed(ctx), body),
     }),
     defineRoute({
       method: 'POST', path: `${P}/previewCalc`, channels: ['manage'], auth: staff, permission: EXECUTE,
-      summary: 'The allocation executeCalc would save, one element per month and card model; nothing is saved (platform users)', tags,
-      body: DistributeAmountCalcRequest, response: Type.Array(PreviewItem),
+      summary: 'The allocation executeCalc would save, one element per month and card model; year alone: its months begun so far; nothing is saved (platform users)', tags,
+      description: MONTHS_OF_A_RUN, body: DistributeAmountCalcRequest, response: Type.Array(PreviewItem),
       handler: (ctx, { body }) => calc.preview(authed(ctx), body),
     }),
     defineRoute({
@@ -60,7 +70,7 @@ export function allocationRoutes(calc: CalcService, batches: BatchService): Rout
     defineRoute({
       method: 'ANY', path: `${P}/exportDistributeDetail`, channels: ['manage'], auth: staff, permission: READ,
       summary: 'A batch\'s details as a streamed .xlsx with a total row; a platform user\'s complete export marks the batch exported (3)', tags,
-      body: ExportDistributeDetailRequest, response: 'file',
+      body: ExportDistributeDetailRequest, response: 'file', file: XLSX_FILE,
       handler: (ctx, { body }) => batches.exportDetails(authed(ctx), body.batchId),
     }),
   ];

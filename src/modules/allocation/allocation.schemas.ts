@@ -7,13 +7,13 @@ export const MAX_FIXED_AMOUNT = 100_000_000;
 
 export const DistributeAmountCalcRequest = Type.Object({
   year: Type.Integer({ minimum: 2020, maximum: 2099, description: 'the year of the months to allocate' }),
-  month: Opt(Month),
-  months: Opt(Type.Array(Month, { maxItems: 12, description: 'several months in one call; takes priority over month' })),
+  month: Opt(Type.Integer({ minimum: 1, maximum: 12, description: 'the month to allocate; with neither month nor months: every month of the year begun so far in the service time zone (a past year all twelve, the current year January to the current month, a future year none)' })),
+  months: Opt(Type.Array(Month, { maxItems: 12, description: 'several months in one call; takes priority over month (empty: as if absent)' })),
   cardModelIds: Opt(Type.Array(Id, { maxItems: 100, description: 'card models to allocate; empty or absent: every allocation-enabled model' })),
   ratio: Opt(Type.Integer({ minimum: 0, maximum: 100, default: 80, description: 'ratio mode: percent of the amortised card price allocated (default 80)' })),
   calcMode: Opt(Type.Union([Type.Literal('ratio'), Type.Literal('fixed')], { description: 'ratio (default) or fixed' })),
   fixedAmount: Opt(Type.Integer({ minimum: 0, maximum: MAX_FIXED_AMOUNT, description: 'fixed mode (required there): cents per valid user per month' })),
-});
+}, { title: 'DistributeAmountCalcRequest' });
 export type CalcRequest = Static<typeof DistributeAmountCalcRequest>;
 
 const dateTime = (description: string) => Nullable(Type.String({ description: `${description}, YYYY-MM-DD HH:mm:ss` }));
@@ -42,7 +42,7 @@ export const DistributeBatch = Type.Object({
   createdTime: dateTime('created'),
   updatedBy: Nullable(Type.Integer()),
   updatedTime: dateTime('last updated'),
-});
+}, { title: 'DistributeBatch' });
 export type DistributeBatch = Static<typeof DistributeBatch>;
 
 /** The detail of one park in a batch (spec A 4.3 "not shown"; fields as the issue designs them). */
@@ -57,7 +57,7 @@ export const DistributeDetail = Type.Object({
   checkNum: Type.Integer({ description: 'sum of consume_num of the model\'s checks there in the month' }),
   distributePercent: Type.Number({ description: 'percent of the scope\'s checks, four decimals' }),
   distributeAmount: Type.Integer({ description: 'cents' }),
-});
+}, { title: 'DistributeDetail' });
 export type DistributeDetail = Static<typeof DistributeDetail>;
 
 /** One element of previewCalc's list: one (month, card model), nothing saved. */
@@ -67,7 +67,7 @@ export const PreviewDetail = Type.Object({
   checkNum: Type.Integer(),
   distributePercent: Type.Number(),
   distributeAmount: Type.Integer({ description: 'cents' }),
-});
+}, { title: 'PreviewDetail' });
 export const PreviewItem = Type.Object({
   year: Type.Integer(),
   month: Type.Integer(),
@@ -82,7 +82,7 @@ export const PreviewItem = Type.Object({
   calcMode: Type.String(),
   fixedAmount: Nullable(Type.Integer()),
   details: Type.Array(PreviewDetail),
-});
+}, { title: 'PreviewItem' });
 export type PreviewItem = Static<typeof PreviewItem>;
 
 export const DistributeBatchPageRequest = Type.Object({
@@ -91,14 +91,14 @@ export const DistributeBatchPageRequest = Type.Object({
   month: Opt(Month),
   quarter: Opt(Type.Integer({ minimum: 1, maximum: 4 })),
   cardModelName: Opt(Type.String({ maxLength: 128, description: 'found within the card model name' })),
-});
+}, { title: 'DistributeBatchPageRequest' });
 export type BatchPageQuery = Static<typeof DistributeBatchPageRequest>;
 
 export const DistributeDetailPageRequest = Type.Object({
   ...PageFields,
   batchId: Id,
   keywords: Opt(Keywords),
-});
+}, { title: 'DistributeDetailPageRequest' });
 export type DetailPageQuery = Static<typeof DistributeDetailPageRequest>;
 
-export const ExportDistributeDetailRequest = Type.Object({ batchId: Id });
+export const ExportDistributeDetailRequest = Type.Object({ batchId: Id }, { title: 'ExportDistributeDetailRequest' });

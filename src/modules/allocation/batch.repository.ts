@@ -12,7 +12,6 @@ import type { ScopeResult } from './calculation.js';
 /** Batches, their details and the deferred-revenue ledger (DOMAIN.md §1, §2). */
 
 export const BATCH_SCOPE_INDEX = 'distribute_batch_scope_uq';
-const INSERT_CHUNK = 1000;
 
 export function toBatch(r: Selectable<DistributeBatchTable>): DistributeBatch {
   return {
@@ -126,60 +125,94 @@ export async function detailsAfter(db: Executor, batchId: number, scope: Scope, 
   }));
 }
 
+/** The scopes of one run: every (month, card model) of `months` × `cardModelIds` in `year`. */
+export interface RunScopes {
+  year: number;
+  months: readonly number[];
+  cardModelIds: readonly number[];
+}
+
 /**
- * Removes what a scope holds: its living batches become deleted (kept for the record), their details
- * and the scope's ledger row go. Answers the ids of the batches removed.
+ * Removes what the run's scopes hold, in three statements whatever their number: their living batches
+ * become deleted (kept for the record), their details and ledger rows go. Answers the removed batch ids.
  */
-export async function clearScope(db: Executor, s: { year: number; month: number; cardModelId: number }, by: number): Promise<number[]> {
+export async function clearScopes(db: Executor, s: RunScopes, by: number): Promise<number[]> {
+  if (s.months.length === 0 || s.cardModelIds.length === 0) return [];
   const removed = await db
     .updateTable('distribute_batch')
     .set({ is_deleted: true, updated_by: by, updated_at: new Date() })
     .where('year', '=', s.year)
-    .where('month', '=', s.month)
-    .where('card_model_id', '=', s.cardModelId)
+    .where('month', 'in', [...s.months])
+    .where('card_model_id', 'in', [...s.cardModelIds])
     .where('is_deleted', '=', false)
     .returning('id')
     .execute();
   const ids = removed.map((r) => r.id);
-  if (ids.length) await db.deleteFrom('distribute_detail').where('batch_id', 'in', ids).execute();
-  await db.deleteFrom('deferred_revenue_ledger').where('year', '=', s.year).where('month', '=', s.month).where('card_model_id', '=', s.cardModelId).execute();
+  if (ids.length) await db.deleteFrom('distribute_detail').where(sql<SqlBool>`batch_id = any (${ids}::bigint[])`).execute();
+  await db
+    .deleteFrom('deferred_revenue_ledger')
+    .where('year', '=', s.year)
+    .where('month', 'in', [...s.months])
+    .where('card_model_id', 'in', [...s.cardModelIds])
+    .execute();
   return ids;
 }
 
-/** Inserts the batch of a calculated scope, its details and its ledger row. */
-export async function insertScope(db: Executor, r: ScopeResult, run: { batchNo: string; execTime: Date; execBy: number }): Promise<DistributeBatch> {
-  const batch = await db
-    .insertInto('distribute_batch')
-    .values({
-      batch_no: run.batchNo, year: r.year, month: r.month, quarter: r.quarter,
-      card_model_id: r.cardModelId, card_model_name: r.cardModelName, card_model_price: r.cardModelPrice,
-      valid_user_count: r.validUserCount, total_distribute_amount: r.totalDistributeAmount, park_count: r.parkCount,
-      status: 1, exec_time: run.execTime, exec_by: run.execBy, ratio: r.ratio, calc_mode: r.calcMode, fixed_amount: r.fixedAmount,
-      created_by: run.execBy, updated_by: run.execBy,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  for (let i = 0; i < r.details.length; i += INSERT_CHUNK) {
-    await db
-      .insertInto('distribute_detail')
-      .values(r.details.slice(i, i + INSERT_CHUNK).map((d) => ({
-        batch_id: batch.id, year: r.year, month: r.month, card_model_id: r.cardModelId,
-        park_id: d.parkId, park_name: d.parkName, merchant_id: d.merchantId, shop_id: d.shopId,
-        check_num: d.checkNum, distribute_percent: d.distributePercent, distribute_amount: d.distributeAmount,
-        created_by: run.execBy, updated_by: run.execBy,
-      })))
-      .execute();
+const scopeKey = (year: number, month: number, cardModelId: number) => `${year}-${month}-${cardModelId}`;
+
+/**
+ * Inserts the batches of calculated scopes, their details and ledger rows: three statements whatever
+ * their number, each row set passed as one array per column (a year of many card models costs what one
+ * scope did). Answers the batches in the order of `results`, each found by its scope, which the scope
+ * index keeps unique among living batches.
+ */
+export async function insertScopes(
+  db: Executor,
+  results: readonly ScopeResult[],
+  run: { batchNo: (r: ScopeResult) => string; execTime: Date; execBy: number },
+): Promise<DistributeBatch[]> {
+  if (results.length === 0) return [];
+  const col = <T>(f: (r: ScopeResult) => T) => results.map(f);
+  const inserted = await sql<Selectable<DistributeBatchTable>>`
+    insert into distribute_batch (batch_no, year, month, quarter, card_model_id, card_model_name, card_model_price,
+      valid_user_count, total_distribute_amount, park_count, status, exec_time, exec_by, ratio, calc_mode, fixed_amount, created_by, updated_by)
+    select b.batch_no, b.year, b.month, b.quarter, b.card_model_id, b.card_model_name, b.card_model_price,
+      b.valid_user_count, b.total_distribute_amount, b.park_count, 1, ${run.execTime}, ${run.execBy}, b.ratio, b.calc_mode, b.fixed_amount, ${run.execBy}, ${run.execBy}
+    from unnest(${col(run.batchNo)}::varchar[], ${col((r) => r.year)}::int[], ${col((r) => r.month)}::int[], ${col((r) => r.quarter)}::int[],
+      ${col((r) => r.cardModelId)}::bigint[], ${col((r) => r.cardModelName)}::varchar[], ${col((r) => r.cardModelPrice)}::int[],
+      ${col((r) => r.validUserCount)}::int[], ${col((r) => r.totalDistributeAmount)}::bigint[], ${col((r) => r.parkCount)}::int[],
+      ${col((r) => r.ratio)}::int[], ${col((r) => r.calcMode)}::varchar[], ${col((r) => r.fixedAmount)}::bigint[])
+      as b(batch_no, year, month, quarter, card_model_id, card_model_name, card_model_price, valid_user_count, total_distribute_amount, park_count, ratio, calc_mode, fixed_amount)
+    returning *`.execute(db);
+  const byScope = new Map(inserted.rows.map((row) => [scopeKey(row.year, row.month, Number(row.card_model_id)), row]));
+  const batches = results.map((r) => {
+    const row = byScope.get(scopeKey(r.year, r.month, r.cardModelId));
+    if (!row) throw new Error(`the batch of ${scopeKey(r.year, r.month, r.cardModelId)} was not inserted`);
+    return row;
+  });
+
+  const details = results.flatMap((r, i) => r.details.map((d) => ({ r, d, batchId: batches[i].id })));
+  if (details.length) {
+    const dcol = <T>(f: (x: (typeof details)[number]) => T) => details.map(f);
+    await sql`
+      insert into distribute_detail (batch_id, year, month, card_model_id, park_id, park_name, merchant_id, shop_id,
+        check_num, distribute_percent, distribute_amount, created_by, updated_by)
+      select d.batch_id, d.year, d.month, d.card_model_id, d.park_id, d.park_name, d.merchant_id, d.shop_id,
+        d.check_num, d.distribute_percent, d.distribute_amount, ${run.execBy}, ${run.execBy}
+      from unnest(${dcol((x) => x.batchId)}::bigint[], ${dcol((x) => x.r.year)}::int[], ${dcol((x) => x.r.month)}::int[],
+        ${dcol((x) => x.r.cardModelId)}::bigint[], ${dcol((x) => x.d.parkId)}::bigint[], ${dcol((x) => x.d.parkName)}::varchar[],
+        ${dcol((x) => x.d.merchantId)}::bigint[], ${dcol((x) => x.d.shopId)}::bigint[], ${dcol((x) => x.d.checkNum)}::bigint[],
+        ${dcol((x) => x.d.distributePercent)}::numeric[], ${dcol((x) => x.d.distributeAmount)}::bigint[])
+        as d(batch_id, year, month, card_model_id, park_id, park_name, merchant_id, shop_id, check_num, distribute_percent, distribute_amount)`.execute(db);
   }
-  const distributed = r.details.reduce((sum, d) => sum + d.distributeAmount, 0);
-  await db
-    .insertInto('deferred_revenue_ledger')
-    .values({
-      year: r.year, month: r.month, card_model_id: r.cardModelId, batch_id: batch.id,
-      recognised_amount: r.totalDistributeAmount, distributed_amount: distributed,
-      created_by: run.execBy, updated_by: run.execBy,
-    })
-    .execute();
-  return toBatch(batch);
+
+  await sql`
+    insert into deferred_revenue_ledger (year, month, card_model_id, batch_id, recognised_amount, distributed_amount, created_by, updated_by)
+    select l.year, l.month, l.card_model_id, l.batch_id, l.recognised_amount, l.distributed_amount, ${run.execBy}, ${run.execBy}
+    from unnest(${col((r) => r.year)}::int[], ${col((r) => r.month)}::int[], ${col((r) => r.cardModelId)}::bigint[], ${batches.map((b) => b.id)}::bigint[],
+      ${col((r) => r.totalDistributeAmount)}::bigint[], ${col((r) => r.details.reduce((sum, d) => sum + d.distributeAmount, 0))}::bigint[])
+      as l(year, month, card_model_id, batch_id, recognised_amount, distributed_amount)`.execute(db);
+  return batches.map(toBatch);
 }
 
 /** Marks one batch deleted and removes its details and its month's ledger row for its card model. */

@@ -2,14 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { scopeOf } from '../../platform/auth/permissions.js';
 import type { Db } from '../../platform/db/database.js';
 import { isUniqueViolation } from '../../platform/db/pg-errors.js';
-import { advisoryLock, loggedTransaction } from '../../platform/db/transaction.js';
+import { advisoryLocks, loggedTransaction } from '../../platform/db/transaction.js';
 import { conflict } from '../../platform/errors.js';
 import type { AuthedContext } from '../../platform/http/context.js';
-import { fixedAmountRequired, monthRequired, notAllocationEnabled, platformOnly, totalTooLarge, unknownCardModels } from './allocation.errors.js';
+import { fixedAmountRequired, notAllocationEnabled, platformOnly, totalTooLarge, unknownCardModels } from './allocation.errors.js';
 import type { CalcRequest, DistributeBatch, PreviewItem } from './allocation.schemas.js';
 import * as batches from './batch.repository.js';
 import * as calc from './calc.repository.js';
-import { allocateScope, type CalcSettings, type ScopeResult } from './calculation.js';
+import { allocateScope, monthsOfRun, type CalcSettings, type ScopeResult } from './calculation.js';
 
 const DEFAULT_RATIO = 80;
 
@@ -33,8 +33,9 @@ function settingsOf(req: CalcRequest): CalcSettings {
   return { calcMode: 'ratio', ratio: req.ratio ?? DEFAULT_RATIO, fixedAmount: null };
 }
 
-/** The operation-log business id: the new batch ids, within the column's 64 characters. */
-function batchIds(list: DistributeBatch[]): string {
+/** The operation-log business id: the new batch ids, within the column's 64 characters (none: no id). */
+function batchIds(list: DistributeBatch[]): string | null {
+  if (list.length === 0) return null;
   const text = list.map((b) => b.id).join(',');
   return text.length <= 64 ? text : `${text.slice(0, text.lastIndexOf(',', 60))},…`;
 }
@@ -43,12 +44,13 @@ function batchIds(list: DistributeBatch[]): string {
  * executeCalc and previewCalc (spec A 4.3, DOMAIN.md §2). Both compute a month's scopes the same way
  * (`computeMonth`): two aggregates in the database and the split in integer cents.
  */
-export function createCalcService(deps: { db: Db }) {
+export function createCalcService(deps: { db: Db; now?: () => Date }) {
   const { db } = deps;
+  const now = deps.now ?? (() => new Date());
 
+  /** Validates the whole request even when it covers no month (a future year), then resolves it. */
   async function plan(req: CalcRequest): Promise<CalcPlan> {
-    const months = req.months?.length ? [...new Set(req.months)].sort((a, b) => a - b) : req.month != null ? [req.month] : null;
-    if (!months) throw monthRequired();
+    const months = monthsOfRun(req, now());
     const settings = settingsOf(req);
     const ids = req.cardModelIds?.length ? [...new Set(req.cardModelIds)] : null;
     const models = await calc.findCardModels(db, ids);
@@ -108,19 +110,18 @@ export function createCalcService(deps: { db: Db }) {
       const p = await plan(req);
       const results: ScopeResult[] = [];
       for (const month of p.months) results.push(...(await computeMonth(p.year, month, p.models, p.settings)));
+      const cardModelIds = p.models.map((m) => m.id);
       try {
         return await loggedTransaction(db, ctx, async (trx) => {
-          for (const month of p.months) {
-            for (const model of p.models) await advisoryLock(trx, 'allocation-scope', `${p.year}-${month}-${model.id}`);
-          }
-          const execTime = new Date();
-          const created: DistributeBatch[] = [];
-          for (const r of results) {
-            await batches.clearScope(trx, { year: r.year, month: r.month, cardModelId: r.cardModelId }, ctx.account.id);
-            const batchNo = `DA${r.year}${String(r.month).padStart(2, '0')}-${r.cardModelId}-${randomBytes(4).toString('hex')}`;
-            created.push(await batches.insertScope(trx, r, { batchNo, execTime, execBy: ctx.account.id }));
-          }
-          return created;
+          // One statement, keys in sorted order (the same for every run, so overlapping runs cannot
+          // deadlock); deleteDistributeBatch takes the same key of its one scope.
+          await advisoryLocks(trx, 'allocation-scope', p.months.flatMap((month) => cardModelIds.map((id) => `${p.year}-${month}-${id}`)));
+          await batches.clearScopes(trx, { year: p.year, months: p.months, cardModelIds }, ctx.account.id);
+          return batches.insertScopes(trx, results, {
+            batchNo: (r) => `DA${r.year}${String(r.month).padStart(2, '0')}-${r.cardModelId}-${randomBytes(4).toString('hex')}`,
+            execTime: new Date(),
+            execBy: ctx.account.id,
+          });
         }, batchIds);
       } catch (err) {
         // Only a writer that bypassed the scope lock can get here; the index kept one batch per scope.

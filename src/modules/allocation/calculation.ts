@@ -35,6 +35,20 @@ export interface ScopeResult {
 export const quarterOf = (month: number) => Math.ceil(month / 3);
 
 /**
+ * The months a run covers (spec A 2.5, docs/decisions.md): `months` (deduplicated, ascending) wins over
+ * `month`; with neither, the months of `year` that have begun at `now` in the service time zone (the
+ * process TZ): all twelve of a past year, January to the current month of the current year, none of a
+ * future year (nothing of it can be allocated yet, so the run is empty rather than refused).
+ */
+export function monthsOfRun(req: { year: number; month?: number | null; months?: number[] | null }, now: Date): number[] {
+  if (req.months?.length) return [...new Set(req.months)].sort((a, b) => a - b);
+  if (req.month != null) return [req.month];
+  const thisYear = now.getFullYear();
+  const last = req.year < thisYear ? 12 : req.year === thisYear ? now.getMonth() + 1 : 0;
+  return Array.from({ length: last }, (_, i) => i + 1);
+}
+
+/**
  * ratio: ⌊validUserCount × price × ratio ÷ (100 × validity months)⌋; fixed: validUserCount × fixedAmount.
  * Integer cents, in BigInt so no product is rounded on the way.
  */

@@ -1,9 +1,9 @@
-import { AppError, conflict, forbidden, notFound } from '../../platform/errors.js';
+import { AppError, conflict, errcodes, forbidden, notFound } from '../../platform/errors.js';
 
 /** The estimation module's refusals (docs/errors.md, range 1_005_000_000). */
-export const EstimationError = {
-  EXPIRED: 1_005_000_001,
-} as const;
+export const EstimationError = errcodes({
+  EXPIRED: [1_005_000_001, 'the estimation has expired or was never calculated (results are kept 2 hours): run the calculation again'],
+});
 
 export const estimationExpired = () =>
   new AppError(EstimationError.EXPIRED, 'the estimation has expired or was never calculated (results are kept 2 hours): run the calculation again');

@@ -39,13 +39,13 @@ export function estimationRoutes(svc: EstimationService): RouteSpec[] {
     }),
     defineRoute({
       method: 'POST', path: `${P}/queryEstimationCardCalcDetailPage`, channels: ['manage'], auth: staff, permission: READ,
-      summary: 'A page of the details of the latest calculation of the card model and period (while it is held)', tags,
+      summary: 'A page of the details of the latest calculation of the card model and period while it is held (2 hours); an empty page when none is held', tags,
       body: EstimationCardCalcDetailQueryRequest, response: PageInfo(DetailResponse),
       handler: (ctx, { body }) => svc.calcDetailPage(authed(ctx), body),
     }),
     defineRoute({
       method: 'POST', path: `${P}/queryEstimationCardCheckCalcDetailPage`, channels: ['manage'], auth: staff, permission: READ,
-      summary: 'A page of the check records behind a detail (virtual id) of the latest calculation', tags,
+      summary: 'A page of the check records behind a detail (virtual id) of the latest calculation; an empty page when none is held, 404 for an id not in it', tags,
       body: EstimationCardCheckCalcDetailQueryRequest, response: PageInfo(CheckDetailResponse),
       handler: (ctx, { body }) => svc.checkCalcDetailPage(authed(ctx), body),
     }),

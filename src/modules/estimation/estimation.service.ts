@@ -51,6 +51,8 @@ const detailKey = (detailId: number) => `estimation:detail:${detailId}`;
  */
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 const latestKey = (cardModelId: number, r: DateRange) => `estimation:latest:${cardModelId}:${seconds(r.start)}:${seconds(r.end)}`;
+/** What a calc-detail page answers when no calculation is held. */
+const emptyPage = <T>(): Page<T> => ({ list: [], total: 0 });
 const total = (details: ResourceDetail[]) => details.reduce((s, d) => s + d.settlementAmountActual, 0);
 const checks = (details: ResourceDetail[]) => details.reduce((s, d) => s + d.checkNum, 0);
 
@@ -74,13 +76,11 @@ export function createEstimationService(deps: { db: Db; store: Store }) {
     return entry.details.every((d) => typeof d.id === 'number') ? entry : null;
   }
 
-  /** The latest calculation of the model and period, or the expired error. */
-  async function latest(cardModelId: number, period: string[]): Promise<CachedEstimation> {
+  /** The latest calculation of the model and period still held, or null. */
+  async function latest(cardModelId: number, period: string[]): Promise<CachedEstimation | null> {
     const range = parseDateRange('estimationPeriod', period, { required: true })!;
     const id = await store.get(latestKey(cardModelId, range));
-    const entry = id ? await cached(Number(id)) : null;
-    if (!entry) throw estimationExpired();
-    return entry;
+    return id ? cached(Number(id)) : null;
   }
 
   const infoOf = (e: CachedEstimation, estimationNo: string | null): EstimationInfo => ({
@@ -147,9 +147,14 @@ export function createEstimationService(deps: { db: Db; store: Store }) {
       return repo.countIssued(db, cardModelId, range);
     },
 
+    /**
+     * The calc-detail pages read the held result and answer data only while it exists (spec A 4.4
+     * rule 2, docs/errors.md): with nothing held for the (card model, period) they answer an empty page.
+     */
     async calcDetailPage(ctx: AuthedContext, q: CalcDetailQuery): Promise<Page<DetailResponse>> {
       assertPlatform(ctx);
       const e = await latest(q.cardModelId, q.estimationPeriod);
+      if (!e) return emptyPage();
       const { limit, offset } = pageWindow(q);
       return { list: e.details.slice(offset, offset + limit).map((d) => detailOf(e, d)), total: e.details.length };
     },
@@ -157,6 +162,8 @@ export function createEstimationService(deps: { db: Db; store: Store }) {
     async checkCalcDetailPage(ctx: AuthedContext, q: CheckCalcDetailQuery): Promise<Page<CheckDetail>> {
       assertPlatform(ctx);
       const e = await latest(q.cardModelId, q.estimationPeriod);
+      if (!e) return emptyPage();
+      // A calculation is held: an id outside it is a client error, not an expiry.
       const d = e.details.find((x) => x.id === q.id);
       if (!d) throw virtualDetailNotFound();
       return pageLiveChecks(db, { cardModelId: e.cardModelId, resourceId: d.resourceId, start: new Date(e.start), end: new Date(e.end), maxCheckId: e.maxCheckId }, null, q);
