@@ -50,10 +50,11 @@ describe('rejection matrix', () => {
   const validAdd = () => ({ checkerId: org.vA1, configType: 1, item: 'voice' });
   itRefusesWhatStaffOperationsRefuse(() => t, {
     path: `${P}/addCheckerConfig`, permission: 'checker:write', validBody: validAdd,
+    // Nothing is required (spec B 2.2 `{name}`): the "smallest requests" tests below add `{name}` and `{}`.
     badInputs: [
-      { body: () => ({ configType: 1, item: 'x' }), field: 'checkerId', rule: /checkerId is required/ },
-      { body: () => ({ checkerId: org.vA1, item: 'x' }), field: 'configType', rule: /configType is required/ },
-      { body: () => ({ checkerId: org.vA1, configType: 1 }), field: 'item', rule: /item is required/ },
+      { body: () => ({ ...validAdd(), checkerId: 0 }), field: 'checkerId' },
+      { body: () => ({ ...validAdd(), configType: 'one' }), field: 'configType' },
+      { body: () => ({ ...validAdd(), name: 'n'.repeat(65) }), field: 'name' },
       { body: () => ({ ...validAdd(), item: '   ' }), field: 'item' },
       { body: () => ({ ...validAdd(), item: 'x'.repeat(65) }), field: 'item' },
       { body: () => ({ ...validAdd(), value: 'v'.repeat(513) }), field: 'value' },
@@ -78,7 +79,7 @@ describe('rejection matrix', () => {
   });
   itRefusesWhatStaffOperationsRefuse(() => t, {
     path: `${P}/queryCheckerConfigPage`, permission: 'checker:read', validBody: () => ({}),
-    badInputs: [{ body: () => ({ pageSize: 201 }), field: 'pageSize', rule: /between 1 and 200/ }, { body: () => ({ checkerId: 0 }), field: 'checkerId' }],
+    badInputs: [{ body: () => ({ configType: 10_000 }), field: 'configType' }, { body: () => ({ checkerId: 0 }), field: 'checkerId' }],
   });
 });
 
@@ -90,12 +91,12 @@ describe('success', () => {
     expect(got.body).toEqual({
       errcode: 0, errmsg: 'success',
       data: {
-        id, checkerId: org.vA1, checkerName: 'Gate keeper A1', name: 'Voice', configType: 2, item: it1, value: 'on', remark: 'read names aloud',
+        id, checkerId: org.vA1, checkerName: 'Gate keeper A1', merchantId: org.merchantA, shopId: org.shopA1, name: 'Voice', configType: 2, item: it1, value: 'on', remark: 'read names aloud',
         isDeleted: false, createdTime: expect.stringMatching(/^\d{4}-\d{2}-\d{2} /), updatedTime: expect.stringMatching(/^\d{4}-/),
       },
     });
-    const stored = await t.db.selectFrom('checker_config').select(['merchant_id', 'created_by']).where('id', '=', id).executeTakeFirstOrThrow();
-    expect(stored).toEqual({ merchant_id: org.merchantA, created_by: shopA1.userId });
+    const stored = await t.db.selectFrom('checker_config').select(['merchant_id', 'shop_id', 'created_by']).where('id', '=', id).executeTakeFirstOrThrow();
+    expect(stored).toEqual({ merchant_id: org.merchantA, shop_id: org.shopA1, created_by: shopA1.userId });
 
     expect((await post('updateCheckerConfig', { id, value: 'off', remark: '' }, merchantA)).body).toEqual({ errcode: 0, errmsg: 'success' });
     const after = (await post('getCheckerConfig', { id }, platform)).body.data;
@@ -170,5 +171,151 @@ describe('scoping and conflicts', () => {
     const it2 = item();
     const answers = await Promise.all([1, 2, 3].map(() => post('addCheckerConfig', { checkerId: org.vA1, configType: 1, item: it2 }, merchantA)));
     expect(answers.map((a) => a.body.errcode).sort()).toEqual([0, 409, 409]);
+  });
+});
+
+/**
+ * The spec's smallest add request (B 2.2: `{name}`, nothing starred): a setting without a verifier is a
+ * default of the caller's shop, merchant or (platform) of every verifier. Fresh merchants here, and the
+ * platform's defaults deleted again, so the tests above see no defaults.
+ */
+describe('the spec\'s smallest requests: defaults without a verifier', () => {
+  let m: { merchant: number; shop1: number; shop2: number; other: number };
+  let staff: { merchant: StaffSession; shop1: StaffSession; other: StaffSession };
+  const row = (id: number) => t.db.selectFrom('checker_config')
+    .select(['checker_id', 'merchant_id', 'shop_id', 'item', 'name', 'config_type', 'value', 'created_by', 'is_deleted'])
+    .where('id', '=', id).executeTakeFirstOrThrow();
+  const lastId = async () => (await t.db.selectFrom('checker_config').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow()).id as number;
+  async function addDefault(who: StaffSession, body: Record<string, unknown>): Promise<number> {
+    const res = await post('addCheckerConfig', body, who);
+    expect(res.body, res.body.errmsg).toEqual({ errcode: 0, errmsg: 'success' });
+    return lastId();
+  }
+
+  beforeAll(async () => {
+    const merchant = await createMerchant(t.db);
+    m = { merchant, shop1: await createShop(t.db, { merchant_id: merchant }), shop2: await createShop(t.db, { merchant_id: merchant }), other: await createMerchant(t.db) };
+    staff = {
+      merchant: await staffSession(t, { kind: 'merchant', merchantId: m.merchant, permissions: ALL }),
+      shop1: await staffSession(t, { kind: 'shop', shopId: m.shop1, permissions: ALL }),
+      other: await staffSession(t, { kind: 'merchant', merchantId: m.other, permissions: ALL }),
+    };
+  });
+
+  it('accepts {name} from platform, merchant and shop users: item = the name, configType 0, owned by the caller\'s scope, logged', async () => {
+    const name = uniq('voice ').slice(0, 40);
+    const byPlatform = await addDefault(platform, { name });
+    const byMerchant = await addDefault(staff.merchant, { name });
+    const byShop = await addDefault(staff.shop1, { name: ` ${name} ` });
+    try {
+      const base = { checker_id: null, item: name, name, config_type: 0, value: null, is_deleted: false };
+      expect(await row(byPlatform)).toEqual({ ...base, merchant_id: null, shop_id: null, created_by: platform.userId });
+      expect(await row(byMerchant)).toEqual({ ...base, merchant_id: m.merchant, shop_id: null, created_by: staff.merchant.userId });
+      expect(await row(byShop)).toEqual({ ...base, merchant_id: m.merchant, shop_id: m.shop1, created_by: staff.shop1.userId });
+      expect((await post('getCheckerConfig', { id: byShop }, staff.merchant)).body.data).toMatchObject({
+        id: byShop, checkerId: null, checkerName: null, merchantId: m.merchant, shopId: m.shop1, name, item: name, configType: 0,
+      });
+      const logs = await t.db.selectFrom('operate_log').select(['account_id', 'action', 'success']).where('module', '=', '核销员配置')
+        .where('biz_id', 'in', [String(byPlatform), String(byMerchant), String(byShop)]).orderBy('id').execute();
+      expect(logs).toEqual([platform, staff.merchant, staff.shop1].map((s) => ({ account_id: s.userId, action: '新增核销员配置', success: true })));
+    } finally {
+      await post('deleteCheckerConfig', { id: byPlatform }, platform);
+    }
+  });
+
+  it('accepts {} too: a default without an item (none is unique), shown as item ""', async () => {
+    const first = await addDefault(staff.merchant, {});
+    const second = await addDefault(staff.merchant, {});
+    expect(await row(first)).toMatchObject({ checker_id: null, merchant_id: m.merchant, shop_id: null, item: null, name: null, config_type: 0 });
+    expect(second).toBeGreaterThan(first);
+    expect((await post('getCheckerConfig', { id: first }, staff.merchant)).body.data).toMatchObject({ checkerId: null, item: '', name: null, configType: 0 });
+    // An item set later makes it a keyed default like any other.
+    expect((await post('updateCheckerConfig', { id: first, item: 'later', value: 'v' }, staff.merchant)).body.errcode).toBe(0);
+    expect(await row(first)).toMatchObject({ checker_id: null, merchant_id: m.merchant, item: 'later', value: 'v' });
+    for (const id of [first, second]) expect((await post('deleteCheckerConfig', { id }, staff.merchant)).body.errcode).toBe(0);
+  });
+
+  it('keeps one default per item and owner (409), beside the verifiers\' own settings of that item', async () => {
+    const name = uniq('dup ').slice(0, 40);
+    const first = await addDefault(staff.merchant, { name });
+    expect((await post('addCheckerConfig', { name }, staff.merchant)).body)
+      .toEqual({ errcode: 409, errmsg: `item "${name}" already has a default for the verifiers of this merchant` });
+    expect((await post('addCheckerConfig', { item: name, configType: 3 }, staff.merchant)).body.errcode).toBe(409);
+    expect((await post('addCheckerConfig', { name }, staff.shop1)).body.errcode).toBe(0);
+    expect((await post('addCheckerConfig', { name }, staff.shop1)).body)
+      .toEqual({ errcode: 409, errmsg: `item "${name}" already has a default for the verifiers of this shop` });
+    expect((await post('addCheckerConfig', { name }, staff.other)).body.errcode).toBe(0);
+    const v = await createChecker(t.db, { shop_id: m.shop1 });
+    expect((await post('addCheckerConfig', { checkerId: v.id, name }, staff.merchant)).body.errcode).toBe(0);
+    // Renaming another default onto the item is refused too; a deleted default frees it.
+    const other = await addDefault(staff.merchant, { name: uniq('other ').slice(0, 40) });
+    expect((await post('updateCheckerConfig', { id: other, item: name }, staff.merchant)).body.errcode).toBe(409);
+    await post('deleteCheckerConfig', { id: first }, staff.merchant);
+    expect((await post('updateCheckerConfig', { id: other, item: name }, staff.merchant)).body.errcode).toBe(0);
+    const platformName = uniq('p ').slice(0, 40);
+    const p = await addDefault(platform, { name: platformName });
+    try {
+      expect((await post('addCheckerConfig', { name: platformName }, platform)).body)
+        .toEqual({ errcode: 409, errmsg: `item "${platformName}" already has a default for every verifier` });
+    } finally {
+      await post('deleteCheckerConfig', { id: p }, platform);
+    }
+  });
+
+  it('scopes defaults: the merchant manages its shops\' defaults, a shop only its own, strangers none (403); lists filter', async () => {
+    const tag = uniq('scope').slice(0, 30);
+    const ofMerchant = await addDefault(staff.merchant, { name: `${tag} m`, value: tag });
+    const ofShop = await addDefault(staff.shop1, { name: `${tag} s`, value: tag });
+    const ofOther = await addDefault(staff.other, { name: `${tag} o`, value: tag });
+    for (const [path, body] of [['getCheckerConfig', { id: ofMerchant }], ['updateCheckerConfig', { id: ofMerchant, value: 'x' }], ['deleteCheckerConfig', { id: ofMerchant }]] as const) {
+      expect((await post(path, body, staff.shop1)).body, path).toEqual({ errcode: 403, errmsg: 'the record belongs to another shop' });
+      expect((await post(path, body, staff.other)).body, path).toEqual({ errcode: 403, errmsg: 'the record belongs to another merchant' });
+    }
+    expect((await post('updateCheckerConfig', { id: ofShop, remark: 'by the merchant' }, staff.merchant)).body.errcode).toBe(0);
+    const ids = async (who: StaffSession) => ((await post('queryCheckerConfigList', { keywords: tag }, who)).body.data as Array<{ id: number }>).map((c) => c.id);
+    expect(await ids(platform)).toEqual([ofOther, ofShop, ofMerchant]);
+    expect(await ids(staff.merchant)).toEqual([ofShop, ofMerchant]);
+    expect(await ids(staff.shop1)).toEqual([ofShop]);
+    expect(await ids(staff.other)).toEqual([ofOther]);
+    // Naming a verifier turns a default into that verifier's setting, within the caller's scope only.
+    const foreign = await createChecker(t.db, { merchant_id: m.other });
+    expect((await post('updateCheckerConfig', { id: ofShop, checkerId: foreign.id }, staff.merchant)).body.errcode).toBe(403);
+    const v = await createChecker(t.db, { shop_id: m.shop2 });
+    expect((await post('updateCheckerConfig', { id: ofShop, checkerId: v.id }, staff.merchant)).body.errcode).toBe(0);
+    expect(await row(ofShop)).toMatchObject({ checker_id: v.id, merchant_id: m.merchant, shop_id: m.shop2 });
+    expect(await ids(staff.shop1)).toEqual([]);
+  });
+
+  it('reaches the app at login: per item the verifier\'s own setting, else its shop\'s, its merchant\'s, the platform\'s default', async () => {
+    const k = (s: string) => uniq(s).slice(0, 40);
+    const items = { p: k('p_'), m: k('m_'), s: k('s_'), v: k('v_') };
+    const platformIds = [
+      await addDefault(platform, { item: items.p, value: 'platform' }),
+      await addDefault(platform, { item: items.m, value: 'platform' }),
+    ];
+    try {
+      await addDefault(staff.merchant, { item: items.m, value: 'merchant', configType: 2 });
+      await addDefault(staff.merchant, { item: items.s, value: 'merchant' });
+      await addDefault(staff.shop1, { item: items.s, value: 'shop' });
+      await addDefault(staff.shop1, { item: items.v, value: 'shop' });
+      const inShop1 = await createChecker(t.db, { shop_id: m.shop1 });
+      const inShop2 = await createChecker(t.db, { shop_id: m.shop2 });
+      const ofMerchant = await createChecker(t.db, { merchant_id: m.merchant });
+      const elsewhere = await createChecker(t.db, { merchant_id: m.other });
+      await addOk(staff.shop1, { checkerId: inShop1.id, configType: 5, item: items.v, value: 'own' });
+      const configs = async (v: { id: number; mobile: string; password: string }) => {
+        const login = await t.post('/app-api/auth/checkerLogin', { mobile: v.mobile, password: v.password });
+        expect(login.body.errcode, login.body.errmsg).toBe(0);
+        const list = login.body.data.configList as Array<{ checkerId: number; item: string; value: string; configType: number }>;
+        expect(list.every((c) => c.checkerId === v.id)).toBe(true);
+        return Object.fromEntries(list.filter((c) => Object.values(items).includes(c.item)).map((c) => [c.item, c.value]));
+      };
+      expect(await configs(inShop1)).toEqual({ [items.p]: 'platform', [items.m]: 'merchant', [items.s]: 'shop', [items.v]: 'own' });
+      expect(await configs(inShop2)).toEqual({ [items.p]: 'platform', [items.m]: 'merchant', [items.s]: 'merchant' });
+      expect(await configs(ofMerchant)).toEqual({ [items.p]: 'platform', [items.m]: 'merchant', [items.s]: 'merchant' });
+      expect(await configs(elsewhere)).toEqual({ [items.p]: 'platform', [items.m]: 'platform' });
+    } finally {
+      for (const id of platformIds) await post('deleteCheckerConfig', { id }, platform);
+    }
   });
 });

@@ -47,12 +47,12 @@ const get = (id: number, who: StaffSession) => t.post(`${P}/getMerchantContract`
 describe('rejection matrix', () => {
   itRefusesWhatStaffOperationsRefuse(() => t, {
     path: `${P}/addMerchantContract`, permission: 'contract:write', validBody: () => contract(),
+    // Nothing is required (spec B 2.6): `{}` is added below ("the spec's smallest request").
     badInputs: [
-      { body: () => ({ merchantA: String(o.lake), merchantB: String(o.bank) }), field: 'contractType', rule: /contractType is required/ },
-      { body: () => ({ contractType: 1, merchantB: String(o.bank) }), field: 'merchantA', rule: /merchantA is required/ },
-      { body: () => ({ contractType: 1, merchantA: String(o.lake) }), field: 'merchantB', rule: /merchantB is required/ },
       { body: () => contract({ contractType: 4 }), field: 'contractType', rule: /between 1 and 3/ },
       { body: () => contract({ merchantA: 'lake' }), field: 'merchantA' },
+      { body: () => contract({ merchantA: 0 }), field: 'merchantA' },
+      { body: () => contract({ merchantB: 1.5 }), field: 'merchantB' },
       { body: () => contract({ shopB: '-3' }), field: 'shopB' },
       { body: () => contract({ signTime: 'yesterday' }), field: 'signTime' },
       { body: () => contract({ beginDate: '2026-02-30' }), field: 'beginDate' },
@@ -76,7 +76,7 @@ describe('rejection matrix', () => {
   });
   itRefusesWhatStaffOperationsRefuse(() => t, {
     path: `${P}/queryMerchantContractPage`, permission: 'contract:read', validBody: () => ({}),
-    badInputs: [{ body: () => ({ pageSize: 0 }), field: 'pageSize' }],
+    badInputs: [{ body: () => ({ contractType: 9 }), field: 'contractType' }],
   });
 });
 
@@ -261,5 +261,75 @@ describe('lists', () => {
       .where('account_id', '=', lake.userId).where('biz_id', '=', String(c.id)).orderBy('id').execute();
     expect(rows.map((r) => r.action)).toEqual(['新增合同', '修改合同', '删除合同']);
     expect(rows.every((r) => r.module === '商户合同' && r.success)).toBe(true);
+  });
+});
+
+/**
+ * Spec B 2.6: MerchantContractAddRequest stars nothing, and types the parties as String. `{}` records a
+ * contract kept by the caller, contractType 1, party A the keeper, party B open until it is named.
+ */
+describe('the spec\'s smallest request', () => {
+  const stored = (id: number) => t.db.selectFrom('merchant_contract')
+    .select(['merchant_id', 'shop_id', 'contract_type', 'merchant_a', 'shop_a', 'merchant_b', 'shop_b', 'created_by']).where('id', '=', id).executeTakeFirstOrThrow();
+  const upd = (who: StaffSession, body: Record<string, unknown>) => t.post(`${P}/updateMerchantContract`, body, who.token).then((r) => r.body);
+
+  it('takes {} from a merchant user: kept by its merchant, party A its merchant, party B open; logged', async () => {
+    const c = await addOk(lake, {});
+    expect(c).toEqual({
+      id: expect.any(Number), merchantId: o.lake, shopId: null, contractType: 1, merchantA: String(o.lake), shopA: null, merchantB: null, shopB: null,
+      signTime: null, beginDate: null, endDate: null, merchantAName: names.lake, shopAName: null, merchantBName: null, shopBName: null, party: 1,
+    });
+    expect(await stored(c.id)).toEqual({
+      merchant_id: o.lake, shop_id: null, contract_type: 1, merchant_a: o.lake, shop_a: null, merchant_b: null, shop_b: null, created_by: lake.userId,
+    });
+    const log = await t.db.selectFrom('operate_log').select(['module', 'action', 'success']).where('account_id', '=', lake.userId)
+      .where('biz_id', '=', String(c.id)).execute();
+    expect(log).toEqual([{ module: '商户合同', action: '新增合同', success: true }]);
+  });
+
+  it('takes {} from a shop user (party A its shop) and from platform staff (kept by the platform, both parties open)', async () => {
+    expect(await addOk(lakeShop, {})).toMatchObject({
+      merchantId: o.lake, shopId: o.lakeShop, merchantA: String(o.lake), shopA: String(o.lakeShop), shopAName: names.lakeShop, merchantB: null, party: 1,
+    });
+    const byPlatform = await addOk(platform, {});
+    expect(byPlatform).toMatchObject({ merchantId: null, shopId: null, contractType: 1, merchantA: null, shopA: null, merchantB: null, shopB: null, party: 0 });
+    expect((await get(byPlatform.id, lake)).errcode).toBe(403);
+    // A platform user naming a keeper makes it party A.
+    expect(await addOk(platform, { merchantId: o.bank })).toMatchObject({ merchantId: o.bank, merchantA: String(o.bank), merchantB: null });
+  });
+
+  it('takes the parties as digit strings or numbers, answers them as strings, and names a shop\'s merchant for it', async () => {
+    const numeric = await addOk(platform, { contractType: 2, merchantA: o.lake, shopA: o.lakeShop, merchantB: o.bank, shopB: String(o.bankShop) });
+    expect(numeric).toMatchObject({
+      merchantA: String(o.lake), shopA: String(o.lakeShop), merchantB: String(o.bank), shopB: String(o.bankShop), merchantBName: names.bank, shopBName: names.bankShop,
+    });
+    const byShops = await addOk(platform, { shopA: String(o.lakeShop), shopB: o.bankShop });
+    expect(byShops).toMatchObject({ merchantA: String(o.lake), shopA: String(o.lakeShop), merchantB: String(o.bank), shopB: String(o.bankShop) });
+    expect((await t.post(`${P}/addMerchantContract`, { shopB: 999_999_999 }, platform.token)).body).toEqual({ errcode: 404, errmsg: 'shopB not found' });
+    expect((await t.post(`${P}/addMerchantContract`, { merchantA: o.lake, shopA: o.bankShop }, platform.token)).body)
+      .toEqual({ errcode: 400, errmsg: 'shopA is invalid: not a shop of merchantA' });
+    const filtered = (await t.post(`${P}/queryMerchantContractList`, { merchantA: o.lake, merchantB: o.bank, idList: [numeric.id, byShops.id] }, platform.token)).body;
+    expect(filtered.data.map((c: ContractOut) => c.id)).toEqual([byShops.id, numeric.id]);
+  });
+
+  it('leaves party A open when the keeper is named as party B, and refuses a stranger naming neither side as itself (403)', async () => {
+    expect(await addOk(lake, { merchantB: String(o.lake) })).toMatchObject({ merchantA: null, merchantB: String(o.lake), party: 2 });
+    expect((await t.post(`${P}/addMerchantContract`, { merchantA: o.bank }, lake.token)).body)
+      .toEqual({ errcode: 403, errmsg: 'your merchant or shop is neither party A nor party B of this contract' });
+  });
+
+  it('names party B later; only then does party B see it; an update of {id} alone changes nothing', async () => {
+    const c = await addOk(lake, { contractType: 3 });
+    expect(await get(c.id, bank)).toEqual({ errcode: 403, errmsg: 'the record belongs to another merchant' });
+    expect(await upd(lake, { id: c.id })).toEqual({ errcode: 0, errmsg: 'success' });
+    expect((await get(c.id, lake)).data).toEqual(c);
+    expect(await upd(lake, { id: c.id, merchantB: o.bank, signTime: '2026-06-01' })).toEqual({ errcode: 0, errmsg: 'success' });
+    expect((await get(c.id, bank)).data).toMatchObject({ contractType: 3, merchantA: String(o.lake), merchantB: String(o.bank), party: 2, signTime: '2026-06-01 00:00:00' });
+    // The keeper may not take itself out of the contract; "" opens a party again where that is allowed.
+    expect(await upd(lake, { id: c.id, merchantA: '' })).toEqual({ errcode: 403, errmsg: 'your merchant or shop is neither party A nor party B of this contract' });
+    expect(await upd(lake, { id: c.id, merchantB: '' })).toEqual({ errcode: 0, errmsg: 'success' });
+    expect(await stored(c.id)).toMatchObject({ merchant_a: o.lake, merchant_b: null, contract_type: 3 });
+    const logs = await t.db.selectFrom('operate_log').select('action').where('biz_id', '=', String(c.id)).where('module', '=', '商户合同').where('success', '=', true).orderBy('id').execute();
+    expect(logs.map((l) => l.action)).toEqual(['新增合同', '修改合同', '修改合同', '修改合同']);
   });
 });

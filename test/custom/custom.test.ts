@@ -28,7 +28,7 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 type Dis = { id: number; merchantId: number | null; shopId: number | null; name: string; contact: string | null; phone: string | null; remark: string | null; status: number; createdTime: string; updatedTime: string };
-type User = { id: number; customDisId: number; customDisName: string | null; merchantId: number | null; shopId: number | null; name: string; mobile: string; remark: string | null; status: number };
+type User = { id: number; customDisId: number | null; customDisName: string | null; merchantId: number | null; shopId: number | null; name: string | null; mobile: string | null; remark: string | null; status: number };
 
 async function addDis(who: StaffSession, body: Record<string, unknown> = {}): Promise<Dis> {
   const res = await t.post(`${P}/addCustomDis`, { name: uniq('Travel agency '), ...body }, who.token);
@@ -46,8 +46,9 @@ const user = async (id: number) => ((await t.post(`${P}/queryCustomDisUserList`,
 describe('rejection matrix', () => {
   itRefusesWhatStaffOperationsRefuse(() => t, {
     path: `${P}/addCustomDis`, permission: 'custom:write', validBody: () => ({ name: uniq('D ') }),
+    // Nothing is required (spec A 2.8 `{name}`): `{}` is added below ("the spec's smallest requests").
     badInputs: [
-      { body: () => ({}), field: 'name', rule: /name is required/ },
+      { body: () => ({ name: 'x', contact: 'c'.repeat(65) }), field: 'contact' },
       { body: () => ({ name: 'x'.repeat(65) }), field: 'name' },
       { body: () => ({ name: 'x', phone: 'ring' }), field: 'phone' },
       { body: () => ({ name: 'x', status: 2 }), field: 'status', rule: /between 0 and 1/ },
@@ -63,14 +64,13 @@ describe('rejection matrix', () => {
   });
   itRefusesWhatStaffOperationsRefuse(() => t, {
     path: `${P}/queryCustomDisPage`, permission: 'custom:read', validBody: () => ({}),
-    badInputs: [{ body: () => ({ pageNum: 0 }), field: 'pageNum' }],
+    badInputs: [{ body: () => ({ status: 3 }), field: 'status' }],
   });
   itRefusesWhatStaffOperationsRefuse(() => t, {
     path: `${P}/addCustomDisUser`, permission: 'custom:write', validBody: () => ({ customDisId: 1, name: 'x', mobile: randomMobile() }),
     badInputs: [
-      { body: () => ({ name: 'x', mobile: randomMobile() }), field: 'customDisId', rule: /customDisId is required/ },
-      { body: () => ({ customDisId: 1, mobile: randomMobile() }), field: 'name', rule: /name is required/ },
-      { body: () => ({ customDisId: 1, name: 'x' }), field: 'mobile', rule: /mobile is required/ },
+      { body: () => ({ customDisId: 0, name: 'x' }), field: 'customDisId' },
+      { body: () => ({ customDisId: 1, name: 'x'.repeat(65) }), field: 'name' },
       { body: () => ({ customDisId: 1, name: 'x', mobile: '12345678901' }), field: 'mobile' },
     ],
   });
@@ -84,7 +84,7 @@ describe('rejection matrix', () => {
   });
   itRefusesWhatStaffOperationsRefuse(() => t, {
     path: `${P}/queryCustomDisUserPage`, permission: 'custom:read', validBody: () => ({}),
-    badInputs: [{ body: () => ({ pageSize: 1000 }), field: 'pageSize' }],
+    badInputs: [{ body: () => ({ keywords: 'x'.repeat(65) }), field: 'keywords' }],
   });
 });
 
@@ -230,5 +230,116 @@ describe('distributor users', () => {
       ['新增分销商', String(d.id)], ['修改分销商', String(d.id)], ['新增分销商用户', String(u.id)], ['修改分销商用户', String(u.id)],
     ]);
     expect(rows.every((r) => r.module === '分销商' && r.success)).toBe(true);
+  });
+});
+
+/** Spec A 2.8 / A 4.6: the add requests are `{name String}` with nothing starred, the updates `{id Long}`. */
+describe('the spec\'s smallest requests', () => {
+  const row = (table: 'custom_dis' | 'custom_dis_user', id: number) => t.db.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const lastLog = async (who: StaffSession) => t.db.selectFrom('operate_log').select(['module', 'action', 'biz_id', 'success'])
+    .where('account_id', '=', who.userId).orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
+
+  it('addCustomDis takes {name} and {}: a distributor of the caller, unnamed until named (names stay unique once given)', async () => {
+    const name = uniq('Spec agency ');
+    const named = await addDis(shopA1, { name });
+    expect(named).toMatchObject({ name, merchantId: merchantAId, shopId: shopA1Id, status: 1, contact: null, phone: null, remark: null });
+    const unnamed = (await t.post(`${P}/addCustomDis`, {}, merchantA.token)).body;
+    expect(unnamed).toMatchObject({ errcode: 0, data: { name: null, merchantId: merchantAId, shopId: null, status: 1 } });
+    expect(await lastLog(merchantA)).toEqual({ module: '分销商', action: '新增分销商', biz_id: String(unnamed.data.id), success: true });
+    // Unnamed ones clash with nothing; platform staff add the platform's own.
+    expect((await t.post(`${P}/addCustomDis`, {}, merchantA.token)).body.errcode).toBe(0);
+    expect((await t.post(`${P}/addCustomDis`, { name: '  ' }, platform.token)).body).toMatchObject({ errcode: 0, data: { name: null, merchantId: null, shopId: null } });
+    expect((await t.post(`${P}/addCustomDis`, { name: '' }, platform.token)).body).toMatchObject({ errcode: 0, data: { name: null } });
+    // Named later through an update; the name's uniqueness holds then.
+    expect((await t.post(`${P}/updateCustomDis`, { id: unnamed.data.id, name }, merchantA.token)).body)
+      .toEqual({ errcode: 409, errmsg: `a custom distributor named "${name}" already exists` });
+    expect((await t.post(`${P}/updateCustomDis`, { id: unnamed.data.id, name: `${name} 2` }, merchantA.token)).body.errcode).toBe(0);
+    expect(await dis(unnamed.data.id)).toMatchObject({ name: `${name} 2` });
+  });
+
+  it('updateCustomDis and updateCustomDisUser take {id} alone: nothing changes, errcode 0, logged', async () => {
+    const d = await addDis(merchantA, { contact: 'Ms Qian', remark: 'kept' });
+    const u = await addUser(merchantA, { customDisId: d.id, remark: 'kept too' });
+    const before = { d: await row('custom_dis', d.id), u: await row('custom_dis_user', u.id) };
+    expect((await t.post(`${P}/updateCustomDis`, { id: d.id }, merchantA.token)).body).toEqual({ errcode: 0, errmsg: 'success' });
+    expect(await lastLog(merchantA)).toEqual({ module: '分销商', action: '修改分销商', biz_id: String(d.id), success: true });
+    expect((await t.post(`${P}/updateCustomDisUser`, { id: u.id }, merchantA.token)).body).toEqual({ errcode: 0, errmsg: 'success' });
+    expect(await lastLog(merchantA)).toEqual({ module: '分销商', action: '修改分销商用户', biz_id: String(u.id), success: true });
+    const after = { d: await row('custom_dis', d.id), u: await row('custom_dis_user', u.id) };
+    expect({ ...after.d, updated_at: null }).toEqual({ ...before.d, updated_at: null });
+    expect({ ...after.u, updated_at: null }).toEqual({ ...before.u, updated_at: null });
+    // An unnamed distributor and a bare user too.
+    const bare = (await t.post(`${P}/addCustomDis`, {}, merchantA.token)).body.data;
+    expect((await t.post(`${P}/updateCustomDis`, { id: bare.id }, merchantA.token)).body).toEqual({ errcode: 0, errmsg: 'success' });
+    const bareUser = (await t.post(`${P}/addCustomDisUser`, {}, merchantA.token)).body.data;
+    expect((await t.post(`${P}/updateCustomDisUser`, { id: bareUser.id }, merchantA.token)).body).toEqual({ errcode: 0, errmsg: 'success' });
+    expect(await user(bareUser.id)).toMatchObject({ customDisId: null, name: null, mobile: null });
+  });
+
+  it('addCustomDisUser takes {name} and {}: a user of the caller\'s merchant (or shop) without a distributor or mobile, logged', async () => {
+    const byShop = (await t.post(`${P}/addCustomDisUser`, { name: ' Guide Sun ' }, shopA1.token)).body;
+    expect(byShop).toEqual({
+      errcode: 0, errmsg: 'success',
+      data: {
+        id: expect.any(Number), customDisId: null, customDisName: null, merchantId: merchantAId, shopId: shopA1Id, name: 'Guide Sun', mobile: null,
+        remark: null, status: 1, createdTime: expect.any(String), updatedTime: expect.any(String),
+      },
+    });
+    expect(await row('custom_dis_user', byShop.data.id)).toMatchObject({ custom_dis_id: null, mobile: null, created_by: shopA1.userId });
+    expect(await lastLog(shopA1)).toEqual({ module: '分销商', action: '新增分销商用户', biz_id: String(byShop.data.id), success: true });
+    const empty = (await t.post(`${P}/addCustomDisUser`, {}, merchantA.token)).body;
+    expect(empty).toMatchObject({ errcode: 0, data: { customDisId: null, merchantId: merchantAId, shopId: null, name: null, mobile: null, status: 1 } });
+    expect((await t.post(`${P}/addCustomDisUser`, { name: '', mobile: '' }, platform.token)).body)
+      .toMatchObject({ errcode: 0, data: { customDisId: null, merchantId: null, shopId: null, name: null, mobile: null } });
+    // Without a distributor a mobile is unique nowhere yet: the same one twice is fine.
+    const mobile = randomMobile();
+    for (let i = 0; i < 2; i++) expect((await t.post(`${P}/addCustomDisUser`, { name: 'y', mobile }, merchantA.token)).body.errcode).toBe(0);
+  });
+
+  it('scopes the users without a distributor by their merchant and shop', async () => {
+    const tag = uniq('Unattached ');
+    const ofMerchant = (await t.post(`${P}/addCustomDisUser`, { name: `${tag} m` }, merchantA.token)).body.data as User;
+    const ofShop = (await t.post(`${P}/addCustomDisUser`, { name: `${tag} s` }, shopA1.token)).body.data as User;
+    const ofB = (await t.post(`${P}/addCustomDisUser`, { name: `${tag} b` }, merchantB.token)).body.data as User;
+    const ids = async (who: StaffSession) => ((await t.post(`${P}/queryCustomDisUserList`, { keywords: tag }, who.token)).body.data as User[]).map((x) => x.id);
+    expect(await ids(platform)).toEqual([ofB.id, ofShop.id, ofMerchant.id]);
+    expect(await ids(merchantA)).toEqual([ofShop.id, ofMerchant.id]);
+    expect(await ids(shopA1)).toEqual([ofShop.id]);
+    expect(await ids(merchantB)).toEqual([ofB.id]);
+    expect((await t.post(`${P}/updateCustomDisUser`, { id: ofMerchant.id, name: 'x' }, merchantB.token)).body)
+      .toEqual({ errcode: 403, errmsg: 'the record belongs to another merchant' });
+    expect((await t.post(`${P}/updateCustomDisUser`, { id: ofMerchant.id, name: 'x' }, shopA1.token)).body)
+      .toEqual({ errcode: 403, errmsg: 'the record belongs to another shop' });
+    expect((await t.post(`${P}/updateCustomDisUser`, { id: ofShop.id, remark: 'seen by its merchant' }, merchantA.token)).body.errcode).toBe(0);
+  });
+
+  it('attaches a user to a distributor later: it takes the distributor\'s owners, and the distributor\'s mobiles stay unique', async () => {
+    const d = await addDis(shopA1);
+    const mobile = randomMobile();
+    await addUser(merchantA, { customDisId: d.id, mobile });
+    const loose = (await t.post(`${P}/addCustomDisUser`, { name: 'Guide Zhou', mobile }, merchantA.token)).body.data as User;
+    expect((await t.post(`${P}/updateCustomDisUser`, { id: loose.id, customDisId: d.id }, merchantA.token)).body)
+      .toEqual({ errcode: 409, errmsg: `mobile ${mobile} is already a user of this distributor` });
+    // Attached with a mobile of its own, or none.
+    expect((await t.post(`${P}/updateCustomDisUser`, { id: loose.id, customDisId: d.id, mobile: '' }, merchantA.token)).body.errcode).toBe(0);
+    expect(await user(loose.id)).toMatchObject({ customDisId: d.id, customDisName: d.name, merchantId: merchantAId, shopId: shopA1Id, mobile: null });
+    const theirs = await addDis(merchantB);
+    const bare = (await t.post(`${P}/addCustomDisUser`, {}, merchantA.token)).body.data as User;
+    expect((await t.post(`${P}/updateCustomDisUser`, { id: bare.id, customDisId: theirs.id }, merchantA.token)).body.errcode).toBe(403);
+    // Moved into a platform distributor, a user becomes the platform's own.
+    const ours = await addDis(platform);
+    expect((await t.post(`${P}/updateCustomDisUser`, { id: bare.id, customDisId: ours.id }, platform.token)).body.errcode).toBe(0);
+    expect(await user(bare.id)).toMatchObject({ customDisId: ours.id, merchantId: null, shopId: null });
+  });
+
+  it('adds no user without a distributor under a disabled merchant (1_022_000_001)', async () => {
+    const merchantC = await createMerchant(t.db);
+    const { name } = await t.db.selectFrom('merchant').select('name').where('id', '=', merchantC).executeTakeFirstOrThrow();
+    const staffC = await staffSession(t, { kind: 'merchant', merchantId: merchantC, permissions: ALL });
+    await t.db.updateTable('merchant').set({ status: 0 }).where('id', '=', merchantC).execute();
+    const disabled = { errcode: 1_022_000_001, errmsg: `merchant "${name}" is disabled: enable it first` };
+    expect((await t.post(`${P}/addCustomDisUser`, { name: 'x' }, staffC.token)).body).toEqual(disabled);
+    expect((await t.post(`${P}/addCustomDis`, {}, staffC.token)).body).toEqual(disabled);
+    expect(await t.db.selectFrom('custom_dis_user').select('id').where('merchant_id', '=', merchantC).execute()).toEqual([]);
   });
 });

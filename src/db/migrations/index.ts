@@ -23,6 +23,8 @@ import * as m0026 from './20261127_0026_activation_idno_key.js';
 import * as m0027 from './20261127_0027_reserved_role_codes.js';
 import * as m0028 from './20261127_0028_clear_stray_card_num.js';
 import * as m0029 from './20261127_0029_member_tally.js';
+import * as m0030 from './20261128_0030_merchant_finance_owner.js';
+import * as m0031 from './20261128_0031_minimal_add_requests.js';
 
 /**
  * Migrations listed statically rather than read from the folder, so they load the same way under
@@ -53,6 +55,8 @@ const migrations: Record<string, Migration> = {
   '20261127_0027_reserved_role_codes': m0027,
   '20261127_0028_clear_stray_card_num': m0028,
   '20261127_0029_member_tally': m0029,
+  '20261128_0030_merchant_finance_owner': m0030,
+  '20261128_0031_minimal_add_requests': m0031,
 };
 
 export const migrationProvider: MigrationProvider = {

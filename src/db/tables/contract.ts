@@ -6,9 +6,9 @@ export interface MerchantContractTable extends Audit {
   merchant_id: number | null;
   shop_id: number | null;
   contract_type: number;
-  merchant_a: number;
+  merchant_a: number | null;
   shop_a: number | null;
-  merchant_b: number;
+  merchant_b: number | null;
   shop_b: number | null;
   sign_time: NullableTimestamp;
   begin_date: NullableTimestamp;

@@ -5,7 +5,7 @@ export interface CustomDisTable extends Audit {
   id: Generated<number>;
   merchant_id: number | null;
   shop_id: number | null;
-  name: string;
+  name: string | null;
   contact: string | null;
   phone: string | null;
   remark: string | null;
@@ -15,11 +15,11 @@ export interface CustomDisTable extends Audit {
 
 export interface CustomDisUserTable extends Audit {
   id: Generated<number>;
-  custom_dis_id: number;
+  custom_dis_id: number | null;
   merchant_id: number | null;
   shop_id: number | null;
-  name: string;
-  mobile: string;
+  name: string | null;
+  mobile: string | null;
   remark: string | null;
   status: Generated<number>;
   is_deleted: Generated<boolean>;

@@ -106,6 +106,7 @@ export interface CheckerConfigTable extends Audit {
   value: string | null;
   remark: string | null;
   merchant_id: number | null;
+  shop_id: number | null;
   is_deleted: Generated<boolean>;
 }
 

@@ -1,24 +1,20 @@
+import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Scope } from '../../platform/auth/permissions.js';
 import type { Executor } from '../../platform/db/executor.js';
 import { paginate } from '../../platform/db/paginate.js';
-import { scopeCondition } from '../../platform/db/scope.js';
 import { keywordsCondition } from '../../platform/db/text-match.js';
 import type { Page, PageRequest } from '../../platform/http/paging.js';
 import { LIST_MAX_ROWS } from '../../platform/http/schemas.js';
 import { formatDateTime } from '../../platform/time.js';
 import type { CheckerConfigFilter, CheckerConfigView } from './checker-config.schemas.js';
 
-/** A config row with the owner columns (its verifier's) a service checks scope against. */
-export interface OwnedConfig extends CheckerConfigView {
+export interface ConfigValues {
+  /** null: a default of the owner's verifiers */
+  checkerId: number | null;
   merchantId: number | null;
   shopId: number | null;
-}
-
-export interface ConfigValues {
-  checkerId: number;
-  merchantId: number;
   configType: number | null;
-  item: string;
+  item: string | null;
   name: string | null;
   value: string | null;
   remark: string | null;
@@ -30,27 +26,39 @@ export interface VerifierOwner {
 }
 
 export const ITEM_INDEX = 'checker_config_item_uq';
+export const DEFAULT_ITEM_INDEX = 'checker_config_default_item_uq';
 
-// Owned through the verifier: a config follows its verifier's merchant and shop.
+// A verifier's setting is owned through the verifier (it follows its verifier's merchant and shop); a
+// default, without a verifier, by the merchant and shop stored on it.
+const OWNER_MERCHANT = sql<number | null>`(case when cc.checker_id is null then cc.merchant_id else k.merchant_id end)`;
+const OWNER_SHOP = sql<number | null>`(case when cc.checker_id is null then cc.shop_id else k.shop_id end)`;
+
 function configs(db: Executor) {
   return db
     .selectFrom('checker_config as cc')
     .leftJoin('checker as k', 'k.id', 'cc.checker_id')
     .select([
       'cc.id', 'cc.checker_id', 'k.name as checker_name', 'cc.name', 'cc.config_type', 'cc.item', 'cc.value', 'cc.remark',
-      'cc.is_deleted', 'cc.created_at', 'cc.updated_at', 'k.merchant_id', 'k.shop_id',
+      'cc.is_deleted', 'cc.created_at', 'cc.updated_at', OWNER_MERCHANT.as('owner_merchant_id'), OWNER_SHOP.as('owner_shop_id'),
     ])
     .where('cc.is_deleted', '=', false);
 }
 
+function inScope(scope: Scope): Expression<SqlBool> {
+  if (scope.kind === 'platform') return sql<SqlBool>`true`;
+  if (scope.kind === 'merchant') return sql<SqlBool>`${OWNER_MERCHANT} = ${scope.merchantId}`;
+  return sql<SqlBool>`(${OWNER_MERCHANT} = ${scope.merchantId} and ${OWNER_SHOP} = ${scope.shopId})`;
+}
+
 type ConfigRow = Awaited<ReturnType<ReturnType<typeof configs>['execute']>>[number];
 
-function toConfig(r: ConfigRow): OwnedConfig {
+function toConfig(r: ConfigRow): CheckerConfigView {
   return {
     id: r.id,
-    // Rows without a verifier are not made here; a legacy one shows as verifier 0 to the platform only.
-    checkerId: r.checker_id ?? 0,
+    checkerId: r.checker_id,
     checkerName: r.checker_name,
+    merchantId: r.owner_merchant_id,
+    shopId: r.owner_shop_id,
     name: r.name,
     configType: r.config_type,
     item: r.item ?? '',
@@ -59,14 +67,10 @@ function toConfig(r: ConfigRow): OwnedConfig {
     isDeleted: r.is_deleted,
     createdTime: formatDateTime(r.created_at),
     updatedTime: formatDateTime(r.updated_at),
-    merchantId: r.merchant_id,
-    shopId: r.shop_id,
   };
 }
 
-export const toWire = ({ merchantId: _m, shopId: _s, ...config }: OwnedConfig): CheckerConfigView => config;
-
-export async function findConfig(db: Executor, id: number, forUpdate = false): Promise<OwnedConfig | null> {
+export async function findConfig(db: Executor, id: number, forUpdate = false): Promise<CheckerConfigView | null> {
   let q = configs(db).where('cc.id', '=', id);
   if (forUpdate) q = q.forUpdate('cc');
   const r = await q.executeTakeFirst();
@@ -79,7 +83,7 @@ export async function findVerifierOwner(db: Executor, checkerId: number): Promis
 }
 
 function toColumns(v: ConfigValues) {
-  return { checker_id: v.checkerId, merchant_id: v.merchantId, config_type: v.configType, item: v.item, name: v.name, value: v.value, remark: v.remark };
+  return { checker_id: v.checkerId, merchant_id: v.merchantId, shop_id: v.shopId, config_type: v.configType, item: v.item, name: v.name, value: v.value, remark: v.remark };
 }
 
 export async function insertConfig(db: Executor, v: ConfigValues, by: number): Promise<number> {
@@ -96,7 +100,7 @@ export async function softDeleteConfig(db: Executor, id: number, by: number): Pr
 }
 
 function filtered(db: Executor, f: CheckerConfigFilter, scope: Scope) {
-  let q = configs(db).where(scopeCondition(scope, 'k.merchant_id', 'k.shop_id'));
+  let q = configs(db).where(inScope(scope));
   if (f.checkerId != null) q = q.where('cc.checker_id', '=', f.checkerId);
   if (f.configType != null) q = q.where('cc.config_type', '=', f.configType);
   const kw = keywordsCondition(f.keywords, ['cc.name', 'cc.item', 'cc.value', 'cc.remark', 'k.name']);
@@ -106,9 +110,9 @@ function filtered(db: Executor, f: CheckerConfigFilter, scope: Scope) {
 
 export async function listConfigs(db: Executor, f: CheckerConfigFilter, scope: Scope): Promise<CheckerConfigView[]> {
   const rows = await filtered(db, f, scope).limit(LIST_MAX_ROWS).execute();
-  return rows.map((r) => toWire(toConfig(r)));
+  return rows.map(toConfig);
 }
 
 export function pageConfigs(db: Executor, f: CheckerConfigFilter, scope: Scope, page: PageRequest): Promise<Page<CheckerConfigView>> {
-  return paginate(db, filtered(db, f, scope), page, (r) => toWire(toConfig(r)));
+  return paginate(db, filtered(db, f, scope), page, toConfig);
 }

@@ -18,7 +18,7 @@ export function checkerConfigRoutes(svc: CheckerConfigService): RouteSpec[] {
   return [
     defineRoute({
       method: 'POST', path: '/checker/addCheckerConfig', channels: ['manage'], auth: staff, permission: WRITE,
-      operation: [MODULE, '新增核销员配置'], summary: 'Add a setting to a verifier of your merchant or shop (one value per item)', tags,
+      operation: [MODULE, '新增核销员配置'], summary: 'Add a setting to a verifier of your merchant or shop, or without checkerId a default for all of them (one value per item); nothing is required', tags,
       body: CheckerConfigAddRequest, response: null,
       handler: (ctx, { body }) => svc.add(authed(ctx), body),
     }),

@@ -1,4 +1,4 @@
-import { assertInScope, scopeOf } from '../../platform/auth/permissions.js';
+import { assertInScope, scopeOf, type Scope } from '../../platform/auth/permissions.js';
 import type { Db } from '../../platform/db/database.js';
 import type { Executor } from '../../platform/db/executor.js';
 import { isUniqueViolation } from '../../platform/db/pg-errors.js';
@@ -7,15 +7,28 @@ import { conflict, notFound } from '../../platform/errors.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
 import * as repo from './checker-config.repository.js';
-import type {
-  CheckerConfigAdd, CheckerConfigFilter, CheckerConfigPageQuery, CheckerConfigUpdate, CheckerConfigView,
+import {
+  DEFAULT_CONFIG_TYPE, type CheckerConfigAdd, type CheckerConfigFilter, type CheckerConfigPageQuery, type CheckerConfigUpdate, type CheckerConfigView,
 } from './checker-config.schemas.js';
 import { optionalText as optional } from '../../platform/text-input.js';
 
+/** The owner of a default the caller adds: its shop, its merchant, or (platform staff) every verifier. */
+function ownersOf(scope: Scope): { merchantId: number | null; shopId: number | null } {
+  if (scope.kind === 'platform') return { merchantId: null, shopId: null };
+  return { merchantId: scope.merchantId, shopId: scope.kind === 'shop' ? scope.shopId : null };
+}
+
+function defaultOwnerText(v: repo.ConfigValues): string {
+  if (v.shopId !== null) return 'for the verifiers of this shop';
+  return v.merchantId !== null ? 'for the verifiers of this merchant' : 'for every verifier';
+}
+
 /**
  * Verifier configuration (spec B 4.2): settings the verifier's app receives at login (configList).
- * A config belongs to its verifier, so a merchant user manages its merchant's verifiers' settings and a
- * shop user its shop's.
+ * A setting belongs to its verifier, so a merchant user manages its merchant's verifiers' settings and a
+ * shop user its shop's. One without a verifier is a default of the caller's shop, merchant or (platform
+ * staff) of every verifier, which a more particular setting of the same item overrides at login
+ * (docs/decisions.md, "The spec's smallest add requests").
  */
 export function createCheckerConfigService(deps: { db: Db }) {
   const { db } = deps;
@@ -27,18 +40,19 @@ export function createCheckerConfigService(deps: { db: Db }) {
     return owner;
   }
 
-  async function visible(ctx: AuthedContext, id: number, trx?: Executor): Promise<repo.OwnedConfig> {
+  async function visible(ctx: AuthedContext, id: number, trx?: Executor): Promise<CheckerConfigView> {
     const config = await repo.findConfig(trx ?? db, id, trx !== undefined);
     if (!config) throw notFound('verifier config');
     assertInScope(ctx.account, config);
     return config;
   }
 
-  async function claimingItem<T>(item: string, write: () => Promise<T>): Promise<T> {
+  async function claimingItem<T>(v: repo.ConfigValues, write: () => Promise<T>): Promise<T> {
     try {
       return await write();
     } catch (err) {
-      if (isUniqueViolation(err, repo.ITEM_INDEX)) throw conflict(`item "${item}" is already configured for this verifier`);
+      if (isUniqueViolation(err, repo.ITEM_INDEX)) throw conflict(`item "${v.item}" is already configured for this verifier`);
+      if (isUniqueViolation(err, repo.DEFAULT_ITEM_INDEX)) throw conflict(`item "${v.item}" already has a default ${defaultOwnerText(v)}`);
       throw err;
     }
   }
@@ -46,17 +60,20 @@ export function createCheckerConfigService(deps: { db: Db }) {
   return {
     async add(ctx: AuthedContext, input: CheckerConfigAdd): Promise<void> {
       await loggedTransaction(db, ctx, async (trx) => {
-        const owner = await verifierInScope(trx, ctx, input.checkerId);
+        const name = optional(input.name, null);
+        const owner = input.checkerId != null ? await verifierInScope(trx, ctx, input.checkerId) : ownersOf(scopeOf(ctx.account));
         const v: repo.ConfigValues = {
-          checkerId: input.checkerId,
+          checkerId: input.checkerId ?? null,
           merchantId: owner.merchantId,
-          configType: input.configType,
-          item: input.item.trim(),
-          name: optional(input.name, null),
+          shopId: owner.shopId,
+          configType: input.configType ?? DEFAULT_CONFIG_TYPE,
+          // A setting named but not keyed is keyed by its name; one with neither has no item until one is set.
+          item: input.item?.trim() ?? name,
+          name,
           value: optional(input.value, null),
           remark: optional(input.remark, null),
         };
-        return claimingItem(v.item, () => repo.insertConfig(trx, v, ctx.account.id));
+        return claimingItem(v, () => repo.insertConfig(trx, v, ctx.account.id));
       }, (id) => id);
     },
 
@@ -64,17 +81,19 @@ export function createCheckerConfigService(deps: { db: Db }) {
       await loggedTransaction(db, ctx, async (trx) => {
         const current = await visible(ctx, input.id, trx);
         const checkerId = input.checkerId ?? current.checkerId;
-        const owner = await verifierInScope(trx, ctx, checkerId);
+        // A default stays its owner's until a verifier is named for it.
+        const owner = checkerId !== null ? await verifierInScope(trx, ctx, checkerId) : current;
         const v: repo.ConfigValues = {
           checkerId,
           merchantId: owner.merchantId,
+          shopId: owner.shopId,
           configType: input.configType ?? current.configType,
-          item: input.item?.trim() || current.item,
+          item: input.item?.trim() || current.item || null,
           name: optional(input.name, current.name),
           value: optional(input.value, current.value),
           remark: optional(input.remark, current.remark),
         };
-        await claimingItem(v.item, () => repo.updateConfig(trx, input.id, v, ctx.account.id));
+        await claimingItem(v, () => repo.updateConfig(trx, input.id, v, ctx.account.id));
       }, () => input.id);
     },
 
@@ -86,7 +105,7 @@ export function createCheckerConfigService(deps: { db: Db }) {
     },
 
     async get(ctx: AuthedContext, id: number): Promise<CheckerConfigView> {
-      return repo.toWire(await visible(ctx, id));
+      return visible(ctx, id);
     },
 
     list(ctx: AuthedContext, filter: CheckerConfigFilter): Promise<CheckerConfigView[]> {

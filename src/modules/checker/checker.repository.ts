@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.js';
 import type { TicketsSkuTable } from '../../db/tables/catalog.js';
 import { formatDateTime } from '../../platform/time.js';
@@ -154,17 +154,38 @@ export async function listOnShelfTicketsSkus(db: Executor, skuIds: number[]): Pr
   return rows.map(toTicketsSku);
 }
 
+/**
+ * The settings that apply to the verifier: its own, and the defaults of its shop, its merchant and the
+ * platform (settings without a verifier). Per item the most particular one wins (own, shop, merchant,
+ * platform); they all travel as the verifier's (`checkerId`), in the order they were made.
+ */
 export async function listCheckerConfigs(db: Executor, checkerId: number): Promise<CheckerConfig[]> {
   const rows = await db
-    .selectFrom('checker_config')
-    .select(['id', 'checker_id', 'config_type', 'item', 'value', 'remark', 'is_deleted', 'created_at'])
-    .where('checker_id', '=', checkerId)
-    .where('is_deleted', '=', false)
-    .orderBy('id')
+    .selectFrom('checker_config as cc')
+    .innerJoin('checker as k', (j) => j.on('k.id', '=', checkerId))
+    .select(['cc.id', 'cc.checker_id', 'cc.merchant_id', 'cc.shop_id', 'cc.config_type', 'cc.item', 'cc.value', 'cc.remark', 'cc.is_deleted', 'cc.created_at'])
+    .where('cc.is_deleted', '=', false)
+    .where((eb) => eb.or([
+      eb('cc.checker_id', '=', checkerId),
+      // Written as the default index's expressions, so its (merchant, shop) prefix finds them.
+      eb.and([
+        eb('cc.checker_id', 'is', null),
+        eb(sql`coalesce(cc.merchant_id, 0)`, 'in', [sql`0`, sql`k.merchant_id`]),
+        eb(sql`coalesce(cc.shop_id, 0)`, 'in', [sql`0`, sql`coalesce(k.shop_id, 0)`]),
+      ]),
+    ]))
+    .orderBy('cc.id')
     .execute();
-  return rows.map((r) => ({
+  const rank = (r: (typeof rows)[number]) => (r.checker_id !== null ? 3 : r.shop_id !== null ? 2 : r.merchant_id !== null ? 1 : 0);
+  const byItem = new Map<string, (typeof rows)[number]>();
+  const unkeyed: typeof rows = [];
+  for (const r of rows) {
+    if (r.item === null) unkeyed.push(r);
+    else if (!byItem.has(r.item) || rank(byItem.get(r.item)!) < rank(r)) byItem.set(r.item, r);
+  }
+  return [...byItem.values(), ...unkeyed].sort((a, b) => a.id - b.id).map((r) => ({
     id: r.id,
-    checkerId: r.checker_id,
+    checkerId,
     configType: r.config_type,
     item: r.item,
     value: r.value,

@@ -14,9 +14,10 @@ export interface ContractRow {
   merchantId: number | null;
   shopId: number | null;
   contractType: number;
-  merchantA: number;
+  /** null while the party is open (not named yet) */
+  merchantA: number | null;
   shopA: number | null;
-  merchantB: number;
+  merchantB: number | null;
   shopB: number | null;
   signTime: Date | null;
   beginDate: Date | null;

@@ -17,7 +17,7 @@ export function contractRoutes(svc: ContractService): RouteSpec[] {
   return [
     defineRoute({
       method: 'POST', path: `${P}/addMerchantContract`, channels: ['manage'], auth: staff, permission: WRITE,
-      operation: [MODULE, '新增合同'], summary: 'Record a contract between party A and party B (names resolved; party tells the caller\'s side)', tags,
+      operation: [MODULE, '新增合同'], summary: 'Record a contract between party A and party B (names resolved; party tells the caller\'s side); nothing is required: party A defaults to the keeper, party B may follow', tags,
       body: ContractAddRequest, response: ContractResponse,
       handler: (ctx, { body }) => svc.add(authed(ctx), body),
     }),

@@ -9,16 +9,17 @@ import { formatDateTime } from '../../platform/time.js';
 import { assertMerchantEnabled } from '../merchant/merchant-state.js';
 import * as err from './contract.errors.js';
 import * as repo from './contract.repository.js';
-import type { Contract, ContractAdd, ContractFilter, ContractPageQuery, ContractUpdate } from './contract.schemas.js';
+import { DEFAULT_CONTRACT_TYPE, type Contract, type ContractAdd, type ContractFilter, type ContractPageQuery, type ContractUpdate } from './contract.schemas.js';
 
 const PARTY_NONE = 0;
 const PARTY_A = 1;
 const PARTY_B = 2;
 
 const idText = (v: number | null) => (v === null ? null : String(v));
-const optionalId = (v: string | null | undefined) => (v == null || v === '' ? null : Number(v));
-/** On update: absent or null keeps the stored text, "" clears it. */
-const kept = (given: string | null | undefined, stored: string | null) => (given == null ? stored : given);
+/** A party id as it travels: digits or a number; absent, null or "" is none. */
+const optionalId = (v: string | number | null | undefined) => (v == null || v === '' ? null : Number(v));
+/** On update: absent or null keeps the stored value, "" clears it. */
+const kept = <T>(given: T | null | undefined, stored: T | null): T | null => (given == null ? stored : given);
 
 /**
  * Which side the caller is on, as answers show it: its shop decides for a shop user (or, on a contract
@@ -48,8 +49,8 @@ type NamedMerchant = NonNullable<Awaited<ReturnType<typeof repo.findMerchant>>>;
 
 function toWire(c: repo.ContractRow, scope: Scope): Contract {
   return {
-    id: c.id, merchantId: c.merchantId, shopId: c.shopId, contractType: c.contractType, merchantA: String(c.merchantA), shopA: idText(c.shopA),
-    merchantB: String(c.merchantB), shopB: idText(c.shopB), signTime: formatDateTime(c.signTime), beginDate: formatDateTime(c.beginDate),
+    id: c.id, merchantId: c.merchantId, shopId: c.shopId, contractType: c.contractType, merchantA: idText(c.merchantA), shopA: idText(c.shopA),
+    merchantB: idText(c.merchantB), shopB: idText(c.shopB), signTime: formatDateTime(c.signTime), beginDate: formatDateTime(c.beginDate),
     endDate: formatDateTime(c.endDate), merchantAName: c.merchantAName, shopAName: c.shopAName, merchantBName: c.merchantBName,
     shopBName: c.shopBName, party: partyOf(scope, c),
   };
@@ -74,8 +75,17 @@ function isOwner(scope: Scope, c: repo.ContractRow): boolean {
 export function createContractService(deps: { db: Db }) {
   const { db } = deps;
 
-  /** One party: the merchant must exist, and the shop, when given, must be that merchant's. */
-  async function party(trx: Executor, side: 'A' | 'B', merchantId: number, shopId: number | null): Promise<NamedMerchant> {
+  /** The merchant of a shop named (for a party or as keeper) without its merchant; the merchant given otherwise. */
+  async function merchantOfShop(trx: Executor, shopField: string, merchantId: number | null, shopId: number | null): Promise<number | null> {
+    if (merchantId !== null || shopId === null) return merchantId;
+    const shop = await repo.findShopOwner(trx, shopId);
+    if (!shop) throw err.partyNotFound(shopField);
+    return shop.merchantId;
+  }
+
+  /** One party: none while it is open; else the merchant must exist, and the shop, when given, must be that merchant's. */
+  async function party(trx: Executor, side: 'A' | 'B', merchantId: number | null, shopId: number | null): Promise<NamedMerchant | null> {
+    if (merchantId === null) return null;
     const merchant = await repo.findMerchant(trx, merchantId);
     if (!merchant) throw err.partyNotFound(`merchant${side}`);
     if (shopId !== null) {
@@ -88,21 +98,32 @@ export function createContractService(deps: { db: Db }) {
 
   /**
    * Checks the request and answers the values to store; the owner defaults to the caller's merchant and
-   * shop. `named` are the merchants the stored contract already names (update): a disabled one of those
-   * may stay, but no disabled merchant is newly named, as keeper or as party.
+   * shop, and on add (`partyAIsKeeper`) an unnamed party A to the owner, unless the owner is party B.
+   * `named` are the merchants the stored contract already names (update): a disabled one of those may
+   * stay, but no disabled merchant is newly named, as keeper or as party.
    */
-  async function resolve(trx: Executor, scope: Scope, input: ContractAdd, named: ReadonlySet<number> = new Set()): Promise<repo.ContractValues> {
+  async function resolve(
+    trx: Executor, scope: Scope, input: ContractAdd, opts: { named?: ReadonlySet<number>; partyAIsKeeper?: boolean } = {},
+  ): Promise<repo.ContractValues> {
+    const named = opts.named ?? new Set<number>();
     const v: repo.ContractValues = {
       merchantId: input.merchantId ?? (scope.kind === 'platform' ? null : scope.merchantId),
       shopId: input.shopId ?? (scope.kind === 'shop' ? scope.shopId : null),
-      contractType: input.contractType,
-      merchantA: Number(input.merchantA), shopA: optionalId(input.shopA), merchantB: Number(input.merchantB), shopB: optionalId(input.shopB),
+      contractType: input.contractType ?? DEFAULT_CONTRACT_TYPE,
+      merchantA: optionalId(input.merchantA), shopA: optionalId(input.shopA), merchantB: optionalId(input.merchantB), shopB: optionalId(input.shopB),
       signTime: input.signTime ? parseDateField('signTime', input.signTime) : null,
       beginDate: input.beginDate ? parseDateField('beginDate', input.beginDate) : null,
       endDate: input.endDate ? parseDateField('endDate', input.endDate, true) : null,
     };
     if (v.beginDate && v.endDate && v.beginDate > v.endDate) throw err.endBeforeBegin();
-    if (v.merchantA === v.merchantB && v.shopA === v.shopB) throw err.samePartyTwice();
+    v.merchantId = await merchantOfShop(trx, 'shop (shopId)', v.merchantId, v.shopId);
+    v.merchantA = await merchantOfShop(trx, 'shopA', v.merchantA, v.shopA);
+    v.merchantB = await merchantOfShop(trx, 'shopB', v.merchantB, v.shopB);
+    if (opts.partyAIsKeeper && v.merchantA === null && !(v.merchantB === v.merchantId && v.shopB === v.shopId)) {
+      v.merchantA = v.merchantId;
+      v.shopA = v.shopId;
+    }
+    if (v.merchantA !== null && v.merchantA === v.merchantB && v.shopA === v.shopB) throw err.samePartyTwice();
     const a = await party(trx, 'A', v.merchantA, v.shopA);
     const b = await party(trx, 'B', v.merchantB, v.shopB);
     if (scope.kind !== 'platform') {
@@ -112,7 +133,7 @@ export function createContractService(deps: { db: Db }) {
     // For merchant and shop staff the keeper is always one of the parties (often for the platform too): read only when not.
     let keeper: NamedMerchant | null = null;
     if (v.merchantId !== null) {
-      keeper = [a, b].find((m) => m.id === v.merchantId) ?? (await repo.findMerchant(trx, v.merchantId));
+      keeper = [a, b].find((m) => m?.id === v.merchantId) ?? (await repo.findMerchant(trx, v.merchantId));
       if (!keeper) throw err.partyNotFound('merchant (merchantId)');
     }
     if (v.shopId !== null) {
@@ -144,7 +165,7 @@ export function createContractService(deps: { db: Db }) {
     add(ctx: AuthedContext, input: ContractAdd): Promise<Contract> {
       const scope = scopeOf(ctx.account);
       return loggedTransaction(db, ctx, async (trx) => {
-        const id = await repo.insertContract(trx, await resolve(trx, scope, input), ctx.account.id);
+        const id = await repo.insertContract(trx, await resolve(trx, scope, input, { partyAIsKeeper: true }), ctx.account.id);
         return toWire((await repo.findContract(trx, id))!, scope);
       }, (c) => c.id);
     },
@@ -157,10 +178,12 @@ export function createContractService(deps: { db: Db }) {
         const wire = toWire(current, scope);
         const named = new Set([current.merchantId, current.merchantA, current.merchantB].filter((m): m is number => m !== null));
         await repo.updateContract(trx, current.id, await resolve(trx, scope, {
-          ...input, merchantId: input.merchantId ?? current.merchantId, shopId: input.shopId ?? current.shopId,
-          shopA: kept(input.shopA, wire.shopA), shopB: kept(input.shopB, wire.shopB), signTime: kept(input.signTime, wire.signTime),
-          beginDate: kept(input.beginDate, wire.beginDate), endDate: kept(input.endDate, wire.endDate),
-        }, named), ctx.account.id);
+          merchantId: input.merchantId ?? current.merchantId, shopId: input.shopId ?? current.shopId,
+          contractType: input.contractType ?? current.contractType,
+          merchantA: kept(input.merchantA, current.merchantA), shopA: kept(input.shopA, current.shopA),
+          merchantB: kept(input.merchantB, current.merchantB), shopB: kept(input.shopB, current.shopB),
+          signTime: kept(input.signTime, wire.signTime), beginDate: kept(input.beginDate, wire.beginDate), endDate: kept(input.endDate, wire.endDate),
+        }, { named }), ctx.account.id);
       }, () => input.id);
     },
 

@@ -15,7 +15,7 @@ export const USER_MOBILE_INDEX = 'custom_dis_user_mobile_uq';
 export interface DisValues {
   merchantId: number | null;
   shopId: number | null;
-  name: string;
+  name: string | null;
   contact: string | null;
   phone: string | null;
   remark: string | null;
@@ -23,11 +23,11 @@ export interface DisValues {
 }
 
 export interface UserValues {
-  customDisId: number;
+  customDisId: number | null;
   merchantId: number | null;
   shopId: number | null;
-  name: string;
-  mobile: string;
+  name: string | null;
+  mobile: string | null;
   remark: string | null;
   status: number;
 }
@@ -137,7 +137,7 @@ export async function takenMobiles(db: Executor, customDisId: number, mobiles: r
   if (mobiles.length === 0) return new Set();
   const rows = await db.selectFrom('custom_dis_user').select('mobile')
     .where('custom_dis_id', '=', customDisId).where('is_deleted', '=', false).where('mobile', 'in', mobiles).execute();
-  return new Set(rows.map((r) => r.mobile));
+  return new Set(rows.flatMap((r) => (r.mobile === null ? [] : [r.mobile])));
 }
 
 function userColumns(v: UserValues) {

@@ -3,8 +3,8 @@ import { authed } from '../../platform/http/context.js';
 import { defineRoute, type RouteSpec } from '../../platform/http/routes.js';
 import { PageInfo } from '../../platform/http/schemas.js';
 import {
-  BatchAddRequest, BatchAddResponse, CustomDisAddRequest, CustomDisListRequest, CustomDisPageRequest, CustomDisResponse, CustomDisUpdateRequest,
-  CustomDisUserAddRequest, CustomDisUserListRequest, CustomDisUserPageRequest, CustomDisUserResponse, CustomDisUserUpdateRequest,
+  BatchAddRefusal, BatchAddRequest, BatchAddResponse, CustomDisAddRequest, CustomDisListRequest, CustomDisPageRequest, CustomDisResponse,
+  CustomDisUpdateRequest, CustomDisUserAddRequest, CustomDisUserListRequest, CustomDisUserPageRequest, CustomDisUserResponse, CustomDisUserUpdateRequest,
 } from './custom.schemas.js';
 import type { CustomService } from './custom.service.js';
 
@@ -20,7 +20,7 @@ export function customRoutes(svc: CustomService): RouteSpec[] {
   return [
     defineRoute({
       method: 'POST', path: `${P}/addCustomDis`, channels: ['manage'], auth: staff, permission: WRITE,
-      operation: [MODULE, '新增分销商'], summary: 'Add a custom distributor of your merchant (or shop); answers the record', tags,
+      operation: [MODULE, '新增分销商'], summary: 'Add a custom distributor of your merchant (or shop); answers the record (nothing is required: a name may follow)', tags,
       body: CustomDisAddRequest, response: CustomDisResponse,
       handler: (ctx, { body }) => svc.addDis(authed(ctx), body),
     }),
@@ -44,7 +44,7 @@ export function customRoutes(svc: CustomService): RouteSpec[] {
     }),
     defineRoute({
       method: 'POST', path: `${P}/addCustomDisUser`, channels: ['manage'], auth: staff, permission: WRITE,
-      operation: [MODULE, '新增分销商用户'], summary: 'Add a user to an enabled distributor of yours; answers the record', tags,
+      operation: [MODULE, '新增分销商用户'], summary: 'Add a user to an enabled distributor of yours, or without customDisId one of your merchant (or shop) to attach later; answers the record', tags,
       body: CustomDisUserAddRequest, response: CustomDisUserResponse,
       handler: (ctx, { body }) => svc.addUser(authed(ctx), body),
     }),
@@ -70,7 +70,7 @@ export function customRoutes(svc: CustomService): RouteSpec[] {
       method: 'POST', path: `${P}/batchAdd`, channels: ['open'], auth: 'open', permission: WRITE,
       operation: [MODULE, '批量新增分销商用户'],
       summary: 'Add up to 500 users to one distributor in one transaction; any invalid row refuses the whole batch, naming every failing row and field (details in data.errors)',
-      tags, body: BatchAddRequest, response: BatchAddResponse,
+      tags, body: BatchAddRequest, response: BatchAddResponse, errorData: BatchAddRefusal,
       handler: (ctx, { body }) => svc.batchAdd(ctx, body),
     }),
   ];

@@ -1,4 +1,4 @@
-import { assertInScope, scopeOf } from '../../platform/auth/permissions.js';
+import { assertInScope, scopeOf, type Scope } from '../../platform/auth/permissions.js';
 import type { Db } from '../../platform/db/database.js';
 import type { Executor } from '../../platform/db/executor.js';
 import { isUniqueViolation } from '../../platform/db/pg-errors.js';
@@ -24,8 +24,8 @@ function text(given: string | null | undefined, stored: string | null): string |
   return given.trim() === '' ? null : given.trim();
 }
 
-/** A name given on a patch must still be a name (the add requires one; blank is refused there too). */
-function patchedName(given: string | null | undefined, stored: string): string {
+/** A name given on a patch must still be a name (blank is refused; an unnamed record is named by giving one). */
+function patchedName(given: string | null | undefined, stored: string | null): string | null {
   if (given === undefined || given === null) return stored;
   const name = given.trim();
   if (name === '') throw badRequest('name is invalid: must not be blank');
@@ -35,6 +35,11 @@ function patchedName(given: string | null | undefined, stored: string): string {
 /** Who is recorded as creator: the staff user; a signed app is named in the operation log instead. */
 const actor = (account: Account) => (account.kind === 'admin' ? account.id : null);
 
+/** What the caller adds belongs to its merchant and shop (platform staff: the platform's own, merchant null). */
+function ownersOf(scope: Scope): { merchantId: number | null; shopId: number | null } {
+  return { merchantId: scope.kind === 'platform' ? null : scope.merchantId, shopId: scope.kind === 'shop' ? scope.shopId : null };
+}
+
 /** A signed open app acts for the whole platform; staff within their merchant or shop. */
 function inScope(account: Account, record: { merchantId: number | null; shopId: number | null }): void {
   if (account.kind !== 'openApp') assertInScope(account, record);
@@ -42,7 +47,9 @@ function inScope(account: Account, record: { merchantId: number | null; shopId: 
 
 /**
  * Custom distributors and their users (spec A 4.6). A distributor belongs to the merchant (and shop)
- * of the staff user who added it; its users carry the same owners. batchAdd adds up to 500 users in
+ * of the staff user who added it; its users carry the same owners, and a user added without one
+ * belongs to the caller's merchant (and shop) until it is attached. Nothing of the spec's `{name}` is
+ * required (docs/decisions.md, "The spec's smallest add requests"). batchAdd adds up to 500 users in
  * one transaction, or none when any row is invalid.
  */
 export function createCustomService(deps: { db: Db }) {
@@ -68,34 +75,44 @@ export function createCustomService(deps: { db: Db }) {
     return found.dis;
   }
 
-  async function uniqueName<T>(name: string, write: () => Promise<T>): Promise<T> {
+  async function uniqueName<T>(name: string | null, write: () => Promise<T>): Promise<T> {
     try {
       return await write();
     } catch (e) {
-      if (isUniqueViolation(e, repo.DIS_NAME_INDEX)) throw err.disNameTaken(name);
+      if (name !== null && isUniqueViolation(e, repo.DIS_NAME_INDEX)) throw err.disNameTaken(name);
       throw e;
     }
   }
 
-  async function uniqueMobile<T>(mobile: string, write: () => Promise<T>): Promise<T> {
+  async function uniqueMobile<T>(mobile: string | null, write: () => Promise<T>): Promise<T> {
     try {
       return await write();
     } catch (e) {
-      if (isUniqueViolation(e, repo.USER_MOBILE_INDEX)) throw err.mobileTaken(mobile);
+      if (mobile !== null && isUniqueViolation(e, repo.USER_MOBILE_INDEX)) throw err.mobileTaken(mobile);
       throw e;
     }
+  }
+
+  /** Refuses a mobile the distributor already has (409); a user without a mobile or a distributor clashes with none. */
+  async function assertMobileFree(trx: Executor, customDisId: number | null, mobile: string | null): Promise<void> {
+    if (customDisId === null || mobile === null) return;
+    if ((await repo.takenMobiles(trx, customDisId, [mobile])).size > 0) throw err.mobileTaken(mobile);
+  }
+
+  /** The caller's own merchant must be enabled for something new to be added under it (1_022_000_001). */
+  async function assertOwnMerchantEnabled(trx: Executor, merchantId: number | null): Promise<void> {
+    // Disabling a merchant ends its staff's sessions; this covers a request already past that check.
+    assertMerchantEnabled(merchantId === null ? null : await findMerchantState(trx, merchantId));
   }
 
   return {
     addDis(ctx: AuthedContext, input: CustomDisAdd): Promise<CustomDis> {
-      const scope = scopeOf(ctx.account);
-      const name = input.name.trim();
-      const merchantId = scope.kind === 'platform' ? null : scope.merchantId;
+      const owners = ownersOf(scopeOf(ctx.account));
+      const name = text(input.name, null);
       return loggedTransaction(db, ctx, async (trx) => {
-        // Disabling a merchant ends its staff's sessions; this covers a request already past that check.
-        assertMerchantEnabled(merchantId === null ? null : await findMerchantState(trx, merchantId));
+        await assertOwnMerchantEnabled(trx, owners.merchantId);
         return uniqueName(name, () => repo.insertDis(trx, {
-          merchantId, shopId: scope.kind === 'shop' ? scope.shopId : null, name,
+          ...owners, name,
           contact: text(input.contact, null), phone: text(input.phone, null), remark: text(input.remark, null), status: input.status ?? ENABLED,
         }, actor(ctx.account)));
       }, (d) => d.id);
@@ -121,12 +138,19 @@ export function createCustomService(deps: { db: Db }) {
     },
 
     addUser(ctx: AuthedContext, input: CustomDisUserAdd): Promise<CustomDisUser> {
+      const mobile = text(input.mobile, null);
       return loggedTransaction(db, ctx, async (trx) => {
-        const dis = await openDis(ctx.account, trx, input.customDisId);
-        if ((await repo.takenMobiles(trx, dis.id, [input.mobile])).size > 0) throw err.mobileTaken(input.mobile);
-        const [user] = await uniqueMobile(input.mobile, () => repo.insertUsers(trx, [{
-          customDisId: dis.id, merchantId: dis.merchantId, shopId: dis.shopId, name: input.name.trim(), mobile: input.mobile,
-          remark: text(input.remark, null), status: input.status ?? ENABLED,
+        let owners: Pick<repo.UserValues, 'customDisId' | 'merchantId' | 'shopId'>;
+        if (input.customDisId != null) {
+          const dis = await openDis(ctx.account, trx, input.customDisId);
+          owners = { customDisId: dis.id, merchantId: dis.merchantId, shopId: dis.shopId };
+        } else {
+          owners = { customDisId: null, ...ownersOf(scopeOf(ctx.account)) };
+          await assertOwnMerchantEnabled(trx, owners.merchantId);
+        }
+        await assertMobileFree(trx, owners.customDisId, mobile);
+        const [user] = await uniqueMobile(mobile, () => repo.insertUsers(trx, [{
+          ...owners, name: text(input.name, null), mobile, remark: text(input.remark, null), status: input.status ?? ENABLED,
         }], actor(ctx.account)));
         return user;
       }, (u) => u.id);
@@ -138,11 +162,12 @@ export function createCustomService(deps: { db: Db }) {
         if (!current) throw err.userNotFound();
         inScope(ctx.account, current);
         const target = input.customDisId != null && input.customDisId !== current.customDisId ? await openDis(ctx.account, trx, input.customDisId) : null;
-        const mobile = input.mobile ?? current.mobile;
+        const mobile = text(input.mobile, current.mobile);
         const disId = target?.id ?? current.customDisId;
-        if ((target || mobile !== current.mobile) && (await repo.takenMobiles(trx, disId, [mobile])).size > 0) throw err.mobileTaken(mobile);
+        if (target || mobile !== current.mobile) await assertMobileFree(trx, disId, mobile);
+        // A user moved (or first attached) takes its distributor's owners, the platform's own included.
         await uniqueMobile(mobile, () => repo.updateUser(trx, current.id, {
-          customDisId: disId, merchantId: target?.merchantId ?? current.merchantId, shopId: target ? target.shopId : current.shopId,
+          customDisId: disId, merchantId: target ? target.merchantId : current.merchantId, shopId: target ? target.shopId : current.shopId,
           name: patchedName(input.name, current.name), mobile, remark: text(input.remark, current.remark), status: input.status ?? current.status,
         }, actor(ctx.account)));
       }, () => input.id);
