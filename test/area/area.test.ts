@@ -5,7 +5,7 @@ import { createStaff } from '../helpers/platform-fixtures.js';
 interface AreaNode {
   id: number;
   name: string;
-  children?: AreaNode[];
+  children: AreaNode[];
 }
 
 let t: TestApp;
@@ -21,36 +21,53 @@ const byIp = (ip: string | null, tok = token) =>
   t.post(`/manage-api/system/area/get-by-ip${ip === null ? '' : `?ip=${encodeURIComponent(ip)}`}`, {}, tok);
 
 describe('/system/area/tree', () => {
-  it('nests province → city → district as {id, name, children}; leaves carry no children', async () => {
+  it('nests province → city → district as {id, name, children}; a leaf carries children: [] as the region tree\'s leaves do', async () => {
     const res = await t.post('/manage-api/system/area/tree', {}, token);
     expect(res.body.errcode).toBe(0);
     const provinces = res.body.data as AreaNode[];
     const js = provinces.find((p) => p.id === 320000)!;
     expect(Object.keys(js).sort()).toEqual(['children', 'id', 'name']);
     expect(js.name).toBe('江苏省');
-    const nj = js.children!.find((c) => c.id === 320100)!;
+    const nj = js.children.find((c) => c.id === 320100)!;
     expect(nj.name).toBe('南京市');
-    const xw = nj.children!.find((d) => d.id === 320102)!;
-    expect(xw).toEqual({ id: 320102, name: '玄武区' });
-    // every node has exactly these keys, at most three levels deep
+    const xw = nj.children.find((d) => d.id === 320102)!;
+    expect(xw).toEqual({ id: 320102, name: '玄武区', children: [] });
+    expect(res.raw.body).toContain('{"id":320102,"name":"玄武区","children":[]}');
+    // every node has exactly these keys, children always a list, at most three levels deep
+    let leaves = 0;
     const walk = (nodes: AreaNode[], depth: number) => {
       for (const n of nodes) {
-        expect(Object.keys(n).every((k) => ['id', 'name', 'children'].includes(k))).toBe(true);
-        if (n.children) {
-          expect(n.children.length).toBeGreaterThan(0);
-          expect(depth).toBeLessThan(3);
-          walk(n.children, depth + 1);
-        }
+        expect(depth).toBeLessThanOrEqual(3);
+        expect(Object.keys(n).sort()).toEqual(['children', 'id', 'name']);
+        expect(Array.isArray(n.children)).toBe(true);
+        if (n.children.length === 0) leaves++;
+        walk(n.children, depth + 1);
       }
     };
     walk(provinces, 1);
+    expect(leaves).toBeGreaterThan(1000);
+
+    // The region tree's leaves have the same empty list.
+    const regions = await t.post('/manage-api/region/queryRegionTree', {}, token);
+    expect(regions.body.errcode, regions.body.errmsg).toBe(0);
+    const findNode = (nodes: Array<{ id: number; children: unknown[] }>, id: number): { id: number; children: unknown[] } | undefined => {
+      for (const n of nodes) {
+        if (n.id === id) return n;
+        const hit = findNode(n.children as Array<{ id: number; children: unknown[] }>, id);
+        if (hit) return hit;
+      }
+      return undefined;
+    };
+    expect(findNode(regions.body.data, 320102)?.children).toEqual([]);
   });
 
-  it('refuses a caller without a token (401) or without area:read (403)', async () => {
-    expect((await t.post('/manage-api/system/area/tree', {})).body.errcode).toBe(401);
-    const u = await createStaff(t.db, { permissions: ['region:read'] });
-    const { accessToken } = await t.loginStaff(u.username, u.password);
-    expect((await t.post('/manage-api/system/area/tree', {}, accessToken)).body.errcode).toBe(403);
+  it('says in the OpenAPI document that children is required', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const data = doc.paths['/manage-api/system/area/tree'].post.responses['200'].content['application/json'].schema.oneOf[0].properties.data;
+    const ref: string = data.items.$ref;
+    const node = ref.split('/').reduce((at: Record<string, any>, key: string) => (key === '#' ? doc : at[key]), doc);
+    expect(node.required).toEqual(['id', 'name', 'children']);
+    expect(node.properties.children.items.$ref).toBe(ref);
   });
 });
 

@@ -36,7 +36,7 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 type Entrance = { id: number; skuId: number; entranceName: string; merchantId: number | null; shopId: number | null; goodsId: number | null; createdBy: string | null; createdTime: string | null };
-type SkuOut = Record<string, unknown> & { id: number; goodsId: number; skuName: string; status: number; skuEntranceList: Entrance[] };
+type SkuOut = Record<string, unknown> & { id: number; goodsId: number; skuName: string; mold: string | null; status: string; skuEntranceList: Entrance[] };
 
 const sku = (over: Record<string, unknown> = {}): Record<string, unknown> => ({ goodsId: org.spuA1, skuName: uniq('Adult ticket '), ...over });
 async function addOk(who: StaffSession, body: Record<string, unknown>): Promise<SkuOut> {
@@ -83,7 +83,7 @@ describe('rejection matrix', () => {
   });
   itRefusesWhatStaffOperationsRefuse(() => t, {
     path: `${P}/querySkuPage`, permission: 'catalog:read', validBody: () => ({}),
-    badInputs: [{ body: () => ({ pageNum: -1 }), field: 'pageNum' }],
+    badInputs: [{ body: () => ({ pageNum: 1.5 }), field: 'pageNum' }],
   });
 });
 
@@ -96,7 +96,8 @@ describe('adding', () => {
     });
     const created = await addOk(merchantA, body);
     const { skuEntranceList: _, ...fields } = body;
-    expect(created).toEqual({ ...fields, id: expect.any(Number), cardNum: null, status: 1, skuEntranceList: expect.any(Array) });
+    // Codes travel as strings (spec A 2.2): mold and status too.
+    expect(created).toEqual({ ...fields, mold: '3', id: expect.any(Number), cardNum: null, status: '1', skuEntranceList: expect.any(Array) });
     expect(created.skuEntranceList).toEqual(['East gate', 'West gate'].map((entranceName) => ({
       id: expect.any(Number), skuId: created.id, entranceName, merchantId: org.merchantA, shopId: org.shopA1, goodsId: org.spuA1,
       createdBy: String(merchantA.userId), createdTime: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
@@ -141,10 +142,11 @@ describe('updating', () => {
   it('keeps absent fields and reconciles the entrance list: renamed, added, removed', async () => {
     const s = await addOk(merchantA, sku({ showPrice: 100, stock: 9, skuEntranceList: [{ entranceName: 'North' }, { entranceName: 'South' }] }));
     const [north, south] = s.skuEntranceList;
-    const upd = await update(merchantA, { id: s.id, skuName: 'Renamed', stock: 10, status: 3, skuEntranceList: [{ id: north.id, entranceName: 'North gate' }, { entranceName: 'Lake pier' }] });
+    const upd = await update(merchantA, { id: s.id, skuName: 'Renamed', stock: 10, status: '3', mold: '2', skuEntranceList: [{ id: north.id, entranceName: 'North gate' }, { entranceName: 'Lake pier' }] });
     expect(upd.body).toEqual({ errcode: 0, errmsg: 'success' });
     const after = await get(s.id);
-    expect(after).toMatchObject({ skuName: 'Renamed', showPrice: 100, stock: 10, status: 3 });
+    // Codes are taken as numeric strings as well as numbers, and answered as strings.
+    expect(after).toMatchObject({ skuName: 'Renamed', showPrice: 100, stock: 10, status: '3', mold: '2' });
     expect(after.skuEntranceList.map((e) => [e.id === north.id, e.entranceName])).toEqual([[true, 'North gate'], [false, 'Lake pier']]);
     const gone = await t.db.selectFrom('sku_entrance').select('is_deleted').where('id', '=', south.id).executeTakeFirstOrThrow();
     expect(gone.is_deleted).toBe(true);
@@ -236,6 +238,8 @@ describe('scoping and lists', () => {
     expect((await list(merchantA)).map((s) => s.id)).toEqual([a2.id, a.id]);
     expect((await list(shopA1)).map((s) => s.id)).toEqual([a.id]);
     expect((await list(merchantA, { mold: 2 })).map((s) => s.id)).toEqual([a2.id]);
+    expect((await list(merchantA, { mold: '2' })).map((s) => [s.id, s.mold, s.status])).toEqual([[a2.id, '2', '2']]);
+    expect((await list(platform, { status: '2' })).every((s) => s.status === '2')).toBe(true);
     expect((await list(merchantA, { status: 1, goodsId: org.spuA1 })).map((s) => s.id)).toEqual([a.id]);
     expect((await list(merchantA, { shopId: org.shopA2 })).map((s) => s.id)).toEqual([a2.id]);
     expect((await list(merchantA, { skuName: 'ADULT' })).map((s) => s.id)).toEqual([a.id]);

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDemoData } from '../../src/db/seed/demo/index.js';
 import { parseDay } from '../../src/db/seed/demo/calendar.js';
-import { openApiDocument } from '../../src/platform/openapi.js';
+import { openApiDocument } from '../../src/platform/openapi/register.js';
 import { PAGE_SIZE_MAX } from '../../src/platform/http/schemas.js';
 import { adminUrl } from '../helpers/global-setup.js';
 import { createCardBinding, createMember, uniq } from '../helpers/factories.js';
@@ -160,7 +160,7 @@ async function made(path: string, body: Record<string, unknown>, token: string):
  * Records of merchant B and of shop 2 (of merchant A) in the families the demo data holds none of
  * for them: the demo's card models are the platform merchant's, its cards are held by the sales
  * channels (so its members are theirs), its roles are global, and it makes no sales institution,
- * contract, card batch, allocation or settlement. Made through the API by B and shop 2 where the
+ * contract, card batch, allocation, settlement or finance account. Made through the API by B and shop 2 where the
  * operation lets them; by the platform where only it may (a card batch held by a shop, allocations,
  * estimations and their settlement orders, a code generator column for the platform-only checks);
  * with factories where there is no operation (parks, check-ins, members and their bindings).
@@ -198,6 +198,9 @@ async function foreignRecords(s: { p: string; b: string; s2: string }, ids: { a:
   const dept2 = (await d.selectFrom('dept').select('id').where('shop_id', '=', ids.shop2).orderBy('id').executeTakeFirstOrThrow()).id;
   await made('/sales/addSales', { name: uniq('cs B '), deptId: deptB }, s.b);
   await made('/sales/addSales', { name: uniq('cs S2 '), deptId: dept2 }, s.s2);
+  // Finance accounts: B's own, and shop 2's.
+  await made('/merchantFinance/addMerchantFinance', { name: uniq('cs B '), bank: 'cs bank', bankAccount: '6222000011112222' }, s.b);
+  await made('/merchantFinance/addMerchantFinance', { name: uniq('cs S2 '), bank: 'cs bank', bankAccount: '6222000011113333' }, s.s2);
   // Contracts: B with a third merchant; shop 2 with a third merchant.
   const third = (await d.selectFrom('merchant').select('id').where('id', 'not in', [ids.a, ids.b]).orderBy('id').executeTakeFirstOrThrow()).id;
   await made('/merchantContract/addMerchantContract', { contractType: 1, merchantA: String(ids.b), merchantB: String(third) }, s.b);

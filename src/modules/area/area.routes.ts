@@ -10,7 +10,7 @@ const AreaResponse = Type.Cyclic(
     AreaNode: Type.Object({
       id: Type.Integer(),
       name: Type.String(),
-      children: Type.Optional(Type.Array(Type.Ref('AreaNode'))),
+      children: Type.Array(Type.Ref('AreaNode'), { description: 'the node\'s cities or districts; [] for a leaf' }),
     }),
   },
   'AreaNode',
@@ -19,7 +19,7 @@ const AreaResponse = Type.Cyclic(
 export function areaRoutes(svc: AreaService): RouteSpec[] {
   return [
     defineRoute({
-      method: 'POST', path: '/system/area/tree', channels: ['manage'], auth: staff, permission: 'area:read',
+      method: 'POST', path: '/system/area/tree', cached: true, channels: ['manage'], auth: staff, permission: 'area:read',
       summary: 'Province → city → district tree', tags, response: Type.Array(AreaResponse),
       handler: () => svc.tree(),
     }),

@@ -12,11 +12,11 @@ const LOCAL_NETWORK = '内网IP';
 /** Area lookups of the system module (spec A 4.8), built on the region dictionary. */
 export function createAreaService(deps: { cache: SharedCache; regions: RegionService }) {
   return {
-    /** Province → city → district, as {id, name, children}; leaves carry no children list. */
+    /** Province → city → district, as {id, name, children}; a leaf's children is [], as in the region tree. */
     async tree(): Promise<RawJson> {
       return deps.cache.getOrLoad('area:tree', async () => {
         const levels = (await deps.regions.allRegions()).filter((r) => r.levelType >= 1 && r.levelType <= 3);
-        return new RawJson(treeToJson(levels, (r) => ({ id: r.id, name: r.name }), { leaves: 'omit' }));
+        return new RawJson(treeToJson(levels, (r) => ({ id: r.id, name: r.name })));
       });
     },
 

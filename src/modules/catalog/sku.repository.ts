@@ -7,12 +7,15 @@ import type { ReferenceCheck } from '../../platform/db/references.js';
 import { scopeCondition } from '../../platform/db/scope.js';
 import { containsPattern, keywordsCondition } from '../../platform/db/text-match.js';
 import type { Page, PageRequest } from '../../platform/http/paging.js';
-import { LIST_MAX_ROWS } from '../../platform/http/schemas.js';
+import { LIST_MAX_ROWS, codeText } from '../../platform/http/schemas.js';
 import { formatDateTime } from '../../platform/time.js';
 import type { Sku, SkuEntranceOut, SkuFilter } from './sku.schemas.js';
 
-/** The stored SKU without its entrances, plus the owners a service checks scope against. */
-export type SkuFields = Omit<Sku, 'skuEntranceList'> & { merchantId: number; shopId: number | null };
+/**
+ * The stored SKU without its entrances, plus the owners a service checks scope against; its codes
+ * (mold, status) as stored, integers: withEntrances writes them as the wire's strings.
+ */
+export type SkuFields = Omit<Sku, 'skuEntranceList' | 'mold' | 'status'> & { mold: number | null; status: number; merchantId: number; shopId: number | null };
 
 export type SkuValues = Omit<SkuFields, 'id'>;
 
@@ -130,7 +133,8 @@ function filtered(db: Executor, f: SkuFilter, scope: Scope) {
 
 async function withEntrances(db: Executor, rows: SkuFields[]): Promise<Sku[]> {
   const entrances = await entrancesOf(db, rows.map((r) => r.id));
-  return rows.map(({ merchantId: _m, shopId: _s, ...sku }) => ({ ...sku, skuEntranceList: entrances.get(sku.id) ?? [] }));
+  return rows.map(({ merchantId: _m, shopId: _s, mold, status, ...sku }) =>
+    Object.assign(sku, { mold: codeText(mold), status: String(status), skuEntranceList: entrances.get(sku.id) ?? [] }));
 }
 
 export async function listSkus(db: Executor, f: SkuFilter, scope: Scope): Promise<Sku[]> {

@@ -1,9 +1,10 @@
 import { Type, type Static } from 'typebox';
-import { Id, IdList, Keywords, Nullable, Opt, PageFields } from '../../platform/http/schemas.js';
+import { CodeText, Id, IdList, Keywords, Nullable, Opt, PageFields } from '../../platform/http/schemas.js';
 import { Cents, Count } from './spu.schemas.js';
 
-const Mold = Type.Integer({ minimum: 1, maximum: 3, description: 'GoodsMold: 1 physical, 2 virtual, 3 e-voucher' });
-const SkuStatus = Type.Integer({ minimum: 1, maximum: 3, description: 'TicketsStatus: 1 on shelf, 2 editing, 3 off shelf' });
+// Codes are read as numbers or numeric strings ("2") and answered as strings (spec A 2.2).
+const Mold = Type.Integer({ minimum: 1, maximum: 3, description: 'GoodsMold: 1 physical, 2 virtual, 3 e-voucher (the code as a number or a string)' });
+const SkuStatus = Type.Integer({ minimum: 1, maximum: 3, description: 'TicketsStatus: 1 on shelf, 2 editing, 3 off shelf (the code as a number or a string)' });
 const Rate = Type.Number({ minimum: 0, maximum: 1_000_000, description: 'a decimal with at most 4 decimal places' });
 
 /** Spec A 2.3 SkuEntrance: a gate of the scenic spot where the SKU is checked. */
@@ -16,14 +17,14 @@ export const SkuEntrance = Type.Object({
   goodsId: Nullable(Type.Integer()),
   createdBy: Nullable(Type.String()),
   createdTime: Nullable(Type.String()),
-});
+}, { title: 'SkuEntrance' });
 export type SkuEntranceOut = Static<typeof SkuEntrance>;
 
 /** An entrance as given: a new one without id, an existing one of this SKU (kept or renamed) with its id. */
 export const SkuEntranceInput = Type.Object({
   id: Opt(Id),
   entranceName: Type.String({ minLength: 1, maxLength: 128 }),
-});
+}, { title: 'SkuEntranceInput' });
 
 const fields = {
   goodsChannelId: Opt(Id),
@@ -52,7 +53,7 @@ export const SkuAddRequest = Type.Object({
   goodsId: Id,
   skuName: Type.String({ minLength: 1, maxLength: 128 }),
   ...fields,
-});
+}, { title: 'SkuAddRequest' });
 export type SkuAdd = Static<typeof SkuAddRequest>;
 
 /**
@@ -65,7 +66,7 @@ export const SkuUpdateRequest = Type.Object({
   goodsId: Opt(Id),
   skuName: Type.String({ minLength: 1, maxLength: 128 }),
   ...fields,
-});
+}, { title: 'SkuUpdateRequest' });
 export type SkuUpdate = Static<typeof SkuUpdateRequest>;
 
 export const SkuResponse = Type.Object({
@@ -80,7 +81,7 @@ export const SkuResponse = Type.Object({
   stock: Nullable(Type.Integer()),
   isLogistic: Nullable(Type.Boolean()),
   carriageId: Nullable(Type.Integer()),
-  mold: Nullable(Type.Integer()),
+  mold: CodeText('GoodsMold code "1" physical, "2" virtual, "3" e-voucher'),
   isDistributes: Nullable(Type.Boolean()),
   commission: Nullable(Type.Integer()),
   isPreferential: Nullable(Type.Boolean()),
@@ -90,8 +91,8 @@ export const SkuResponse = Type.Object({
   addScoreRate: Nullable(Type.Number()),
   skuEntranceList: Type.Array(SkuEntrance),
   cardNum: Nullable(Type.Integer()),
-  status: Type.Integer(),
-});
+  status: Type.String({ description: 'TicketsStatus code: "1" on shelf, "2" editing, "3" off shelf' }),
+}, { title: 'SkuResponse' });
 export type Sku = Static<typeof SkuResponse>;
 
 const filters = {
@@ -104,8 +105,8 @@ const filters = {
   keywords: Opt(Keywords),
 };
 
-export const SkuListRequest = Type.Object(filters);
+export const SkuListRequest = Type.Object(filters, { title: 'SkuListRequest' });
 export type SkuFilter = Static<typeof SkuListRequest>;
 
-export const SkuPageRequest = Type.Object({ ...PageFields, ...filters });
+export const SkuPageRequest = Type.Object({ ...PageFields, ...filters }, { title: 'SkuPageRequest' });
 export type SkuPageQuery = Static<typeof SkuPageRequest>;

@@ -18,7 +18,7 @@ export const SpuResponse = Type.Object({
   status: Type.Integer(),
   description: Nullable(Type.String()),
   shopsName: Nullable(Type.String({ description: 'the shop\'s name' })),
-});
+}, { title: 'SpuResponse' });
 export type Spu = Static<typeof SpuResponse>;
 
 const writable = {
@@ -32,10 +32,10 @@ const writable = {
   description: Opt(Type.String({ maxLength: 5000, description: '"" clears it on update' })),
 };
 
-export const SpuAddRequest = Type.Object(writable);
+export const SpuAddRequest = Type.Object(writable, { title: 'SpuAddRequest' });
 export type SpuAdd = Static<typeof SpuAddRequest>;
 
-export const SpuUpdateRequest = Type.Object({ id: Id, ...writable });
+export const SpuUpdateRequest = Type.Object({ id: Id, ...writable }, { title: 'SpuUpdateRequest' });
 export type SpuUpdate = Static<typeof SpuUpdateRequest>;
 
 const filters = {
@@ -47,8 +47,8 @@ const filters = {
   keywords: Opt(Keywords),
 };
 
-export const SpuListRequest = Type.Object(filters);
+export const SpuListRequest = Type.Object(filters, { title: 'SpuListRequest' });
 export type SpuFilter = Static<typeof SpuListRequest>;
 
-export const SpuPageRequest = Type.Object({ ...PageFields, ...filters });
+export const SpuPageRequest = Type.Object({ ...PageFields, ...filters }, { title: 'SpuPageRequest' });
 export type SpuPageQuery = Static<typeof SpuPageRequest>;

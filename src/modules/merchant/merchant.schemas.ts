@@ -16,7 +16,7 @@ export const MerchantResponse = Type.Object({
   shopCount: Type.Integer({ description: 'living shops of the merchant' }),
   createdTime: Nullable(Type.String()),
   updatedTime: Nullable(Type.String()),
-});
+}, { title: 'MerchantResponse' });
 export type Merchant = Static<typeof MerchantResponse>;
 
 const writable = {
@@ -28,13 +28,13 @@ const writable = {
   remark: Opt(Type.String({ maxLength: 255 })),
 };
 
-export const MerchantAddRequest = Type.Object({ ...writable, merchantType: MerchantType });
+export const MerchantAddRequest = Type.Object({ ...writable, merchantType: MerchantType }, { title: 'MerchantAddRequest' });
 export type MerchantAdd = Static<typeof MerchantAddRequest>;
 
-export const MerchantUpdateRequest = Type.Object({ id: Id, ...writable, merchantType: Opt(MerchantType) });
+export const MerchantUpdateRequest = Type.Object({ id: Id, ...writable, merchantType: Opt(MerchantType) }, { title: 'MerchantUpdateRequest' });
 export type MerchantUpdate = Static<typeof MerchantUpdateRequest>;
 
-export const MerchantStatusRequest = Type.Object({ id: Id, status: Status });
+export const MerchantStatusRequest = Type.Object({ id: Id, status: Status }, { title: 'MerchantStatusRequest' });
 export type MerchantStatusChange = Static<typeof MerchantStatusRequest>;
 
 const filters = {
@@ -45,8 +45,8 @@ const filters = {
   keywords: Opt(Keywords),
 };
 
-export const MerchantListRequest = Type.Object(filters);
+export const MerchantListRequest = Type.Object(filters, { title: 'MerchantListRequest' });
 export type MerchantFilter = Static<typeof MerchantListRequest>;
 
-export const MerchantPageRequest = Type.Object({ ...PageFields, ...filters });
+export const MerchantPageRequest = Type.Object({ ...PageFields, ...filters }, { title: 'MerchantPageRequest' });
 export type MerchantPageQuery = Static<typeof MerchantPageRequest>;

@@ -1,4 +1,4 @@
-import { AppError, badRequest, conflict, forbidden, notFound } from '../../platform/errors.js';
+import { AppError, badRequest, conflict, errcodes, forbidden, notFound } from '../../platform/errors.js';
 import { MAX_PAYABLE_CENTS } from './settlement.schemas.js';
 
 /**
@@ -6,9 +6,9 @@ import { MAX_PAYABLE_CENTS } from './settlement.schemas.js';
  * status answers the common 409 naming the current status (DOMAIN.md §3); the module's own code
  * tells a client that an amount no longer fits in exact cents.
  */
-export const SettlementError = {
-  AMOUNT_TOO_LARGE: 1_006_000_001,
-} as const;
+export const SettlementError = errcodes({
+  AMOUNT_TOO_LARGE: [1_006_000_001, 'a settlement amount is larger than 2^53 - 1 cents (it cannot be held exactly)'],
+});
 
 export const STATUS_NAMES: Record<number, string> = {
   1: 'pending scenic-spot check',

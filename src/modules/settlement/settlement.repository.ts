@@ -1,5 +1,5 @@
 import { sql, type Expression, type Selectable, type SqlBool } from 'kysely';
-import type { MerchantFinanceTable, SettlementTable } from '../../db/tables/settlement.js';
+import type { SettlementTable } from '../../db/tables/settlement.js';
 import type { Scope } from '../../platform/auth/permissions.js';
 import type { Executor } from '../../platform/db/executor.js';
 import { paginate } from '../../platform/db/paginate.js';
@@ -8,7 +8,7 @@ import type { Page, PageRequest } from '../../platform/http/paging.js';
 import { formatDateTime } from '../../platform/time.js';
 import type { ResourceDetail } from './settlement-calc.js';
 import { insertDetails } from './settlement-detail.repository.js';
-import type { MerchantFinance, SettlementPageQuery, SettlementSummary } from './settlement.schemas.js';
+import type { SettlementPageQuery, SettlementSummary } from './settlement.schemas.js';
 
 /** Settlement orders, their payments, log and the merchants' finance accounts; details: settlement-detail.repository. */
 
@@ -229,35 +229,11 @@ export function pageSettlements(db: Executor, f: SettlementPageQuery, period: { 
   return paginate(db, q.orderBy('id', 'desc'), page, (r) => toSummary(toSettlement(r)));
 }
 
-function toFinance(r: Selectable<MerchantFinanceTable>): MerchantFinance {
-  return {
-    id: r.id,
-    shopId: r.shop_id,
-    merchantId: r.merchant_id,
-    ebankType: r.ebank_type,
-    name: r.name,
-    bank: r.bank,
-    bankAccount: r.bank_account,
-    isDeleted: r.is_deleted,
-    createdBy: r.created_by === null ? null : String(r.created_by),
-    createdTime: formatDateTime(r.created_at),
-    updatedBy: r.updated_by === null ? null : String(r.updated_by),
-    updatedTime: formatDateTime(r.updated_at),
-  };
-}
-
-/** The merchant's living merchant-settlement account (ebankType 1), the newest when several. */
-export async function financeOf(db: Executor, merchantId: number): Promise<MerchantFinance | null> {
-  const r = await db
-    .selectFrom('merchant_finance')
-    .selectAll()
-    .where('merchant_id', '=', merchantId)
-    .where('ebank_type', '=', 1)
-    .where('is_deleted', '=', false)
-    .orderBy('id', 'desc')
-    .executeTakeFirst();
-  return r ? toFinance(r) : null;
-}
+/**
+ * The account merchantFinance shows: the merchant's own merchant-settlement account, kept by the
+ * merchant module's finance operations (one living per merchant).
+ */
+export { settlementAccountOf as financeOf } from '../merchant/merchant-finance.repository.js';
 
 export async function merchantNames(db: Executor, ids: number[]): Promise<Map<number, string>> {
   if (ids.length === 0) return new Map();

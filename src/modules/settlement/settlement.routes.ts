@@ -7,6 +7,7 @@ import {
   SettlementSummary, VoidRequest,
 } from './settlement.schemas.js';
 import type { SettlementService } from './settlement.service.js';
+import { XLSX_FILE } from '../../platform/export/xlsx-export.js';
 
 const tags = ['settlement'];
 const staff = { kinds: ['admin' as const] };
@@ -48,7 +49,7 @@ export function settlementRoutes(svc: SettlementService): RouteSpec[] {
     defineRoute({
       method: 'ANY', path: `${P}/exportSettlementCardCheckDetailPage`, channels: ['manage'], auth: staff, permission: READ,
       summary: 'The check records of a settlement detail as a streamed .xlsx with a total row (GET: fields in the query string)', tags,
-      body: ExportCheckDetailRequest, response: 'file',
+      body: ExportCheckDetailRequest, response: 'file', file: XLSX_FILE,
       handler: (ctx, { body }) => svc.exportCheckDetails(authed(ctx), body.settlementDetailId, body.keywords),
     }),
     defineRoute({

@@ -1,5 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { DateRange, Id, Keywords, Nullable, Opt, PageFields } from '../../platform/http/schemas.js';
+// MerchantFinance (spec B 2.3) is the merchant module's record, kept by its finance operations.
+import { MerchantFinance } from '../merchant/merchant-finance.schemas.js';
 
 /** Spec A 2.6 / B 2.3 shapes shared by estimation and settlement. Money in cents. */
 
@@ -11,7 +13,7 @@ export const TicketPriceInfo = Type.Object({
   ticketTotalAmount: Type.Integer({ description: 'price × checkNum, cents' }),
   settlementFactor: Type.Number(),
   settlementAmount: Type.Integer({ description: 'round(ticketTotalAmount × settlementFactor), cents' }),
-});
+}, { title: 'TicketPriceInfo' });
 
 /** EstimationCardDetailListResponse, also the element of a settlement order's details. */
 export const DetailResponse = Type.Object({
@@ -29,7 +31,7 @@ export const DetailResponse = Type.Object({
   increaseAmount: Type.Integer(),
   decreaseAmount: Type.Integer(),
   settlementAmountActual: Type.Integer({ description: 'round(settlementAmount × estimationFactor) + increaseAmount − decreaseAmount' }),
-});
+}, { title: 'DetailResponse' });
 export type DetailResponse = Static<typeof DetailResponse>;
 
 export const CheckDetailResponse = Type.Object({
@@ -41,23 +43,7 @@ export const CheckDetailResponse = Type.Object({
   checkTime: Nullable(Type.String()),
   checkerId: Nullable(Type.Integer()),
   checkerName: Nullable(Type.String()),
-});
-
-export const MerchantFinance = Type.Object({
-  id: Type.Integer(),
-  shopId: Nullable(Type.Integer()),
-  merchantId: Type.Integer(),
-  ebankType: Type.Integer({ description: '1 merchant settlement, 2 sales settlement' }),
-  name: Type.String({ description: 'account name' }),
-  bank: Type.String(),
-  bankAccount: Type.String(),
-  isDeleted: Type.Boolean(),
-  createdBy: Nullable(Type.String()),
-  createdTime: Nullable(Type.String()),
-  updatedBy: Nullable(Type.String()),
-  updatedTime: Nullable(Type.String()),
-});
-export type MerchantFinance = Static<typeof MerchantFinance>;
+}, { title: 'CheckDetailResponse' });
 
 const Status = Type.Integer({ description: 'settlementStatus: 1 pending scenic-spot check, 2 pending platform calculation, 3 pending platform review, 4 pending invoice, 5 pending platform payment, 6 completed, 9 voided' });
 
@@ -82,7 +68,7 @@ export const SettlementSummary = Type.Object({
   paidAmount: Type.Integer(),
   remark: Nullable(Type.String()),
   createdTime: Nullable(Type.String()),
-});
+}, { title: 'SettlementSummary' });
 export type SettlementSummary = Static<typeof SettlementSummary>;
 
 /** SettlementCardInfoResponse (spec B 2.3), with the order's details. */
@@ -91,45 +77,45 @@ export const SettlementCardInfoResponse = Type.Object({
   merchantFinance: Nullable(MerchantFinance),
   statisticData: Type.Record(Type.String(), Type.Unknown()),
   details: Type.Array(DetailResponse),
-});
+}, { title: 'SettlementCardInfoResponse' });
 export type SettlementInfo = Static<typeof SettlementCardInfoResponse>;
 
 export const SettlementCardCheckDetailPageRequest = Type.Object({
   ...PageFields,
   settlementDetailId: Id,
   keywords: Opt(Keywords),
-});
+}, { title: 'SettlementCardCheckDetailPageRequest' });
 export type CheckDetailPageQuery = Static<typeof SettlementCardCheckDetailPageRequest>;
 
-export const ExportCheckDetailRequest = Type.Object({ settlementDetailId: Id, keywords: Opt(Keywords) });
+export const ExportCheckDetailRequest = Type.Object({ settlementDetailId: Id, keywords: Opt(Keywords) }, { title: 'ExportCheckDetailRequest' });
 
-export const SettlementCardAfreshRequest = Type.Object({ settlementId: Id, settlementDetailId: Id });
+export const SettlementCardAfreshRequest = Type.Object({ settlementId: Id, settlementDetailId: Id }, { title: 'SettlementCardAfreshRequest' });
 
 const Remark = Type.String({ maxLength: 512 });
 /** The most one payment carries (paySettlementCard's amount), so no order may come to be due more. */
 export const MAX_PAYABLE_CENTS = 100_000_000_000;
 const Cents = Type.Integer({ minimum: 0, maximum: MAX_PAYABLE_CENTS, description: 'cents' });
 
-export const ConfirmRequest = Type.Object({ id: Id, remark: Opt(Remark) });
+export const ConfirmRequest = Type.Object({ id: Id, remark: Opt(Remark) }, { title: 'ConfirmRequest' });
 
 export const DetailAdjustment = Type.Object({
   id: Id,
   estimationFactor: Opt(Type.Number({ minimum: 0, maximum: 100, description: 'at most 4 decimals' })),
   increaseAmount: Opt(Cents),
   decreaseAmount: Opt(Cents),
-});
+}, { title: 'DetailAdjustment' });
 export const CalcRequest = Type.Object({
   id: Id,
   details: Opt(Type.Array(DetailAdjustment, { maxItems: 1000, description: 'optional adjustments of the order\'s details before review' })),
-});
+}, { title: 'CalcRequest' });
 export type CalcRequest = Static<typeof CalcRequest>;
 
-export const ReviewRequest = Type.Object({ id: Id, pass: Type.Boolean({ description: 'true: to pending invoice (4); false: back to pending scenic-spot check (1)' }), remark: Opt(Remark) });
+export const ReviewRequest = Type.Object({ id: Id, pass: Type.Boolean({ description: 'true: to pending invoice (4); false: back to pending scenic-spot check (1)' }), remark: Opt(Remark) }, { title: 'ReviewRequest' });
 export type ReviewRequest = Static<typeof ReviewRequest>;
 
-export const InvoiceRequest = Type.Object({ id: Id, settlementFiles: Type.String({ minLength: 1, maxLength: 2048, description: 'invoice / approval file URLs, comma-separated' }) });
-export const PayRequest = Type.Object({ id: Id, amount: Cents, voucher: Opt(Type.String({ maxLength: 1024, description: 'payment voucher (URL or reference)' })) });
-export const VoidRequest = Type.Object({ id: Id, reason: Type.String({ minLength: 1, maxLength: 512 }) });
+export const InvoiceRequest = Type.Object({ id: Id, settlementFiles: Type.String({ minLength: 1, maxLength: 2048, description: 'invoice / approval file URLs, comma-separated' }) }, { title: 'InvoiceRequest' });
+export const PayRequest = Type.Object({ id: Id, amount: Cents, voucher: Opt(Type.String({ maxLength: 1024, description: 'payment voucher (URL or reference)' })) }, { title: 'PayRequest' });
+export const VoidRequest = Type.Object({ id: Id, reason: Type.String({ minLength: 1, maxLength: 512 }) }, { title: 'VoidRequest' });
 
 export const SettlementCardPageRequest = Type.Object({
   ...PageFields,
@@ -141,5 +127,5 @@ export const SettlementCardPageRequest = Type.Object({
   estimationId: Opt(Id),
   settlementPeriod: Opt(DateRange),
   keywords: Opt(Keywords),
-});
+}, { title: 'SettlementCardPageRequest' });
 export type SettlementPageQuery = Static<typeof SettlementCardPageRequest>;

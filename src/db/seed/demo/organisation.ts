@@ -169,7 +169,7 @@ export const DEMO_ROLES: Record<Exclude<RoleCode, 'super_admin'>, { name: string
     name: '商户管理员',
     permissions: [
       'region:read', 'area:read', 'allocation:*', 'estimation:*', 'settlement:*', 'statistics:*', 'checker:*', 'member:read', 'catalog:*', 'shop:*', 'dept:*',
-      'contract:read', 'merchant:read', 'staff:*', 'role:*', 'cardModel:read', 'card:read',
+      'contract:read', 'merchant:read', 'merchantFinance:*', 'staff:*', 'role:*', 'cardModel:read', 'card:read',
       // what a new shop's default user gets (addShop grants it on the merchant's behalf)
       'sales:*', 'custom:*', 'hotel:read', 'coupon:read',
     ],
