@@ -56,7 +56,6 @@ describe('rejection matrix', () => {
     path: PROFIT, permission: READ, validBody: () => ({ cardModelId: w.m1 }),
     badInputs: [
       { body: () => ({ cardModelId: 0 }), field: 'cardModelId' },
-      { body: () => ({ pageSize: 1000 }), field: 'pageSize' },
       ...badRange('activeTimeRange', (v) => ({ activeTimeRange: v })),
     ],
   });
@@ -81,8 +80,6 @@ describe('rejection matrix', () => {
       { body: () => ({ donationFlag: 'maybe' }), field: 'donationFlag' },
       { body: () => ({ businessName: 'x'.repeat(65) }), field: 'businessName' },
       { body: () => ({ activeByName: 'x'.repeat(65) }), field: 'activeByName' },
-      { body: () => ({ activeTimeType: 1, activeTimeRange: ['2025-01-01', '2026-01-02'] }), field: 'activeTimeRange', rule: /at most 366 days/ },
-      { body: () => ({ activeTimeType: 2, activeTimeRange: ['2010-01-01', '2026-01-02'] }), field: 'activeTimeRange', rule: /at most 3660 days/ },
       ...badRange('activeTimeRange', (v) => ({ activeTimeRange: v })),
     ],
   });
@@ -97,10 +94,7 @@ describe('rejection matrix', () => {
   for (const op of ['statHomeCardCheckNum', 'statHomeCardSalesAmount']) {
     itRefusesWhatStaffOperationsRefuse(() => t, {
       path: `${M}/${op}`, permission: READ, validBody: () => ({ datePair: ['2026-03-01', '2026-03-31'] }),
-      badInputs: [
-        ...badRange('datePair', (v) => ({ datePair: v })),
-        { body: () => ({ datePair: ['2025-01-01', '2026-03-01'] }), field: 'datePair', rule: /at most 366 days/ },
-      ],
+      badInputs: badRange('datePair', (v) => ({ datePair: v })),
     });
   }
 });

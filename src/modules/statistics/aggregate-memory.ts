@@ -15,13 +15,18 @@ import { inTransaction, type Trx } from '../../platform/db/transaction.js';
  * - 'ordered': hundreds of thousands of real groups read from an index in their order (profit's
  *   distinct documents: stat_holder_document_idx) are counted as they stream by; the planner would
  *   rather hash them all (4× slower on the 10M set). Hashing is priced out.
+ *
+ * JIT is off for the statement too: pricing a strategy out adds 10^10 to the cost of any plan that
+ * still uses it (the page's ORDER BY … LIMIT sorts), far past jit_above_cost, so PostgreSQL compiled
+ * and optimised every such statement with LLVM: 1.0–1.6 s of a 1.9 s statCardModel page on the 300k
+ * demo set, against 0.19 s without (docs/decisions.md, Statistics: ranges of any length).
  */
 const AGGREGATE_WORK_MEM = '64MB';
 
 export function withAggregateMemory<T>(db: Db, work: (trx: Trx) => Promise<T>, grouping: 'hashed' | 'ordered' = 'hashed'): Promise<T> {
   const off = grouping === 'hashed' ? 'enable_sort' : 'enable_hashagg';
   return inTransaction(db, async (trx) => {
-    await sql`select set_config('work_mem', ${AGGREGATE_WORK_MEM}, true), set_config(${off}, 'off', true)`.execute(trx);
+    await sql`select set_config('work_mem', ${AGGREGATE_WORK_MEM}, true), set_config(${off}, 'off', true), set_config('jit', 'off', true)`.execute(trx);
     return work(trx);
   });
 }

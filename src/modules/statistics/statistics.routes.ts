@@ -6,6 +6,7 @@ import {
   CardModelProfitAccountingResponse, DatePairRequest, HomeCardCheckNumStatResponse, HomeCardSalesAmountStatResponse, HomeMemberPortraitStatResponse,
 } from './statistics.schemas.js';
 import type { StatisticsService } from './statistics.service.js';
+import { XLSX_FILE } from '../../platform/export/xlsx-export.js';
 
 const tags = ['statistics'];
 const staff = { kinds: ['admin' as const] };
@@ -24,7 +25,7 @@ export function statisticsRoutes(svc: StatisticsService): RouteSpec[] {
     defineRoute({
       method: 'ANY', path: `${P}/exportStatCardIssue`, channels: ['manage'], auth: staff, permission: READ,
       summary: 'statCardIssue as a streamed .xlsx with a total row (GET takes the same fields in the query string)', tags,
-      body: CardIssueStatRequest, response: 'file',
+      body: CardIssueStatRequest, response: 'file', file: XLSX_FILE,
       handler: (ctx, { body }) => svc.exportCardIssue(ctx, body),
     }),
     defineRoute({

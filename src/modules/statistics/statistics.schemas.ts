@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { DateRange, Id, Nullable, Opt, PageFields, CodeText } from '../../platform/http/schemas.js';
+import { DatePair, DateRange, Id, Nullable, Opt, PageFields, CodeText } from '../../platform/http/schemas.js';
 
 /** Spec B 2.1: the statistics requests and answers (money in integer cents). */
 
@@ -9,7 +9,7 @@ export const CardModelProfitAccountingRequest = Type.Object({
   ...PageFields,
   cardModelId: Opt(Id),
   activeTimeRange: Opt(DateRange),
-});
+}, { title: 'CardModelProfitAccountingRequest' });
 export type ProfitRequest = Static<typeof CardModelProfitAccountingRequest>;
 
 const ProfitResource = Type.Object({
@@ -50,7 +50,7 @@ export const CardModelProfitAccountingResponse = Type.Object({
   donationNum: Type.Integer({ description: 'activated donated cards' }),
   youZhengNum: Type.Integer({ description: 'activations through the bank channel (ChannelType 6)' }),
   channelList: Type.Array(ChannelActivations, { description: 'activations per channel' }),
-});
+}, { title: 'CardModelProfitAccountingResponse' });
 export type ProfitResponse = Static<typeof CardModelProfitAccountingResponse>;
 
 // ---- statCardIssue, statCardStat, exportStatCardIssue ----
@@ -58,8 +58,8 @@ export type ProfitResponse = Static<typeof CardModelProfitAccountingResponse>;
 export const CardIssueStatRequest = Type.Object({
   merchantId: Opt(Id),
   shopId: Opt(Id),
-  activeTimeRange: Opt(DateRange),
-});
+  activeTimeRange: Opt(DatePair),
+}, { title: 'CardIssueStatRequest' });
 export type CardIssueStatQuery = Static<typeof CardIssueStatRequest>;
 
 export const CardIssueStatResponse = Type.Object({
@@ -67,7 +67,7 @@ export const CardIssueStatResponse = Type.Object({
   cardModelId: Type.Integer(),
   cardModelName: Type.String(),
   activeNum: Type.Integer(),
-});
+}, { title: 'CardIssueStatResponse' });
 export type CardIssueStat = Static<typeof CardIssueStatResponse>;
 
 // ---- statCardModel (open channel) ----
@@ -80,7 +80,7 @@ export const CardActiveStatRequest = Type.Object({
   activeTimeRange: Opt(DateRange),
   businessName: Opt(Type.String({ maxLength: 64, description: 'found within the selling merchant\'s or shop\'s name' })),
   activeByName: Opt(Type.String({ maxLength: 64, description: 'found within the activating sales account\'s name' })),
-});
+}, { title: 'CardActiveStatRequest' });
 export type CardActiveStatQuery = Static<typeof CardActiveStatRequest>;
 
 export const CardActiveStatResponse = Type.Object({
@@ -99,15 +99,15 @@ export const CardActiveStatResponse = Type.Object({
   expireCount: Type.Integer(),
   chipCount: Type.Integer(),
   electronCount: Type.Integer(),
-});
+}, { title: 'CardActiveStatResponse' });
 export type CardActiveStat = Static<typeof CardActiveStatResponse>;
 
 // ---- statCardArea ----
 
 export const CardAreaStatRequest = Type.Object({
   cardModelId: Opt(Id),
-  provinceCode: Opt(Type.String({ pattern: '^\\d{2}(\\d{4})?$', maxLength: 6, description: 'GB/T 2260 province code (2 or 6 digits): the city distribution keeps that province\'s cities' })),
-});
+  provinceCode: Opt(Type.String({ pattern: '^\\d{2}(\\d{4})?$', maxLength: 6, description: 'GB/T 2260 province code (2 or 6 digits): the city distribution keeps that province\'s cities', examples: ['33'] })),
+}, { title: 'CardAreaStatRequest' });
 export type CardAreaQuery = Static<typeof CardAreaStatRequest>;
 
 const PortraitItem = Type.Object({
@@ -123,21 +123,21 @@ export const HomeMemberPortraitStatResponse = Type.Object({
   genderDistribution: Type.Array(PortraitItem),
   ageDistribution: Type.Array(PortraitItem),
   cityDistributions: Type.Array(PortraitItem),
-});
+}, { title: 'HomeMemberPortraitStatResponse' });
 export type Portrait = Static<typeof HomeMemberPortraitStatResponse>;
 
 // ---- statHomeCardCheckNum, statHomeCardSalesAmount ----
 
 export const DatePairRequest = Type.Object({
-  datePair: Opt(DateRange),
-});
+  datePair: Opt(DatePair),
+}, { title: 'DatePairRequest' });
 export type DatePairQuery = Static<typeof DatePairRequest>;
 
 export const HomeCardCheckNumStatResponse = Type.Object({
   cardModelId: Type.Integer(),
   cardModelName: Type.String(),
   checkNum: Type.Integer({ description: 'entries (consume_num) in the date pair' }),
-});
+}, { title: 'HomeCardCheckNumStatResponse' });
 export type HomeCheckNum = Static<typeof HomeCardCheckNumStatResponse>;
 
 export const HomeCardSalesAmountStatResponse = Type.Object({
@@ -146,5 +146,5 @@ export const HomeCardSalesAmountStatResponse = Type.Object({
   salesNum: Type.Integer({ description: 'cards activated in the date pair, donated ones included' }),
   donationNum: Type.Integer({ description: 'of which donated (no sale)' }),
   salesAmount: Type.Integer({ description: 'cents: the model\'s price at each sold card\'s activation' }),
-});
+}, { title: 'HomeCardSalesAmountStatResponse' });
 export type HomeSalesAmount = Static<typeof HomeCardSalesAmountStatResponse>;
