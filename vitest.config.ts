@@ -7,6 +7,8 @@ const workers = Math.max(1, os.availableParallelism());
 export default defineConfig({
   test: {
     globalSetup: ['test/helpers/global-setup.ts'],
+    // Every answer a test receives is checked against the app's own OpenAPI document.
+    setupFiles: ['test/helpers/contract-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     env: { TZ: 'Asia/Shanghai' },

@@ -15,10 +15,11 @@ import { registerEarlyAnswerLinger } from './platform/http/early-answer.js';
 import { registerErrorHandling } from './platform/http/error-handler.js';
 import { registerRoutes } from './platform/http/routes.js';
 import { guardedValidatorFactory } from './platform/http/validator.js';
+import { EMPTY_LIST_KEYWORD } from './platform/http/input-guard.js';
 import { recordOperation } from './platform/oplog/oplog.js';
 import { isPgTimeout } from './platform/db/pg-errors.js';
 import { registerMetrics } from './platform/metrics.js';
-import { registerOpenApi } from './platform/openapi.js';
+import { registerOpenApi } from './platform/openapi/register.js';
 import { registerHealth, type Lifecycle } from './platform/health.js';
 import { createModules, MODULES } from './modules/index.js';
 import type { ModuleDefinition } from './platform/module.js';
@@ -58,6 +59,16 @@ function withRequestSerializer(logger: NonNullable<FastifyServerOptions['logger'
   return { ...logger, serializers: { req: requestForLog, ...logger.serializers } };
 }
 
+/** The version of the API contract /openapi.json describes. */
+const API_VERSION = '1.0.0';
+
+/** Where clients reach the service: the configured public base, else the address it listens on. */
+function publicUrl(config: Config): string {
+  if (config.fileBaseUrl) return config.fileBaseUrl;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  return `http://${host}:${config.port}`;
+}
+
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { config, database, store } = opts;
   const db = database.db;
@@ -65,7 +76,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     logger: withRequestSerializer(opts.logger ?? { level: config.logLevel }),
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
-    ajv: { customOptions: { verbose: true, coerceTypes: false } },
+    // x-empty-list: an annotation the input guard reads (input-guard.ts), not a rule of ajv's.
+    ajv: { customOptions: { verbose: true, coerceTypes: false, keywords: [EMPTY_LIST_KEYWORD] } },
     schemaController: { compilersFactory: { buildValidator: guardedValidatorFactory() } },
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,
@@ -127,7 +139,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     }
   });
   const metrics = registerMetrics(app);
-  await registerOpenApi(app);
   registerHealth(app, { database, store, lifecycle: opts.lifecycle ?? { draining: false } });
 
   const services = await createPlatformServices({ config, db, store, logger: app.log }, opts.services);
@@ -136,6 +147,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const deps: Deps = { config, database, db, store, cache, tokens, sessionValues, ...services, permissions: new PermissionCatalog() };
   const routes = createModules(deps, modules);
   deps.permissions.register(routes);
+  await registerOpenApi(app, routes, { serverUrl: publicUrl(config), version: API_VERSION });
   const purgeTokens: BackgroundJob = { name: 'purge expired tokens', everyMs: 60 * 60 * 1000, run: async () => void (await tokens.purgeExpired()) };
   const backup = embeddedBackupJob(database, config.backup, (file) => app.log.info({ file }, 'embedded database backed up'));
   scheduleJobs(app, [purgeTokens, ...(backup ? [backup] : []), ...modules.flatMap((m) => m.jobs?.(deps) ?? [])], metrics);

@@ -63,7 +63,8 @@ export function createModules(deps: Deps, modules: readonly ModuleDefinition[] =
     for (const [kind, loader] of Object.entries(module.accountLoaders ?? {})) {
       if (loader) deps.tokens.registerLoader(kind as keyof NonNullable<ModuleDefinition['accountLoaders']>, loader);
     }
-    routes.push(...module.routes(deps));
+    const own = module.errcodes ?? [];
+    for (const route of module.routes(deps)) routes.push(own.length ? { ...route, errcodes: [...own, ...(route.errcodes ?? [])] } : route);
   }
   return routes;
 }

@@ -3,6 +3,7 @@ import type { AccountLoader } from './auth/tokens.js';
 import type { RouteSpec } from './http/routes.js';
 import type { Deps } from './deps.js';
 import type { BackgroundJob } from './jobs.js';
+import type { ErrcodeGroup } from './errors.js';
 
 /**
  * A business module as the app sees it: the routes it serves and the account kinds whose sessions
@@ -13,6 +14,8 @@ export interface ModuleDefinition {
   name: string;
   accountLoaders?: Partial<Record<AccountKind, AccountLoader>>;
   routes(deps: Deps): RouteSpec[];
+  /** Codes every route of the module can answer besides the common ones (its `<module>.errors.ts`). */
+  errcodes?: Array<ErrcodeGroup | number>;
   /** periodic tasks, scheduled by the app on every instance (platform/jobs.ts) */
   jobs?(deps: Deps): BackgroundJob[];
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { issueSession } from '../helpers/platform-fixtures.js';
 import { staffSession } from '../helpers/staff.js';
-import { openApiDocument } from '../../src/platform/openapi.js';
+import { openApiDocument } from '../../src/platform/openapi/register.js';
 import { casesFor, seeded, type Case, type Level } from './cases.js';
 import { operations, sample, type Operation } from './openapi-operations.js';
 

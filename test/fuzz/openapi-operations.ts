@@ -43,6 +43,21 @@ export function sample(raw: Schema): unknown {
   }
 }
 
+/**
+ * The schema with its component references (`#/components/schemas/X`) replaced by the components
+ * themselves, so the fuzzer reads fields directly; a recursive component stops at its second visit.
+ */
+export function resolveRefs(doc: any, schema: Schema | undefined, seen: string[] = []): Schema | undefined {
+  if (!schema || typeof schema !== 'object') return schema;
+  if (Array.isArray(schema)) return schema.map((s) => resolveRefs(doc, s, seen)) as unknown as Schema;
+  if (typeof schema.$ref === 'string' && schema.$ref.startsWith('#/components/schemas/')) {
+    const name = schema.$ref.slice('#/components/schemas/'.length);
+    if (seen.includes(name)) return { type: 'object' };
+    return resolveRefs(doc, doc.components.schemas[name], [...seen, name]);
+  }
+  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, typeof v === 'object' && v !== null ? resolveRefs(doc, v, seen) : v]));
+}
+
 export function operations(doc: any): Operation[] {
   const out: Operation[] = [];
   for (const [path, item] of Object.entries<any>(doc.paths)) {
@@ -53,8 +68,8 @@ export function operations(doc: any): Operation[] {
       out.push({
         method: method.toUpperCase() as 'GET' | 'POST',
         path,
-        body: op.requestBody?.content?.['application/json']?.schema,
-        query: (op.parameters ?? []).filter((p: any) => p.in === 'query'),
+        body: resolveRefs(doc, op.requestBody?.content?.['application/json']?.schema),
+        query: (op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => ({ ...p, schema: resolveRefs(doc, p.schema) })),
       });
     }
   }

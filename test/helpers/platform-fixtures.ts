@@ -10,6 +10,7 @@ import { defineModule } from '../../src/platform/module.js';
 import { MODULES } from '../../src/modules/index.js';
 import { ensureRole, insertStaff } from '../../src/db/seed/admin.repository.js';
 import type { TestApp } from './test-app.js';
+import { attachContractCheck } from './contract-check.js';
 
 let serial = 0;
 /** A name no other test of the run uses (tables are per file, but names must not collide within one). */
@@ -70,6 +71,7 @@ export async function issueSession(t: TestApp, account: Partial<Account> & { kin
 export async function buildProbeApp(t: TestApp, routes: RouteSpec[]): Promise<FastifyInstance> {
   const probe = defineModule({ name: 'probe', routes: () => routes });
   const app = await buildApp({ config: t.config, database: t.database, store: t.store, logger: false, modules: [...MODULES, probe] });
+  attachContractCheck(app);
   await app.ready();
   return app;
 }

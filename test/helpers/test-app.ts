@@ -13,6 +13,7 @@ import type { PlatformServices } from '../../src/platform/services.js';
 import { adminUrl } from './global-setup.js';
 import { testStorePrefix } from './store-prefix.js';
 import { TEST_ADMIN, TEST_TZ } from './test-env.js';
+import { attachContractCheck } from './contract-check.js';
 
 export interface TestDb {
   database: Database;
@@ -91,6 +92,7 @@ export async function createTestApp(
     });
     store = shared?.store ?? (await openStore(config.redisUrl, config.storePrefix));
     app = await buildApp({ config, database: testDb.database, store, logger: false, services: shared?.services });
+    attachContractCheck(app);
     await app.ready();
   } catch (err) {
     // A test that expects the app not to start gets no TestApp to close: nothing of it may outlive it.

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import ExcelJS from 'exceljs';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { XlsxExport } from '../../src/platform/export/xlsx-export.js';
+import { XLSX_FILE, XlsxExport } from '../../src/platform/export/xlsx-export.js';
 import { centsToYuanText, escapeXml } from '../../src/platform/export/xlsx-writer.js';
 import { defineRoute } from '../../src/platform/http/routes.js';
 import { AppError } from '../../src/platform/errors.js';
@@ -35,7 +35,7 @@ beforeAll(async () => {
   probe = await buildProbeApp(t, [
     defineRoute({
       method: 'ANY', path: '/probe/export', channels: ['manage'], auth: { kinds: ['admin'] }, permission: 'probe:export',
-      summary: 'probe', tags: ['probe'], response: 'file',
+      summary: 'probe', tags: ['probe'], response: 'file', file: XLSX_FILE,
       body: Type.Object({ failAtBatch: Opt(Type.Integer()), batchSize: Opt(Type.Integer({ minimum: 1 })) }),
       handler: async (_ctx, { body }) =>
         new XlsxExport<Row>({

@@ -301,7 +301,7 @@ describe('queryRegionList and queryRegionPage filters', () => {
   });
 
   it('refuse bad values and callers without a token', async () => {
-    expect((await t.post(`${M}/queryRegionPage`, { pageSize: 500 }, token)).body).toEqual({ errcode: 400, errmsg: 'pageSize is invalid: must be between 1 and 200' });
+    expect((await t.post(`${M}/queryRegionPage`, { pageSize: 1.5 }, token)).body).toEqual({ errcode: 400, errmsg: 'pageSize is invalid: must be a whole number' });
     expect((await t.post(`${M}/queryRegionPage`, { levelType: 'x' }, token)).body.errcode).toBe(400);
     expect((await t.post(LIST, { idList: ['x'] }, token)).body.errcode).toBe(400);
     expect((await t.post(`${M}/queryRegionPage`, {})).body.errcode).toBe(401);

@@ -71,7 +71,7 @@ describe('rejection matrix', () => {
   itRefusesWhatStaffOperationsRefuse(() => t, { path: `${C}/queryCheckerRelationList`, permission: 'checker:read', validBody: () => ({ checkerId: 1 }), badInputs: [{ body: () => ({}), field: 'checkerId' }] });
   itRefusesWhatStaffOperationsRefuse(() => t, { path: `${C}/getChecker`, permission: 'checker:read', validBody: () => ({ id: 1 }), badInputs: [{ body: () => ({ id: -1 }), field: 'id' }] });
   itRefusesWhatStaffOperationsRefuse(() => t, { path: `${C}/queryCheckerList`, permission: 'checker:read', validBody: () => ({}), badInputs: [{ body: () => ({ skuId: 0 }), field: 'skuId' }] });
-  itRefusesWhatStaffOperationsRefuse(() => t, { path: `${C}/queryCheckerPage`, permission: 'checker:read', validBody: () => ({}), badInputs: [{ body: () => ({ pageSize: 500 }), field: 'pageSize' }] });
+  itRefusesWhatStaffOperationsRefuse(() => t, { path: `${C}/queryCheckerPage`, permission: 'checker:read', validBody: () => ({}), badInputs: [{ body: () => ({ pageSize: 1.5 }), field: 'pageSize' }] });
 });
 
 describe('verifiers', () => {

@@ -1,12 +1,14 @@
-import { AppError, ErrorCode } from '../../platform/errors.js';
+import { AppError, ErrorCode, errcodes } from '../../platform/errors.js';
 import { SmsCodeError } from '../../platform/sms/index.js';
 
 /** Auth module codes 1_002_000_000+ (DESIGN.md §6). */
 export const AuthError = {
-  BAD_CREDENTIALS: 1_002_000_000,
-  ACCOUNT_DISABLED: 1_002_000_001,
-  VERIFY_CODE_IS_NULL: 1_002_000_002,
-  CAPTCHA_WRONG: 1_002_000_003,
+  ...errcodes({
+    BAD_CREDENTIALS: [1_002_000_000, 'wrong account or password (the same answer for an unknown account)'],
+    ACCOUNT_DISABLED: [1_002_000_001, 'the account is disabled'],
+    VERIFY_CODE_IS_NULL: [1_002_000_002, 'no captcha was requested for this session: request one first'],
+    CAPTCHA_WRONG: [1_002_000_003, 'the captcha is wrong (it is cleared: request a new one)'],
+  }),
   // Raised by the shared SMS codes (smsCodeExpired/smsCodeWrong in src/platform/sms), numbers kept here.
   SMS_CODE_EXPIRED: SmsCodeError.EXPIRED,
   SMS_CODE_WRONG: SmsCodeError.WRONG,

@@ -7,6 +7,8 @@ import { LoginRequest, LoginResponse, RefreshTokenRequest, RefreshTokenResponse 
 import type { CaptchaService } from './captcha.service.js';
 import { CAPTCHA_SESSION_TTL_S } from './captcha.service.js';
 import type { StaffAuthService } from './staff-auth.service.js';
+import { ErrorCode } from '../../platform/errors.js';
+import { AuthError } from './auth.errors.js';
 
 const tags = ['auth'];
 const SESSION_COOKIE = 'SESSION';
@@ -15,7 +17,7 @@ export function authRoutes(svc: { staff: StaffAuthService; captcha: CaptchaServi
   const refresh = (channel: Channel) =>
     defineRoute({
       method: 'POST',
-      path: '/auth/refreshToken',
+      path: '/auth/refreshToken', errcodes: [ErrorCode.UNAUTHORIZED],
       channels: [channel],
       auth: 'public',
       summary: 'Rotate the access and refresh tokens; the old refresh token stops working',
@@ -31,12 +33,20 @@ export function authRoutes(svc: { staff: StaffAuthService; captcha: CaptchaServi
   return [
     defineRoute({
       method: 'GET',
-      path: '/auth/getRandomCodeImg',
+      path: '/auth/getRandomCodeImg', errcodes: [ErrorCode.TOO_MANY_REQUESTS],
       channels: ['manage'],
       auth: 'public',
       summary: 'Four-digit captcha image for staff login (PNG); the key comes back as cookie SESSION and header X-Captcha-Key',
       tags,
       response: 'file',
+      file: {
+        mediaTypes: ['image/png'],
+        description: 'The captcha image, four digits; its code lives 5 minutes',
+        headers: {
+          'X-Captcha-Key': { description: 'the captcha key: send it back as `uuid` in the login body (clients without cookies)', required: true },
+          'Set-Cookie': { description: 'SESSION=<the same key>; HttpOnly; SameSite=Lax (clients with cookies send it back instead)', required: true },
+        },
+      },
       handler: async (ctx, _input, { request, reply }) => {
         const { sessionKey, png } = await svc.captcha.issue(ctx, request.cookies[SESSION_COOKIE]);
         reply.setCookie(SESSION_COOKIE, sessionKey, { path: '/', httpOnly: true, sameSite: 'lax', maxAge: CAPTCHA_SESSION_TTL_S });
@@ -52,7 +62,7 @@ export function authRoutes(svc: { staff: StaffAuthService; captcha: CaptchaServi
     }),
     defineRoute({
       method: 'POST',
-      path: '/auth/login',
+      path: '/auth/login', errcodes: [AuthError, ErrorCode.LOCKED, ErrorCode.TOO_MANY_REQUESTS],
       channels: ['manage'],
       auth: 'public',
       summary: 'Staff login with username, password and the captcha code',

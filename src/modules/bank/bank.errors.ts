@@ -1,15 +1,15 @@
-import { AppError, forbidden } from '../../platform/errors.js';
+import { AppError, errcodes, forbidden } from '../../platform/errors.js';
 import type { OpenapiAnswer } from './bank.schemas.js';
 
 /**
  * Bank-channel module codes 1_014_000_000+ (docs/errors.md): refusals that are not among the
  * OpenapiResponse codes and travel as envelope errors.
  */
-export const BankError = {
-  CARD_POOL_EMPTY: 1_014_000_001,
-  NOT_AN_OPERATOR: 1_014_000_002,
-  CHANNEL_DISABLED: 1_014_000_003,
-} as const;
+export const BankError = errcodes({
+  CARD_POOL_EMPTY: [1_014_000_001, "the channel's card pool is empty"],
+  NOT_AN_OPERATOR: [1_014_000_002, 'the bank account is not linked to an operator (only operators activate cards or request activation codes)'],
+  CHANNEL_DISABLED: [1_014_000_003, "the channel, its bank, the bank's merchant or the operator is disabled"],
+});
 
 export const cardPoolEmpty = () =>
   new AppError(BankError.CARD_POOL_EMPTY, "no card is left in this channel's card pool: ask the card administrator to issue cards to the channel");

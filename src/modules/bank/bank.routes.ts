@@ -10,6 +10,11 @@ import {
   BankStatRequest, BankStatResponse, BankUserLoginData, BankUserLoginRequest, ExportBankStatDetailRequest, OpenapiChannelOperator,
   OpenapiResponse, SendSmsCodeRequest, SendSmsCodeResponse,
 } from './bank.schemas.js';
+import { XLSX_FILE } from '../../platform/export/xlsx-export.js';
+import { ErrorCode } from '../../platform/errors.js';
+import { SmsError } from '../../platform/sms/sms.errors.js';
+import { AuthError } from '../auth/auth.errors.js';
+import { BankError } from './bank.errors.js';
 
 const tags = ['bank'];
 /** Bank sessions only: a staff token is refused here, as a bank token is on every staff route. */
@@ -20,7 +25,7 @@ const MODULE = '银行渠道';
 export function bankRoutes(svc: { auth: BankAuthService; activation: ActivationService; stat: BankStatService }): RouteSpec[] {
   return [
     defineRoute({
-      method: 'POST', path: '/bank/sendSmsCode', channels: ['manage'], auth: 'public',
+      method: 'POST', path: '/bank/sendSmsCode', errcodes: [SmsError, BankError.NOT_AN_OPERATOR, ErrorCode.UNAUTHORIZED, ErrorCode.TOO_MANY_REQUESTS], channels: ['manage'], auth: 'public',
       summary: 'Text an SMS code for bankLogin (login), bankUserLogin (user-login) or activateBankCard (activate). '
         + 'login and user-login need no token; a login code is texted only to a bank user (same answer otherwise), '
         + 'a user-login code to any valid phone (bankUserLogin answers 502 when the phone has no activation); '
@@ -29,13 +34,13 @@ export function bankRoutes(svc: { auth: BankAuthService; activation: ActivationS
       handler: (ctx, { body }, { request }) => svc.auth.sendCode(ctx, body, request.headers.authorization),
     }),
     defineRoute({
-      method: 'POST', path: '/bank/bankLogin', channels: ['manage'], auth: 'public',
+      method: 'POST', path: '/bank/bankLogin', errcodes: [AuthError.BAD_CREDENTIALS, AuthError.ACCOUNT_DISABLED, ErrorCode.LOCKED, ErrorCode.TOO_MANY_REQUESTS], channels: ['manage'], auth: 'public',
       summary: 'Bank staff login with mobile, password and SMS code; OpenapiResponse code 200 with the tokens, 500 code expired, 501 code wrong',
       tags, body: BankLoginRequest, response: OpenapiResponse(BankLoginData),
       handler: (ctx, { body }) => svc.auth.login(ctx, body),
     }),
     defineRoute({
-      method: 'POST', path: '/bank/bankUserLogin', channels: ['manage'], auth: 'public',
+      method: 'POST', path: '/bank/bankUserLogin', errcodes: [AuthError.ACCOUNT_DISABLED, ErrorCode.UNAUTHORIZED, ErrorCode.TOO_MANY_REQUESTS], channels: ['manage'], auth: 'public',
       summary: 'Card holder login with mobile and SMS code; OpenapiResponse 200 with member tokens (for /mp-api) and the bound cards, '
         + '500 code expired, 501 code wrong, 502 no activation for this phone',
       tags, body: BankUserLoginRequest, response: OpenapiResponse(BankUserLoginData),
@@ -48,7 +53,7 @@ export function bankRoutes(svc: { auth: BankAuthService; activation: ActivationS
       handler: (ctx) => svc.auth.logout(authed(ctx)),
     }),
     defineRoute({
-      method: 'POST', path: '/bank/activateBankCard', channels: ['manage'], auth: bank,
+      method: 'POST', path: '/bank/activateBankCard', errcodes: [BankError], channels: ['manage'], auth: bank,
       operation: [MODULE, '银行卡激活'],
       summary: "Activate a card of the channel's pool for a person (operator session, SMS code of the person's phone); "
         + 'OpenapiResponse 200, 500/501 SMS code, 503 operator quota (total or today) used up, 504 phone or ID number already activated in the channel',
@@ -78,7 +83,7 @@ export function bankRoutes(svc: { auth: BankAuthService; activation: ActivationS
       operation: [MODULE, '导出激活明细'],
       summary: 'The activation records matching the bankStat filters (and activeStatus) as a streamed xlsx; holder details from the card binding; '
         + 'ID numbers masked without bank:export:plain',
-      tags, body: ExportBankStatDetailRequest, response: 'file',
+      tags, body: ExportBankStatDetailRequest, response: 'file', file: XLSX_FILE,
       handler: (ctx, { body }) => svc.stat.export(authed(ctx), body),
     }),
   ];

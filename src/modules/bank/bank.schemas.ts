@@ -9,12 +9,14 @@ const DateTime = Nullable(Type.String({ description: 'YYYY-MM-DD HH:mm:ss' }));
 const SmsCode = Type.String({ minLength: 1, maxLength: 16, description: 'the SMS verification code' });
 
 /** OpenapiResponse {code, msg, data}: carried inside the envelope's data (DESIGN.md §6). */
-export const OpenapiResponse = <T extends TSchema>(data: T) =>
-  Type.Object({
+export const OpenapiResponse = <T extends TSchema>(data: T) => {
+  const title = (data as { title?: unknown }).title;
+  return Type.Object({
     code: Type.Integer({ description: '200 success, 500 SMS code expired, 501 SMS code wrong, 502 no activation for this phone, 503 operator quota exhausted, 504 already activated' }),
     msg: Type.String(),
     data: Nullable(data),
-  });
+  }, typeof title === 'string' ? { title: `OpenapiResponse${title}` } : {});
+};
 
 export interface OpenapiAnswer<T> {
   code: number;
@@ -28,15 +30,15 @@ export const SmsPurpose = Type.Enum(['login', 'user-login', 'activate'], {
 export const SendSmsCodeRequest = Type.Object({
   phone: MobilePhone,
   purpose: SmsPurpose,
-});
+}, { title: 'SendSmsCodeRequest' });
 export type SendSmsCodeRequest = Static<typeof SendSmsCodeRequest>;
-export const SendSmsCodeResponse = Type.Object({ expiresInS: Type.Integer({ description: 'seconds the code stays valid' }) });
+export const SendSmsCodeResponse = Type.Object({ expiresInS: Type.Integer({ description: 'seconds the code stays valid' }) }, { title: 'SendSmsCodeResponse' });
 
 export const BankLoginRequest = Type.Object({
   mobile: MobilePhone,
   password: Type.String({ minLength: 1, maxLength: 128 }),
   verifyCode: SmsCode,
-});
+}, { title: 'BankLoginRequest' });
 export type BankLoginRequest = Static<typeof BankLoginRequest>;
 
 export const BankLoginData = Type.Object({
@@ -51,13 +53,13 @@ export const BankLoginData = Type.Object({
   operatorId: Int,
   operatorName: Text,
   channelInfoId: Int,
-});
+}, { title: 'BankLoginData' });
 export type BankLoginData = Static<typeof BankLoginData>;
 
 export const BankUserLoginRequest = Type.Object({
   mobile: MobilePhone,
   verifyCode: SmsCode,
-});
+}, { title: 'BankUserLoginRequest' });
 export type BankUserLoginRequest = Static<typeof BankUserLoginRequest>;
 
 export const HolderCard = Type.Object({
@@ -69,7 +71,7 @@ export const HolderCard = Type.Object({
   userName: Text,
   idType: CodeText('IdType code "1"-"9"'),
   idNo: Nullable(Type.String({ description: 'masked' })),
-});
+}, { title: 'HolderCard' });
 
 export const BankUserLoginData = Type.Object({
   userId: Type.Integer({ description: 'the member id; the tokens serve /mp-api' }),
@@ -78,7 +80,7 @@ export const BankUserLoginData = Type.Object({
   refreshToken: Type.String(),
   expiresTime: DateTime,
   cards: Type.Array(HolderCard, { description: 'the cards bound to this phone, newest first' }),
-});
+}, { title: 'BankUserLoginData' });
 export type BankUserLoginData = Static<typeof BankUserLoginData>;
 
 export const IdTypeField = Type.Integer({ minimum: 1, maximum: 9, description: 'IdType: 1 ID card (default), 2 passport, 3–9 other documents' });
@@ -89,7 +91,7 @@ export const BankCardActivateRequest = Type.Object({
   userIdno: Type.String({ minLength: 1, maxLength: 32, description: 'must not be blank; an ID card number must carry the right check character' }),
   userIdType: Opt(IdTypeField),
   verifyCode: SmsCode,
-});
+}, { title: 'BankCardActivateRequest' });
 export type BankCardActivateRequest = Static<typeof BankCardActivateRequest>;
 
 export const ActivationData = Type.Object({
@@ -100,7 +102,7 @@ export const ActivationData = Type.Object({
   memberId: Type.Integer(),
   activeTime: DateTime,
   expireTime: DateTime,
-});
+}, { title: 'ActivationData' });
 export type ActivationData = Static<typeof ActivationData>;
 
 export const OpenapiChannelOperator = Type.Object({
@@ -114,7 +116,7 @@ export const OpenapiChannelOperator = Type.Object({
   addDate: DateTime,
   merchantId: Int,
   shopId: Int,
-});
+}, { title: 'OpenapiChannelOperator' });
 export type OpenapiChannelOperator = Static<typeof OpenapiChannelOperator>;
 
 const statFilters = {
@@ -125,7 +127,7 @@ const statFilters = {
   cardNumber: Opt(Type.String({ maxLength: 32 })),
 };
 
-export const BankStatRequest = Type.Object({ ...PageFields, ...statFilters });
+export const BankStatRequest = Type.Object({ ...PageFields, ...statFilters }, { title: 'BankStatRequest' });
 export type BankStatRequest = Static<typeof BankStatRequest>;
 
 export const BankStatResponse = Type.Object({
@@ -134,7 +136,7 @@ export const BankStatResponse = Type.Object({
   operatorId: Type.Integer(),
   totalNum: Type.Integer({ description: 'all activations of the operator' }),
   dayNum: Type.Integer({ description: "today's activations of the operator" }),
-});
+}, { title: 'BankStatResponse' });
 export type BankStatResponse = Static<typeof BankStatResponse>;
 
 export const ActiveStatus = Type.Integer({ minimum: 0, maximum: 1, description: '0 confirming, 1 bound; both when omitted' });
@@ -143,7 +145,7 @@ export const ActivationDetailListRequest = Type.Object({
   ...PageFields,
   operatorId: statFilters.operatorId,
   activeStatus: Opt(ActiveStatus),
-});
+}, { title: 'ActivationDetailListRequest' });
 export type ActivationDetailListRequest = Static<typeof ActivationDetailListRequest>;
 
 export const ActivationDetailItemResponse = Type.Object({
@@ -156,8 +158,8 @@ export const ActivationDetailItemResponse = Type.Object({
   userIdno: Type.String({ description: 'masked unless the account holds bank:export:plain' }),
   activeStatus: Type.Integer(),
   statusDesc: Type.String(),
-});
+}, { title: 'ActivationDetailItemResponse' });
 export type ActivationDetailItem = Static<typeof ActivationDetailItemResponse>;
 
-export const ExportBankStatDetailRequest = Type.Object({ ...statFilters, activeStatus: Opt(ActiveStatus) });
+export const ExportBankStatDetailRequest = Type.Object({ ...statFilters, activeStatus: Opt(ActiveStatus) }, { title: 'ExportBankStatDetailRequest' });
 export type ExportBankStatDetailRequest = Static<typeof ExportBankStatDetailRequest>;

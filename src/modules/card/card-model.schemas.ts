@@ -23,7 +23,7 @@ export const CardModelResponse = Type.Object({
   cardCount: Type.Integer({ description: 'cards generated' }),
   createdTime: Nullable(Type.String()),
   updatedTime: Nullable(Type.String()),
-});
+}, { title: 'CardModelResponse' });
 export type CardModel = Static<typeof CardModelResponse>;
 
 export const CardModelAddRequest = Type.Object({
@@ -34,7 +34,7 @@ export const CardModelAddRequest = Type.Object({
   skuId: Opt(Id),
   merchantId: Opt(Id),
   remark: Opt(Type.String({ maxLength: 255 })),
-});
+}, { title: 'CardModelAddRequest' });
 export type CardModelAdd = Static<typeof CardModelAddRequest>;
 
 export const CardModelUpdateRequest = Type.Object({
@@ -46,13 +46,13 @@ export const CardModelUpdateRequest = Type.Object({
   allocationEnabled: Opt(Type.Boolean()),
   skuId: Opt(Id),
   remark: Opt(Type.String({ maxLength: 255 })),
-});
+}, { title: 'CardModelUpdateRequest' });
 export type CardModelUpdate = Static<typeof CardModelUpdateRequest>;
 
-export const CardModelStatusRequest = Type.Object({ id: Id, status: Status });
+export const CardModelStatusRequest = Type.Object({ id: Id, status: Status }, { title: 'CardModelStatusRequest' });
 export type CardModelStatusChange = Static<typeof CardModelStatusRequest>;
 
-export const CardModelAllocationRequest = Type.Object({ id: Id, allocationEnabled: Type.Boolean() });
+export const CardModelAllocationRequest = Type.Object({ id: Id, allocationEnabled: Type.Boolean() }, { title: 'CardModelAllocationRequest' });
 export type CardModelAllocationChange = Static<typeof CardModelAllocationRequest>;
 
 export const PriceHistoryResponse = Type.Object({
@@ -62,10 +62,10 @@ export const PriceHistoryResponse = Type.Object({
   validFrom: Type.String(),
   validTo: Nullable(Type.String({ description: 'null for the current price' })),
   createdBy: Nullable(Type.Integer()),
-});
+}, { title: 'PriceHistoryResponse' });
 export type PriceHistory = Static<typeof PriceHistoryResponse>;
 
-export const CardModelIdRequest = Type.Object({ cardModelId: Id });
+export const CardModelIdRequest = Type.Object({ cardModelId: Id }, { title: 'CardModelIdRequest' });
 
 const filters = {
   name: Opt(Type.String({ maxLength: 128, description: 'found within the name' })),
@@ -75,7 +75,7 @@ const filters = {
   idList: Opt(IdList),
   keywords: Opt(Keywords),
 };
-export const CardModelListRequest = Type.Object(filters);
+export const CardModelListRequest = Type.Object(filters, { title: 'CardModelListRequest' });
 export type CardModelFilter = Static<typeof CardModelListRequest>;
-export const CardModelPageRequest = Type.Object({ ...PageFields, ...filters });
+export const CardModelPageRequest = Type.Object({ ...PageFields, ...filters }, { title: 'CardModelPageRequest' });
 export type CardModelPageQuery = Static<typeof CardModelPageRequest>;

@@ -7,7 +7,7 @@ const Way = Type.Integer({ minimum: 1, maximum: 5, description: 'SettlementWay: 
 const Cents = (description: string) => Type.Integer({ minimum: 0, maximum: 100_000_000_000, description });
 const Factor = Type.Number({ minimum: 0, maximum: 100, description: 'a multiplier with at most 4 decimals (1 = the full amount)' });
 const Percent = Type.Number({ minimum: 0, maximum: 100, description: 'percent with at most 4 decimals' });
-const DayText = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD' });
+const DayText = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD', examples: ['2026-11-01'] });
 
 export const PriceResponse = Type.Object({
   id: Type.Integer(),
@@ -16,7 +16,7 @@ export const PriceResponse = Type.Object({
   endDate: Type.String({ description: 'YYYY-MM-DD, inclusive' }),
   price: Type.Integer({ description: 'per-check price in the period, cents' }),
   settlementFactor: Type.Number(),
-});
+}, { title: 'PriceResponse' });
 export type RulePrice = Static<typeof PriceResponse>;
 
 export const RuleResponse = Type.Object({
@@ -37,7 +37,7 @@ export const RuleResponse = Type.Object({
   prices: Type.Array(PriceResponse),
   createdTime: Nullable(Type.String()),
   updatedTime: Nullable(Type.String()),
-});
+}, { title: 'RuleResponse' });
 export type Rule = Static<typeof RuleResponse>;
 
 const parameters = {
@@ -49,16 +49,16 @@ const parameters = {
   dailyCheckLimit: Opt(Type.Integer({ minimum: 1, maximum: 100, description: 'default 1' })),
 };
 
-export const RuleAddRequest = Type.Object({ cardModelId: Id, resourceId: Id, ...parameters });
+export const RuleAddRequest = Type.Object({ cardModelId: Id, resourceId: Id, ...parameters }, { title: 'RuleAddRequest' });
 export type RuleAdd = Static<typeof RuleAddRequest>;
 
-export const RuleUpdateRequest = Type.Object({ id: Id, ...parameters });
+export const RuleUpdateRequest = Type.Object({ id: Id, ...parameters }, { title: 'RuleUpdateRequest' });
 export type RuleUpdate = Static<typeof RuleUpdateRequest>;
 
-export const PriceAddRequest = Type.Object({ ruleId: Id, startDate: DayText, endDate: DayText, price: Cents('per-check price, cents'), settlementFactor: Opt(Factor) });
+export const PriceAddRequest = Type.Object({ ruleId: Id, startDate: DayText, endDate: DayText, price: Cents('per-check price, cents'), settlementFactor: Opt(Factor) }, { title: 'PriceAddRequest' });
 export type PriceAdd = Static<typeof PriceAddRequest>;
 
-export const PriceUpdateRequest = Type.Object({ id: Id, startDate: DayText, endDate: DayText, price: Cents('per-check price, cents'), settlementFactor: Opt(Factor) });
+export const PriceUpdateRequest = Type.Object({ id: Id, startDate: DayText, endDate: DayText, price: Cents('per-check price, cents'), settlementFactor: Opt(Factor) }, { title: 'PriceUpdateRequest' });
 export type PriceUpdate = Static<typeof PriceUpdateRequest>;
 
-export const RuleIdRequest = Type.Object({ ruleId: Id });
+export const RuleIdRequest = Type.Object({ ruleId: Id }, { title: 'RuleIdRequest' });

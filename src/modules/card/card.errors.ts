@@ -1,19 +1,19 @@
-import { AppError, conflict, forbidden, notFound } from '../../platform/errors.js';
+import { AppError, conflict, errcodes, forbidden, notFound } from '../../platform/errors.js';
 
 /**
  * Card refusals. Range 1_023_000_000 (docs/errors.md) for the card states a client must tell apart;
  * common codes (404, 409, 403) elsewhere.
  */
-export const CardError = {
-  NOT_ACTIVATED: 1_023_000_001,
-  ALREADY_ACTIVATED: 1_023_000_002,
-  DISABLED: 1_023_000_003,
-  EXPIRED: 1_023_000_004,
-  ALREADY_BOUND: 1_023_000_005,
-  NOT_BOUND: 1_023_000_006,
-  MODEL_DISABLED: 1_023_000_007,
-  NUMBERS_EXHAUSTED: 1_023_000_008,
-} as const;
+export const CardError = errcodes({
+  NOT_ACTIVATED: [1_023_000_001, 'the card is not activated yet'],
+  ALREADY_ACTIVATED: [1_023_000_002, 'the card is already activated'],
+  DISABLED: [1_023_000_003, 'the card is disabled'],
+  EXPIRED: [1_023_000_004, 'the card has expired'],
+  ALREADY_BOUND: [1_023_000_005, 'the card is already bound to a holder'],
+  NOT_BOUND: [1_023_000_006, 'the card is not bound to a holder'],
+  MODEL_DISABLED: [1_023_000_007, 'the card model is disabled'],
+  NUMBERS_EXHAUSTED: [1_023_000_008, 'too few free card numbers are left with the prefix'],
+});
 
 export const cardNotActivated = (n: string) => new AppError(CardError.NOT_ACTIVATED, `card ${n} has not been activated yet`);
 export const cardAlreadyActivated = (n: string) => new AppError(CardError.ALREADY_ACTIVATED, `card ${n} is already activated`);

@@ -7,6 +7,11 @@ import {
   BatchGenerateRequest, BatchIdRequest, BatchPageRequest, BatchResponse, CardActivateRequest, CardBindRequest, CardPageRequest, CardReasonRequest,
   CardRefRequest, CardResponse,
 } from './card.schemas.js';
+import { XLSX_FILE } from '../../platform/export/xlsx-export.js';
+import { FaceError } from '../../platform/face/face.errors.js';
+import { MemberError } from '../member/member.errors.js';
+import { MerchantError } from '../merchant/merchant.errors.js';
+import { CardError } from './card.errors.js';
 
 const tags = ['card'];
 const staff = { kinds: ['admin' as const] };
@@ -19,7 +24,7 @@ export function cardRoutes(svc: { cards: CardService; batches: CardBatchService 
   const { cards, batches } = svc;
   return [
     defineRoute({
-      method: 'POST', path: '/card/generateCardBatch', channels: ['manage'], auth: staff, permission: WRITE, operation: [MODULE, '生成卡号'],
+      method: 'POST', path: '/card/generateCardBatch', errcodes: [CardError.MODEL_DISABLED, CardError.NUMBERS_EXHAUSTED, MerchantError.MERCHANT_DISABLED], channels: ['manage'], auth: staff, permission: WRITE, operation: [MODULE, '生成卡号'],
       summary: 'Generate up to 100 000 card numbers of a model in one transaction (random, Luhn check digit, unique), held by the given merchant or shop; '
         + 'download them with exportCardBatch',
       tags, body: BatchGenerateRequest, response: BatchResponse,
@@ -28,7 +33,7 @@ export function cardRoutes(svc: { cards: CardService; batches: CardBatchService 
     defineRoute({
       method: 'ANY', path: '/card/exportCardBatch', channels: ['manage'], auth: staff, permission: READ, operation: [MODULE, '导出卡号'],
       summary: 'The card numbers of a batch as a streamed .xlsx (GET with ?batchId= or POST)', tags,
-      body: BatchIdRequest, response: 'file',
+      body: BatchIdRequest, response: 'file', file: XLSX_FILE,
       handler: (ctx, { body }) => batches.export(authed(ctx), body.batchId),
     }),
     defineRoute({
@@ -42,31 +47,31 @@ export function cardRoutes(svc: { cards: CardService; batches: CardBatchService 
       handler: (ctx, { body }) => batches.page(authed(ctx), body),
     }),
     defineRoute({
-      method: 'POST', path: '/card/activateCard', channels: ['manage'], auth: staff, permission: WRITE, operation: [MODULE, '激活卡'],
+      method: 'POST', path: '/card/activateCard', errcodes: [CardError], channels: ['manage'], auth: staff, permission: WRITE, operation: [MODULE, '激活卡'],
       summary: 'Activate (sell) a card by id or number: channel, active time (default now), expiry (default active time + the model\'s validity), seller shop, sales account',
       tags, body: CardActivateRequest, response: CardResponse,
       handler: (ctx, { body }) => cards.activate(authed(ctx), body),
     }),
     defineRoute({
-      method: 'POST', path: '/card/bindCard', channels: ['manage'], auth: staff, permission: WRITE, operation: [MODULE, '绑定卡'],
+      method: 'POST', path: '/card/bindCard', errcodes: [CardError, MemberError.FACE_ENROLLED_ELSEWHERE, MemberError.FACE_ENROLMENT_BUSY, FaceError], channels: ['manage'], auth: staff, permission: WRITE, operation: [MODULE, '绑定卡'],
       summary: 'Bind an activated card to its holder (name, phone, ID type and number checked; an optional face photo is enrolled for face check-in)',
       tags, body: CardBindRequest, response: CardResponse,
       handler: (ctx, { body }) => cards.bind(authed(ctx), body),
     }),
     defineRoute({
-      method: 'POST', path: '/card/unbindCard', channels: ['manage'], auth: staff, permission: WRITE, operation: [MODULE, '解绑卡'],
+      method: 'POST', path: '/card/unbindCard', errcodes: [CardError], channels: ['manage'], auth: staff, permission: WRITE, operation: [MODULE, '解绑卡'],
       summary: 'End a card\'s binding (the record stays); a bound card becomes free for a new holder', tags,
       body: CardReasonRequest, response: null,
       handler: (ctx, { body }) => cards.unbind(authed(ctx), body),
     }),
     defineRoute({
-      method: 'POST', path: '/card/disableCard', channels: ['manage'], auth: staff, permission: WRITE, operation: [MODULE, '停用卡'],
+      method: 'POST', path: '/card/disableCard', errcodes: [CardError], channels: ['manage'], auth: staff, permission: WRITE, operation: [MODULE, '停用卡'],
       summary: 'Disable a card (lost, reported): it cannot be checked in, activated or bound', tags,
       body: CardReasonRequest, response: null,
       handler: (ctx, { body }) => cards.disable(authed(ctx), body),
     }),
     defineRoute({
-      method: 'POST', path: '/card/enableCard', channels: ['manage'], auth: staff, permission: WRITE, operation: [MODULE, '启用卡'],
+      method: 'POST', path: '/card/enableCard', errcodes: [CardError], channels: ['manage'], auth: staff, permission: WRITE, operation: [MODULE, '启用卡'],
       summary: 'Enable a disabled card again (bound, unbound or expired, as it now is)', tags,
       body: CardReasonRequest, response: null,
       handler: (ctx, { body }) => cards.enable(authed(ctx), body),

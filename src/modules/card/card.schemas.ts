@@ -18,7 +18,7 @@ export const Holder = Type.Object({
   facePhoto: Nullable(Type.String()),
   memberId: Nullable(Type.Integer({ description: 'the member whose mobile is the holder\'s phone, when there is one' })),
   boundTime: Nullable(Type.String()),
-});
+}, { title: 'Holder' });
 
 export const CardResponse = Type.Object({
   id: Type.Integer(),
@@ -44,7 +44,7 @@ export const CardResponse = Type.Object({
   statusReason: Nullable(Type.String()),
   holder: Nullable(Holder),
   createdTime: Nullable(Type.String()),
-});
+}, { title: 'CardResponse' });
 export type Card = Static<typeof CardResponse>;
 
 /** Names one card: by id or by number. */
@@ -52,7 +52,7 @@ const cardRef = {
   id: Opt(Id),
   cardNumber: Opt(CardNumber),
 };
-export const CardRefRequest = Type.Object(cardRef);
+export const CardRefRequest = Type.Object(cardRef, { title: 'CardRefRequest' });
 export type CardRef = Static<typeof CardRefRequest>;
 
 export const CardActivateRequest = Type.Object({
@@ -65,7 +65,7 @@ export const CardActivateRequest = Type.Object({
   activeBy: Opt(Id),
   isDonation: Opt(Type.Boolean()),
   orderNo: Opt(Type.String({ maxLength: 64 })),
-});
+}, { title: 'CardActivateRequest' });
 export type CardActivate = Static<typeof CardActivateRequest>;
 
 export const CardBindRequest = Type.Object({
@@ -75,10 +75,10 @@ export const CardBindRequest = Type.Object({
   idType: IdType,
   idNo: Type.String({ minLength: 1, maxLength: 32 }),
   facePhoto: Opt(Type.String({ maxLength: 1024, description: 'photo URL; the face is enrolled (person id = ID number) so the holder can check in by face' })),
-});
+}, { title: 'CardBindRequest' });
 export type CardBind = Static<typeof CardBindRequest>;
 
-export const CardReasonRequest = Type.Object({ ...cardRef, reason: Opt(Type.String({ maxLength: 255 })) });
+export const CardReasonRequest = Type.Object({ ...cardRef, reason: Opt(Type.String({ maxLength: 255 })) }, { title: 'CardReasonRequest' });
 export type CardReason = Static<typeof CardReasonRequest>;
 
 export const CardPageRequest = Type.Object({
@@ -95,7 +95,7 @@ export const CardPageRequest = Type.Object({
   shopId: Opt(Id),
   activated: Opt(Type.Boolean()),
   activeTimeRange: Opt(DateRange),
-});
+}, { title: 'CardPageRequest' });
 export type CardPageQuery = Static<typeof CardPageRequest>;
 
 export const BatchResponse = Type.Object({
@@ -113,21 +113,21 @@ export const BatchResponse = Type.Object({
   remark: Nullable(Type.String()),
   createdBy: Nullable(Type.Integer()),
   createdTime: Nullable(Type.String()),
-});
+}, { title: 'BatchResponse' });
 export type Batch = Static<typeof BatchResponse>;
 
 export const BatchGenerateRequest = Type.Object({
   cardModelId: Id,
   count: Type.Integer({ minimum: 1, maximum: 100_000, description: 'cards to generate (at most 100 000 per call)' }),
   medium: Medium,
-  prefix: Opt(Type.String({ pattern: '^[0-9]{1,6}$', description: '1 to 6 digits the numbers start with (default 8 and the model id\'s last three digits)' })),
+  prefix: Opt(Type.String({ pattern: '^[0-9]{1,6}$', description: '1 to 6 digits the numbers start with (default 8 and the model id\'s last three digits)', examples: ['8001'] })),
   merchantId: Opt(Id),
   shopId: Opt(Id),
   remark: Opt(Type.String({ maxLength: 255 })),
-});
+}, { title: 'BatchGenerateRequest' });
 export type BatchGenerate = Static<typeof BatchGenerateRequest>;
 
-export const BatchIdRequest = Type.Object({ batchId: Id });
+export const BatchIdRequest = Type.Object({ batchId: Id }, { title: 'BatchIdRequest' });
 
-export const BatchPageRequest = Type.Object({ ...PageFields, cardModelId: Opt(Id), medium: Opt(Medium), batchNo: Opt(Type.String({ maxLength: 32 })) });
+export const BatchPageRequest = Type.Object({ ...PageFields, cardModelId: Opt(Id), medium: Opt(Medium), batchNo: Opt(Type.String({ maxLength: 32 })) }, { title: 'BatchPageRequest' });
 export type BatchPageQuery = Static<typeof BatchPageRequest>;

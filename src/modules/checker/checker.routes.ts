@@ -2,6 +2,8 @@ import { defineRoute, type RouteSpec } from '../../platform/http/routes.js';
 import { authed } from '../../platform/http/context.js';
 import type { CheckerAuthService } from './checker-auth.service.js';
 import { CheckerLoginRequest, CheckerLoginResponse } from './checker.schemas.js';
+import { ErrorCode } from '../../platform/errors.js';
+import { AuthError } from '../auth/auth.errors.js';
 
 const tags = ['checker'];
 const MODULE = '核销员';
@@ -9,7 +11,7 @@ const MODULE = '核销员';
 export function checkerRoutes(svc: { auth: CheckerAuthService }): RouteSpec[] {
   return [
     defineRoute({
-      method: 'POST', path: '/auth/checkerLogin', channels: ['app'], auth: 'public',
+      method: 'POST', path: '/auth/checkerLogin', errcodes: [AuthError.BAD_CREDENTIALS, AuthError.ACCOUNT_DISABLED, ErrorCode.LOCKED, ErrorCode.TOO_MANY_REQUESTS], channels: ['app'], auth: 'public',
       operation: [MODULE, '核销员登录'],
       summary: 'Verifier login with mobile and password; answers the tokens and what the verifier may check at',
       tags, body: CheckerLoginRequest, response: CheckerLoginResponse,

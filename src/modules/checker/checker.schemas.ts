@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Nullable } from '../../platform/http/schemas.js';
+import { SkuEntrance } from '../catalog/sku.schemas.js';
 
 /** Verifier shapes of spec A 2.3. */
 
@@ -12,19 +13,11 @@ const TimeOfDay = Nullable(Type.String({ description: 'HH:mm:ss' }));
 export const CheckerLoginRequest = Type.Object({
   mobile: Type.String({ minLength: 1, maxLength: 20 }),
   password: Type.String({ minLength: 1, maxLength: 128 }),
-});
+}, { title: 'CheckerLoginRequest' });
 export type CheckerLoginRequest = Static<typeof CheckerLoginRequest>;
 
-export const SkuEntrance = Type.Object({
-  id: Type.Integer(),
-  skuId: Type.Integer({ description: 'owning SKU' }),
-  entranceName: Type.String({ description: 'scenic entrance name' }),
-  merchantId: Int,
-  shopId: Int,
-  goodsId: Int,
-  createdBy: Text,
-  createdTime: DateTime,
-});
+// Spec A 2.3's SkuEntrance is the catalog's gate record: one schema, one name in the OpenAPI document.
+export { SkuEntrance };
 export type SkuEntrance = Static<typeof SkuEntrance>;
 
 export const SkuEntranceDto = Type.Object({
@@ -32,7 +25,7 @@ export const SkuEntranceDto = Type.Object({
   skuName: Type.String(),
   // Spelled as the existing clients read it.
   entrenceList: Type.Array(SkuEntrance, { description: 'the entrances this verifier may check at' }),
-});
+}, { title: 'SkuEntranceDto' });
 export type SkuEntranceDto = Static<typeof SkuEntranceDto>;
 
 export const TicketsSku = Type.Object({
@@ -75,7 +68,7 @@ export const TicketsSku = Type.Object({
   createdTime: DateTime,
   updatedBy: Text,
   updatedTime: DateTime,
-});
+}, { title: 'TicketsSku' });
 export type TicketsSku = Static<typeof TicketsSku>;
 
 export const CheckerConfig = Type.Object({
@@ -87,7 +80,7 @@ export const CheckerConfig = Type.Object({
   remark: Text,
   isDeleted: Type.Boolean(),
   createdTime: DateTime,
-});
+}, { title: 'CheckerConfig' });
 export type CheckerConfig = Static<typeof CheckerConfig>;
 
 export const CheckerLoginResponse = Type.Object({
@@ -103,5 +96,5 @@ export const CheckerLoginResponse = Type.Object({
   cqySkuList: Type.Array(SkuEntranceDto, { description: 'the skuInfo entries an enabled tourism-card model admits' }),
   ticketsSkuList: Type.Array(TicketsSku, { description: 'on-shelf ticket SKUs of the verifier\'s SKUs' }),
   configList: Type.Array(CheckerConfig),
-});
+}, { title: 'CheckerLoginResponse' });
 export type CheckerLoginResponse = Static<typeof CheckerLoginResponse>;

@@ -1,4 +1,4 @@
-import { AppError, notFound } from '../../platform/errors.js';
+import { AppError, errcodes, notFound } from '../../platform/errors.js';
 import { FaceError } from '../../platform/face/index.js';
 
 /**
@@ -7,23 +7,23 @@ import { FaceError } from '../../platform/face/index.js';
  */
 const CHECKIN_RANGE = 1_013_000_000;
 
-export const CheckinError = {
-  CARD_UNKNOWN: 1_013_000_001,
-  CARD_NOT_BOUND: 1_013_000_002,
-  CARD_DISABLED: 1_013_000_003,
-  CARD_EXPIRED: 1_013_000_004,
-  CARD_NOT_VALID_HERE: 1_013_000_005,
-  NOT_ALLOWED_HERE: 1_013_000_006,
-  DAILY_LIMIT_REACHED: 1_013_000_007,
-  NO_CARD_FOR_PERSON: 1_013_000_008,
-  FACE_NOT_RECOGNISED: 1_013_000_009,
-  CARD_NOT_ACTIVE_YET: 1_013_000_010,
-  CHECK_TIME_TOO_OLD: 1_013_000_011,
-  CHECK_TIME_IN_FUTURE: 1_013_000_012,
-  NONCE_REUSED: 1_013_000_013,
-  RECORD_NOT_YOURS: 1_013_000_014,
-  RECORD_NOT_TODAY: 1_013_000_015,
-} as const;
+export const CheckinError = errcodes({
+  CARD_UNKNOWN: [1_013_000_001, 'card not found'],
+  CARD_NOT_BOUND: [1_013_000_002, 'the card is not bound to a holder'],
+  CARD_DISABLED: [1_013_000_003, 'the card is disabled'],
+  CARD_EXPIRED: [1_013_000_004, "the card had expired at the scan's time"],
+  CARD_NOT_VALID_HERE: [1_013_000_005, "the card is not valid at this scenic spot (its model has no rule for the resource)"],
+  NOT_ALLOWED_HERE: [1_013_000_006, 'the verifier is not assigned to this scenic spot or gate (or the SKU is unknown)'],
+  DAILY_LIMIT_REACHED: [1_013_000_007, "the card's daily limit here is reached (or fewer entries are left than asked)"],
+  NO_CARD_FOR_PERSON: [1_013_000_008, 'no card is bound to this person (ID document or face)'],
+  FACE_NOT_RECOGNISED: [1_013_000_009, 'the face was not recognised'],
+  CARD_NOT_ACTIVE_YET: [1_013_000_010, "the card was not yet activated at the scan's time"],
+  CHECK_TIME_TOO_OLD: [1_013_000_011, 'an offline scan more than 72 hours old'],
+  CHECK_TIME_IN_FUTURE: [1_013_000_012, 'the scan time is in the future'],
+  NONCE_REUSED: [1_013_000_013, 'the nonce was already used for another scan'],
+  RECORD_NOT_YOURS: [1_013_000_014, "revoking a check that is not the verifier's own"],
+  RECORD_NOT_TODAY: [1_013_000_015, 'revoking a check that is not of today'],
+});
 
 const refusal = (code: number, message: string) => new AppError(code, message);
 

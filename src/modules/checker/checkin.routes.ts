@@ -8,6 +8,8 @@ import {
   CheckerCardCheckStatBean, CheckerCardCheckStatRequest, CheckerConsumeRecordResponse, CheckFailPageRequest, CheckFailResponse, CheckInRequest,
   CheckInResponse,
 } from './checkin.schemas.js';
+import { FaceError } from '../../platform/face/face.errors.js';
+import { CheckinError } from './checkin.errors.js';
 
 const tags = ['checker'];
 const verifier = { kinds: ['checker' as const] };
@@ -17,7 +19,7 @@ const MODULE = '核销记录';
 export function checkinRoutes(svc: { checkin: CheckinService; records: ConsumeRecordService; fails: CheckFailService }): RouteSpec[] {
   return [
     defineRoute({
-      method: 'POST', path: '/checker/addCheckerConsumeRecord', channels: ['app'], auth: verifier,
+      method: 'POST', path: '/checker/addCheckerConsumeRecord', errcodes: [CheckinError, FaceError], channels: ['app'], auth: verifier,
       operation: [MODULE, '核销'],
       summary: 'Check a card in at a scenic spot: by card number, ID document or face. Answers the check with the tourist, '
         + 'the card model and the entries left today; each refusal has its own code (1_013_000_001–012). A nonce makes a re-sent '
@@ -32,14 +34,14 @@ export function checkinRoutes(svc: { checkin: CheckinService; records: ConsumeRe
       handler: (ctx, { body }) => svc.records.get(authed(ctx), body.id),
     }),
     defineRoute({
-      method: 'POST', path: '/checker/deleteCheckerConsumeRecord', channels: ['app'], auth: verifier,
+      method: 'POST', path: '/checker/deleteCheckerConsumeRecord', errcodes: [CheckinError.RECORD_NOT_YOURS, CheckinError.RECORD_NOT_TODAY], channels: ['app'], auth: verifier,
       operation: [MODULE, '撤销核销'],
       summary: 'Revoke one of your own checks of today; its entries are given back to the card for the day',
       tags, body: IdRequest, response: null,
       handler: (ctx, { body }) => svc.records.remove(authed(ctx), body.id),
     }),
     defineRoute({
-      method: 'ANY', path: '/checker/cardCheckStat', channels: ['app'], auth: verifier,
+      method: 'ANY', path: '/checker/cardCheckStat', errcodes: [CheckinError.NOT_ALLOWED_HERE], channels: ['app'], auth: verifier,
       summary: 'Today at a scenic spot you check at: people (distinct cards), checks, and your own checks',
       tags, body: CheckerCardCheckStatRequest, response: CheckerCardCheckStatBean,
       handler: (ctx, { body }) => svc.records.stat(authed(ctx), body.skuId),

@@ -25,7 +25,7 @@ export const CheckInRequest = Type.Object({
   })),
   // When an offline scan was made (at most 72 hours ago): the scan is judged at that time. Absent: now.
   checkTime: Opt(DateTimeText),
-});
+}, { title: 'CheckInRequest' });
 export type CheckInRequest = Static<typeof CheckInRequest>;
 
 const record = {
@@ -54,25 +54,25 @@ const record = {
   checkType: Type.Integer({ description: '1 card or QR, 2 ID document, 3 face' }),
 };
 
-export const CheckerConsumeRecordResponse = Type.Object(record);
+export const CheckerConsumeRecordResponse = Type.Object(record, { title: 'CheckerConsumeRecordResponse' });
 export type CheckerConsumeRecord = Static<typeof CheckerConsumeRecordResponse>;
 
 export const CheckInResponse = Type.Object({
   ...record,
   checksLeftToday: Type.Integer({ description: 'entries this card has left at this attraction on the check\'s day' }),
-});
+}, { title: 'CheckInResponse' });
 export type CheckInResponse = Static<typeof CheckInResponse>;
 
 export const CheckerCardCheckStatRequest = Type.Object({
   skuId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'scenic spot id (a SKU the verifier checks at)' }),
-});
+}, { title: 'CheckerCardCheckStatRequest' });
 export type CheckerCardCheckStatRequest = Static<typeof CheckerCardCheckStatRequest>;
 
 export const CheckerCardCheckStatBean = Type.Object({
   dayCheckPersonNum: Type.Integer({ description: 'people (distinct cards) checked in at this spot today' }),
   dayCardCheckCnt: Type.Integer({ description: 'check records at this spot today' }),
   checkerCardCheckCnt: Type.Integer({ description: 'of those, the ones made by the calling verifier' }),
-});
+}, { title: 'CheckerCardCheckStatBean' });
 export type CheckerCardCheckStat = Static<typeof CheckerCardCheckStatBean>;
 
 export const CheckFailPageRequest = Type.Object({
@@ -82,7 +82,7 @@ export const CheckFailPageRequest = Type.Object({
   errcode: Opt(Type.Integer({ minimum: 1, maximum: 2_000_000_000 })),
   checkTimeRange: Opt(DateRange),
   keywords: Opt(Keywords),
-});
+}, { title: 'CheckFailPageRequest' });
 export type CheckFailPageRequest = Static<typeof CheckFailPageRequest>;
 
 export const CheckFailResponse = Type.Object({
@@ -105,5 +105,5 @@ export const CheckFailResponse = Type.Object({
   reason: Type.String({ description: 'the message the verifier was given' }),
   nonce: Text,
   createdTime: DateTime,
-});
+}, { title: 'CheckFailResponse' });
 export type CheckFail = Static<typeof CheckFailResponse>;

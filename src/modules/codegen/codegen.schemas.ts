@@ -35,10 +35,10 @@ const writable = {
   htmlType: HtmlType,
 };
 
-export const CodegenColumnAddRequest = Type.Object(writable);
+export const CodegenColumnAddRequest = Type.Object(writable, { title: 'CodegenColumnAddRequest' });
 export type CodegenColumnAdd = Static<typeof CodegenColumnAddRequest>;
 
-export const CodegenColumnUpdateRequest = Type.Object({ id: Id, ...writable });
+export const CodegenColumnUpdateRequest = Type.Object({ id: Id, ...writable }, { title: 'CodegenColumnUpdateRequest' });
 export type CodegenColumnUpdate = Static<typeof CodegenColumnUpdateRequest>;
 
 export const CodegenColumnResponse = Type.Object({
@@ -61,7 +61,7 @@ export const CodegenColumnResponse = Type.Object({
   listOperationCondition: Type.String(),
   listOperationResult: Type.Boolean(),
   htmlType: Type.String(),
-});
+}, { title: 'CodegenColumnResponse' });
 export type CodegenColumn = Static<typeof CodegenColumnResponse>;
 
 /** List and page filters: every field optional (exact match; columnName and columnComment found within), idList, keywords. */
@@ -88,8 +88,8 @@ const filters = {
   keywords: Opt(Keywords),
 };
 
-export const CodegenColumnListRequest = Type.Object(filters);
+export const CodegenColumnListRequest = Type.Object(filters, { title: 'CodegenColumnListRequest' });
 export type CodegenColumnFilter = Static<typeof CodegenColumnListRequest>;
 
-export const CodegenColumnPageRequest = Type.Object({ ...PageFields, ...filters });
+export const CodegenColumnPageRequest = Type.Object({ ...PageFields, ...filters }, { title: 'CodegenColumnPageRequest' });
 export type CodegenColumnPageQuery = Static<typeof CodegenColumnPageRequest>;

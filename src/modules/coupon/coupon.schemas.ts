@@ -23,7 +23,7 @@ export const CouponTemplatePageRequest = Type.Object({
   goodsId: Opt(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'templates usable for this resource (spu)' })),
   mobile: Opt(MobilePhone),
   channel: Opt(Type.Integer({ minimum: 1, maximum: 8, description: 'ChannelType the member takes coupons through' })),
-});
+}, { title: 'CouponTemplatePageRequest' });
 export type CouponTemplatePageQuery = Static<typeof CouponTemplatePageRequest>;
 
 const NInt = Nullable(Type.Integer());
@@ -60,5 +60,5 @@ export const CouponTemplateResponse = Type.Object({
   updateTime: Type.String(),
   deleted: Type.Boolean(),
   canTake: Type.Boolean({ description: 'whether the member of the given mobile (and channel) may take one now' }),
-});
+}, { title: 'CouponTemplateResponse' });
 export type CouponTemplate = Static<typeof CouponTemplateResponse>;

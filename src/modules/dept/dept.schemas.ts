@@ -15,10 +15,10 @@ export const DeptResponse = Type.Object({
   phone: Nullable(Type.String()),
   email: Nullable(Type.String()),
   isEnabled: Type.Boolean(),
-});
+}, { title: 'DeptResponse' });
 export type Dept = Static<typeof DeptResponse>;
 
-const Email = Type.String({ maxLength: 64, pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$', description: 'an e-mail address' });
+const Email = Type.String({ maxLength: 64, pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$', description: 'an e-mail address', examples: ['office@example.com'] });
 const ParentId = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: '0 for a top-level department' });
 const Sort = Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'order among siblings, smallest first' });
 
@@ -37,7 +37,7 @@ export const DeptAddRequest = Type.Object({
   merchantId: Opt(Id),
   shopId: Opt(Id),
   ...writable,
-});
+}, { title: 'DeptAddRequest' });
 export type DeptAdd = Static<typeof DeptAddRequest>;
 
 /** The owner (merchant, shop) is fixed at creation; a department moves only within its merchant. */
@@ -45,7 +45,7 @@ export const DeptUpdateRequest = Type.Object({
   id: Id,
   ...writable,
   isEnabled: Opt(Type.Boolean({ description: 'false disables the department (absent keeps it)' })),
-});
+}, { title: 'DeptUpdateRequest' });
 export type DeptUpdate = Static<typeof DeptUpdateRequest>;
 
 const filters = {
@@ -58,8 +58,8 @@ const filters = {
   keywords: Opt(Keywords),
 };
 
-export const DeptListRequest = Type.Object(filters);
+export const DeptListRequest = Type.Object(filters, { title: 'DeptListRequest' });
 export type DeptFilter = Static<typeof DeptListRequest>;
 
-export const DeptPageRequest = Type.Object({ ...PageFields, ...filters });
+export const DeptPageRequest = Type.Object({ ...PageFields, ...filters }, { title: 'DeptPageRequest' });
 export type DeptPageQuery = Static<typeof DeptPageRequest>;

@@ -56,7 +56,7 @@ export const HotelOrder = Type.Object({
   status: Type.Integer({ description: '1 awaiting confirmation, 2 confirmed, 3 checked in, 4 checked out, 5 cancelled, 6 no-show' }),
   ...audit,
   orderExpressTime: Nullable(Type.String({ description: 'YYYY-MM-DD HH:mm:ss: an unpaid order lapses then' })),
-});
+}, { title: 'HotelOrder' });
 
 export const HotelInfo = Type.Object({
   id: Int,
@@ -82,7 +82,7 @@ export const HotelInfo = Type.Object({
   locationTags: Texts,
   highlights: Texts,
   ...audit,
-});
+}, { title: 'HotelInfo' });
 
 export const RoomType = Type.Object({
   id: Int,
@@ -105,7 +105,7 @@ export const RoomType = Type.Object({
   extraBedAllowed: Type.Boolean(),
   extraBedDesc: NText,
   ...audit,
-});
+}, { title: 'RoomType' });
 
 export const OrderRoom = Type.Object({
   id: Int,
@@ -121,7 +121,7 @@ export const OrderRoom = Type.Object({
   status: Int,
   checkedOutNum: Int,
   ...audit,
-});
+}, { title: 'OrderRoom' });
 
 export const RatePlan = Type.Object({
   id: Int,
@@ -140,7 +140,7 @@ export const RatePlan = Type.Object({
   sort: Int,
   status: Type.Integer({ description: '1 on sale, 2 off sale' }),
   ...audit,
-});
+}, { title: 'RatePlan' });
 
 /** Spec B 2.7: the order with its hotel, room type, nights (roomList), rate plan and guest name. */
 export const HotelOrderDetail = Type.Object({
@@ -150,7 +150,7 @@ export const HotelOrderDetail = Type.Object({
   roomList: Type.Array(OrderRoom),
   plan: RatePlan,
   guestName: NText,
-});
+}, { title: 'HotelOrderDetail' });
 export type HotelOrderDetail = Static<typeof HotelOrderDetail>;
 
-export const HotelOrderDetailRequest = Type.Object({ id: Id });
+export const HotelOrderDetailRequest = Type.Object({ id: Id }, { title: 'HotelOrderDetailRequest' });

@@ -6,6 +6,8 @@ import type { MemberContactsService } from './member-contacts.service.js';
 import {
   MemberContactsAddRequest, MemberContactsListRequest, MemberContactsResponse, MemberContactsUpdateRequest,
 } from './member-contacts.schemas.js';
+import { FaceError } from '../../platform/face/face.errors.js';
+import { MemberError } from './member.errors.js';
 
 const tags = ['member contacts'];
 const MODULE = '会员联系人';
@@ -16,7 +18,7 @@ const P = '/memberContacts';
 export function memberContactsRoutes(svc: MemberContactsService): RouteSpec[] {
   return [
     defineRoute({
-      method: 'POST', path: `${P}/addMemberContacts`, channels: ['mp'], auth: member,
+      method: 'POST', path: `${P}/addMemberContacts`, errcodes: [MemberError.FACE_ENROLLED_ELSEWHERE, MemberError.FACE_ENROLMENT_BUSY, FaceError], channels: ['mp'], auth: member,
       operation: [MODULE, '新增联系人'],
       summary: 'Add a contact; a facePhoto is enrolled in the face service under the identity number first '
         + '(a failed enrolment answers its face error, 1025000001-1025000003, and adds nothing)',
@@ -24,7 +26,7 @@ export function memberContactsRoutes(svc: MemberContactsService): RouteSpec[] {
       handler: (ctx, { body }) => svc.add(authed(ctx), body),
     }),
     defineRoute({
-      method: 'POST', path: `${P}/updateMemberContacts`, channels: ['mp'], auth: member,
+      method: 'POST', path: `${P}/updateMemberContacts`, errcodes: [MemberError.FACE_ENROLLED_ELSEWHERE, MemberError.FACE_ENROLMENT_BUSY, FaceError], channels: ['mp'], auth: member,
       operation: [MODULE, '修改联系人'],
       summary: 'Update a contact (facePhoto null keeps the stored photo, "" removes it; a given photo replaces the enrolled face)',
       tags, body: MemberContactsUpdateRequest, response: null,

@@ -13,7 +13,7 @@ export const MemberContactsResponse = Type.Object({
   isDeleted: Type.Boolean(),
   createdBy: Nullable(Type.Integer()),
   createdTime: Nullable(Type.String({ description: 'YYYY-MM-DD HH:mm:ss' })),
-});
+}, { title: 'MemberContactsResponse' });
 export type MemberContacts = Static<typeof MemberContactsResponse>;
 
 const Name = Type.String({ minLength: 1, maxLength: 60, description: 'the contact\'s name as on the document' });
@@ -24,6 +24,7 @@ const FacePhoto = Type.String({
   maxLength: 1024,
   pattern: '^$|^https?://\\S+$',
   description: 'an http(s) URL of a JPEG or PNG showing the face (uploaded through /oss); "" for none',
+  examples: ['https://api.example.com/open-api/oss/file?fileKey=face.jpg'],
 });
 
 export const MemberContactsAddRequest = Type.Object({
@@ -32,7 +33,7 @@ export const MemberContactsAddRequest = Type.Object({
   idType: Opt(IdTypeCode),
   identityNo: IdentityNo,
   facePhoto: Opt(FacePhoto),
-});
+}, { title: 'MemberContactsAddRequest' });
 export type MemberContactsAdd = Static<typeof MemberContactsAddRequest>;
 
 /** facePhoto is required by the spec; null keeps the stored photo and "" removes it. */
@@ -43,10 +44,10 @@ export const MemberContactsUpdateRequest = Type.Object({
   idType: Opt(IdTypeCode),
   identityNo: IdentityNo,
   facePhoto: Type.Unsafe<string | null>({ ...FacePhoto, type: ['string', 'null'] }),
-});
+}, { title: 'MemberContactsUpdateRequest' });
 export type MemberContactsUpdate = Static<typeof MemberContactsUpdateRequest>;
 
 export const MemberContactsListRequest = Type.Object({
   keywords: Opt(Keywords),
-});
+}, { title: 'MemberContactsListRequest' });
 export type MemberContactsListRequest = Static<typeof MemberContactsListRequest>;

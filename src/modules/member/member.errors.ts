@@ -1,15 +1,15 @@
-import { AppError, conflict, notFound } from '../../platform/errors.js';
+import { AppError, conflict, errcodes, notFound } from '../../platform/errors.js';
 
 /**
  * Member module codes 1_003_000_000+ (DESIGN.md §6, docs/errors.md). The profile, contact and phone
  * refusals use the common codes (404, 409) and the SMS and face codes of the platform
  * (1_002_000_004/005, 1_024_…, 1_025_…), which clients already tell apart.
  */
-export const MemberError = {
-  MP_LOGIN_FAILED: 1_003_000_001,
-  FACE_ENROLLED_ELSEWHERE: 1_003_000_002,
-  FACE_ENROLMENT_BUSY: 1_003_000_003,
-} as const;
+export const MemberError = errcodes({
+  MP_LOGIN_FAILED: [1_003_000_001, 'mini-program login failed: WeChat refused the code (errmsg carries its message)'],
+  FACE_ENROLLED_ELSEWHERE: [1_003_000_002, 'a face for this identity number was enrolled by someone else: nothing was changed'],
+  FACE_ENROLMENT_BUSY: [1_003_000_003, 'a face for this identity number is being enrolled by another request: try again in a moment'],
+});
 
 /**
  * A contact's face under an identity number whose face someone else enrolled (another member's contact,

@@ -6,6 +6,10 @@ import type { MemberProfileService } from './member-profile.service.js';
 import {
   LoginResponse, MemberBindPhoneRequest, MemberPageRequest, MemberPageResponse, MemberResponse, MemberSendSmsCodeRequest, MpLoginRequest,
 } from './member.schemas.js';
+import { ErrorCode } from '../../platform/errors.js';
+import { SmsCodeError, SmsError } from '../../platform/sms/sms.errors.js';
+import { AuthError } from '../auth/auth.errors.js';
+import { MemberError } from './member.errors.js';
 
 const tags = ['member'];
 const MODULE = '会员';
@@ -14,7 +18,7 @@ const member = { kinds: ['member' as const] };
 export function memberRoutes(svc: { auth: MemberAuthService; profile: MemberProfileService }): RouteSpec[] {
   return [
     defineRoute({
-      method: 'POST', path: '/auth/oauth2', channels: ['app', 'mp'], auth: 'public',
+      method: 'POST', path: '/auth/oauth2', errcodes: [MemberError.MP_LOGIN_FAILED, AuthError.ACCOUNT_DISABLED, ErrorCode.UNAUTHORIZED], channels: ['app', 'mp'], auth: 'public',
       operation: [MODULE, '小程序登录'],
       summary: 'Mini-program authorised login: exchanges the wx.login() code, registers the member on its first login; '
         + 'the tokens serve /mp-api whichever prefix was called',
@@ -34,14 +38,14 @@ export function memberRoutes(svc: { auth: MemberAuthService; profile: MemberProf
       handler: (ctx) => svc.profile.get(authed(ctx)),
     }),
     defineRoute({
-      method: 'POST', path: '/member/sendSmsCode', channels: ['mp'], auth: member,
+      method: 'POST', path: '/member/sendSmsCode', errcodes: [SmsError, ErrorCode.TOO_MANY_REQUESTS], channels: ['mp'], auth: member,
       summary: 'Text a 6-digit code for bindPhone to the phone: valid 5 minutes for this session and phone; '
         + 'one per phone per 60 s and 10 per phone a day (429 beyond)',
       tags, body: MemberSendSmsCodeRequest, response: null,
       handler: (ctx, { body }) => svc.profile.sendSmsCode(authed(ctx), body),
     }),
     defineRoute({
-      method: 'POST', path: '/member/bindPhone', channels: ['mp'], auth: member,
+      method: 'POST', path: '/member/bindPhone', errcodes: [SmsCodeError], channels: ['mp'], auth: member,
       operation: [MODULE, '绑定手机号'],
       summary: 'Bind the phone to the member with the code texted by sendSmsCode (1002000004 expired or not requested, '
         + '1002000005 wrong); the card bindings made with that phone move to the member; 409 when another member holds the phone',

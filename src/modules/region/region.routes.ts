@@ -37,7 +37,7 @@ export function regionRoutes(svc: RegionService): RouteSpec[] {
       handler: (_ctx, { body }) => svc.get(body.id),
     }),
     defineRoute({
-      method: 'POST', path: '/region/queryRegionPage', channels: ['manage'], auth: staff, permission: 'region:read',
+      method: 'POST', path: '/region/queryRegionPage', cached: true, channels: ['manage'], auth: staff, permission: 'region:read',
       summary: 'A page of regions matching the filters', tags, body: RegionPageRequest, response: PageInfo(RegionResponse),
       handler: (_ctx, { body }) => svc.page(body),
     }),
@@ -48,7 +48,7 @@ export function regionRoutes(svc: RegionService): RouteSpec[] {
       handler: (ctx, { body }) => svc.list(ctx, body),
     }),
     defineRoute({
-      method: 'POST', path: '/region/queryRegionTree', channels: ['manage'], auth: staff, permission: 'region:read',
+      method: 'POST', path: '/region/queryRegionTree', cached: true, channels: ['manage'], auth: staff, permission: 'region:read',
       summary: 'The whole region tree (served from the cache)', tags,
       response: Type.Array(RegionTreeResponse),
       handler: () => svc.tree(),

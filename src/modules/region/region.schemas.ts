@@ -25,7 +25,7 @@ export const RegionResponse = Type.Object({
   lng: Nullable(Type.Number()),
   lat: Nullable(Type.Number()),
   pinYin: Nullable(Type.String()),
-});
+}, { title: 'RegionResponse' });
 export type Region = Static<typeof RegionResponse>;
 
 export const RegionTreeResponse = Type.Cyclic(
@@ -51,10 +51,10 @@ const writable = {
   pinYin: Opt(fields.pinYin),
 };
 
-export const RegionAddRequest = Type.Object(writable);
+export const RegionAddRequest = Type.Object(writable, { title: 'RegionAddRequest' });
 export type RegionAdd = Static<typeof RegionAddRequest>;
 
-export const RegionUpdateRequest = Type.Object({ id: Id, ...writable });
+export const RegionUpdateRequest = Type.Object({ id: Id, ...writable }, { title: 'RegionUpdateRequest' });
 export type RegionUpdate = Static<typeof RegionUpdateRequest>;
 
 const filters = {
@@ -72,8 +72,8 @@ const filters = {
   keywords: Opt(Type.String({ maxLength: 64, description: 'matched against name, shortName and pinYin' })),
 };
 
-export const RegionListRequest = Type.Object(filters);
+export const RegionListRequest = Type.Object(filters, { title: 'RegionListRequest' });
 export type RegionFilter = Static<typeof RegionListRequest>;
 
-export const RegionPageRequest = Type.Object({ ...PageFields, ...filters });
+export const RegionPageRequest = Type.Object({ ...PageFields, ...filters }, { title: 'RegionPageRequest' });
 export type RegionPageQuery = Static<typeof RegionPageRequest>;

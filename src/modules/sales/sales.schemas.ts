@@ -9,7 +9,7 @@ export const SalesResponse = Type.Object({
   phone: Nullable(Type.String()),
   inviteCode: Nullable(Type.String()),
   qrcode: Nullable(Type.String({ description: 'distribution QR code (URL or content)' })),
-});
+}, { title: 'SalesResponse' });
 export type Sales = Static<typeof SalesResponse>;
 
 const InviteCode = Type.String({ maxLength: 32, pattern: '^[A-Za-z0-9_-]+$', description: 'letters, digits, _ and -; unique among living sales institutions' });
@@ -24,10 +24,10 @@ const writable = {
   qrcode: Opt(Qrcode),
 };
 
-export const SalesAddRequest = Type.Object(writable);
+export const SalesAddRequest = Type.Object(writable, { title: 'SalesAddRequest' });
 export type SalesAdd = Static<typeof SalesAddRequest>;
 
-export const SalesUpdateRequest = Type.Object({ id: Id, ...writable });
+export const SalesUpdateRequest = Type.Object({ id: Id, ...writable }, { title: 'SalesUpdateRequest' });
 export type SalesUpdate = Static<typeof SalesUpdateRequest>;
 
 const filters = {
@@ -40,8 +40,8 @@ const filters = {
   keywords: Opt(Keywords),
 };
 
-export const SalesListRequest = Type.Object(filters);
+export const SalesListRequest = Type.Object(filters, { title: 'SalesListRequest' });
 export type SalesFilter = Static<typeof SalesListRequest>;
 
-export const SalesPageRequest = Type.Object({ ...PageFields, ...filters });
+export const SalesPageRequest = Type.Object({ ...PageFields, ...filters }, { title: 'SalesPageRequest' });
 export type SalesPageQuery = Static<typeof SalesPageRequest>;

@@ -1,9 +1,12 @@
 import { defineModule } from '../../platform/module.js';
 import { shopRoutes } from './shop.routes.js';
 import { createShopService } from './shop.service.js';
+import { StaffError } from '../staff/staff.errors.js';
+import { MerchantError } from '../merchant/merchant.errors.js';
 
 /** Shops (spec B 2.6, 4.6 addShop, and the operations around it). */
 export const shopModule = defineModule({
   name: 'shop',
+  errcodes: [StaffError, MerchantError],
   routes: ({ db, tokens }) => shopRoutes(createShopService({ db, tokens })),
 });

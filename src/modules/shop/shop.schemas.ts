@@ -3,8 +3,8 @@ import { Id, IdList, Keywords, Nullable, Opt, orEmpty, PageFields, PhoneText } f
 
 export const ShopStatus = Type.Integer({ minimum: 1, maximum: 4, description: '1 operating, 2 under review, 3 suspended, 4 closed' });
 const ChannelType = Type.Integer({ minimum: 1, maximum: 8, description: 'ChannelType 1–8' });
-const RegionCode = Type.String({ maxLength: 16, pattern: '^[0-9]{1,16}$', description: 'a region id (digits)' });
-const Coordinate = Type.String({ maxLength: 32, pattern: '^-?[0-9]{1,3}(\\.[0-9]{1,10})?$', description: 'decimal degrees, e.g. 120.15507' });
+const RegionCode = Type.String({ maxLength: 16, pattern: '^[0-9]{1,16}$', description: 'a region id (digits)', examples: ['330100'] });
+const Coordinate = Type.String({ maxLength: 32, pattern: '^-?[0-9]{1,3}(\\.[0-9]{1,10})?$', description: 'decimal degrees, e.g. 120.15507', examples: ['120.15507'] });
 const Url = (max: number) => Type.String({ maxLength: max });
 const LongText = Type.String({ maxLength: 20_000 });
 
@@ -14,7 +14,7 @@ export const ShopRelationInput = Type.Object({
   thirdId: Opt(Type.String({ maxLength: 64 })),
   channelType: Opt(ChannelType),
   remark: Opt(Type.String({ maxLength: 255 })),
-});
+}, { title: 'ShopRelationInput' });
 
 /** The ShopAddRequest text fields besides name; absent or null keeps the stored value on update, "" clears it. */
 const texts = {
@@ -57,11 +57,11 @@ const writable = {
   relationList: Opt(Type.Array(ShopRelationInput, { maxItems: 50 })),
 };
 
-export const ShopAddRequest = Type.Object({ merchantId: Id, ...writable });
+export const ShopAddRequest = Type.Object({ merchantId: Id, ...writable }, { title: 'ShopAddRequest' });
 export type ShopAdd = Static<typeof ShopAddRequest>;
 
 /** The merchant of a shop does not change; relationList, when given, replaces the shop's relations. */
-export const ShopUpdateRequest = Type.Object({ id: Id, merchantId: Opt(Id), ...writable });
+export const ShopUpdateRequest = Type.Object({ id: Id, merchantId: Opt(Id), ...writable }, { title: 'ShopUpdateRequest' });
 export type ShopUpdate = Static<typeof ShopUpdateRequest>;
 
 /**
@@ -76,7 +76,7 @@ export const ShopAddResponse = Type.Object({
   userId: Type.Integer({ description: 'the default shop user' }),
   username: Type.String(),
   password: Type.String({ description: 'generated; shown only in this answer' }),
-});
+}, { title: 'ShopAddResponse' });
 export type ShopAdded = Static<typeof ShopAddResponse>;
 
 export const ShopRelation = Type.Object({
@@ -85,7 +85,7 @@ export const ShopRelation = Type.Object({
   thirdId: Nullable(Type.String()),
   channelType: Nullable(Type.String({ description: 'ChannelType code "1"-"8"' })),
   remark: Nullable(Type.String()),
-});
+}, { title: 'ShopRelation' });
 
 const nullableText = Nullable(Type.String());
 export const ShopResponse = Type.Object({
@@ -98,7 +98,7 @@ export const ShopResponse = Type.Object({
   status: Type.Integer(),
   ...Object.fromEntries(SHOP_TEXT_FIELDS.map((f) => [f, nullableText])) as Record<ShopTextField, typeof nullableText>,
   relationList: Type.Array(ShopRelation),
-});
+}, { title: 'ShopResponse' });
 export type Shop = Static<typeof ShopResponse>;
 
 const filters = {
@@ -113,8 +113,8 @@ const filters = {
   keywords: Opt(Keywords),
 };
 
-export const ShopListRequest = Type.Object(filters);
+export const ShopListRequest = Type.Object(filters, { title: 'ShopListRequest' });
 export type ShopFilter = Static<typeof ShopListRequest>;
 
-export const ShopPageRequest = Type.Object({ ...PageFields, ...filters });
+export const ShopPageRequest = Type.Object({ ...PageFields, ...filters }, { title: 'ShopPageRequest' });
 export type ShopPageQuery = Static<typeof ShopPageRequest>;

@@ -5,7 +5,7 @@ import { Status } from './staff.schemas.js';
 /** Roles: named permission lists, global (platform) or owned by a merchant or shop. */
 
 const Permissions = Type.Array(
-  Type.String({ minLength: 1, maxLength: 64, pattern: '^(\\*|[A-Za-z][A-Za-z0-9_-]*:(\\*|[A-Za-z][A-Za-z0-9_:-]*))$', description: 'a permission name, `<module>:*` or `*`' }),
+  Type.String({ minLength: 1, maxLength: 64, pattern: '^(\\*|[A-Za-z][A-Za-z0-9_-]*:(\\*|[A-Za-z][A-Za-z0-9_:-]*))$', description: 'a permission name, `<module>:*` or `*`', examples: ['sales:read'] }),
   { maxItems: 500, description: 'permission names from queryPermissionList, `<module>:*` for a whole module, `*` for everything' },
 );
 const RoleCode = Type.String({ minLength: 2, maxLength: 64, pattern: '^[A-Za-z][A-Za-z0-9_:-]*$', description: 'a letter, then letters, digits, _ : -' });
@@ -24,7 +24,7 @@ export const RoleResponse = Type.Object({
   userCount: Type.Integer({ description: 'living users holding the role' }),
   createdTime: Nullable(Type.String()),
   updatedTime: Nullable(Type.String()),
-});
+}, { title: 'RoleResponse' });
 export type Role = Static<typeof RoleResponse>;
 
 export const RoleAddRequest = Type.Object({
@@ -34,7 +34,7 @@ export const RoleAddRequest = Type.Object({
   merchantId: Opt(Id),
   shopId: Opt(Id),
   remark: Opt(Type.String({ maxLength: 255 })),
-});
+}, { title: 'RoleAddRequest' });
 export type RoleAdd = Static<typeof RoleAddRequest>;
 
 export const RoleUpdateRequest = Type.Object({
@@ -42,10 +42,10 @@ export const RoleUpdateRequest = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 64 }),
   permissions: Permissions,
   remark: Opt(Type.String({ maxLength: 255 })),
-});
+}, { title: 'RoleUpdateRequest' });
 export type RoleUpdate = Static<typeof RoleUpdateRequest>;
 
-export const RoleStatusRequest = Type.Object({ id: Id, status: Status });
+export const RoleStatusRequest = Type.Object({ id: Id, status: Status }, { title: 'RoleStatusRequest' });
 export type RoleStatusChange = Static<typeof RoleStatusRequest>;
 
 const filters = {
@@ -55,12 +55,12 @@ const filters = {
   status: Opt(Status),
   keywords: Opt(Keywords),
 };
-export const RoleListRequest = Type.Object(filters);
+export const RoleListRequest = Type.Object(filters, { title: 'RoleListRequest' });
 export type RoleFilter = Static<typeof RoleListRequest>;
-export const RolePageRequest = Type.Object({ ...PageFields, ...filters });
+export const RolePageRequest = Type.Object({ ...PageFields, ...filters }, { title: 'RolePageRequest' });
 export type RolePageQuery = Static<typeof RolePageRequest>;
 
 export const PermissionResponse = Type.Object({
   permission: Type.String(),
   operations: Type.Array(Type.String(), { description: 'the operations that require it' }),
-});
+}, { title: 'PermissionResponse' });

@@ -11,7 +11,7 @@ export const RelationResponse = Type.Object({
   skuName: Type.String(),
   entranceId: Nullable(Type.Integer({ description: 'the gate; null means every gate of the SKU' })),
   entranceName: Nullable(Type.String()),
-});
+}, { title: 'RelationResponse' });
 export type Relation = Static<typeof RelationResponse>;
 
 export const CheckerResponse = Type.Object({
@@ -28,16 +28,16 @@ export const CheckerResponse = Type.Object({
   lastLoginTime: Nullable(Type.String()),
   createdTime: Nullable(Type.String()),
   updatedTime: Nullable(Type.String()),
-});
+}, { title: 'CheckerResponse' });
 export type Checker = Static<typeof CheckerResponse>;
 
 export const CheckerAddResponse = Type.Object({
   ...CheckerResponse.properties,
   password: Type.String({ description: 'the generated first password: shown this once' }),
-});
+}, { title: 'CheckerAddResponse' });
 export type CheckerAdded = Static<typeof CheckerAddResponse>;
 
-export const RelationInput = Type.Object({ skuId: Id, entranceId: Opt(Id) });
+export const RelationInput = Type.Object({ skuId: Id, entranceId: Opt(Id) }, { title: 'RelationInput' });
 const Relations = Type.Array(RelationInput, { maxItems: 500, description: 'where the verifier may check: a SKU of its merchant (of its shop when it has one), at one gate or at all (no entranceId)' });
 
 export const CheckerAddRequest = Type.Object({
@@ -47,7 +47,7 @@ export const CheckerAddRequest = Type.Object({
   shopId: Opt(Id),
   sskFlag: Opt(Type.Boolean({ description: 'self-service kiosk (default false)' })),
   relations: Opt(Relations),
-});
+}, { title: 'CheckerAddRequest' });
 export type CheckerAdd = Static<typeof CheckerAddRequest>;
 
 export const CheckerUpdateRequest = Type.Object({
@@ -55,18 +55,18 @@ export const CheckerUpdateRequest = Type.Object({
   mobile: MobilePhone,
   name: Type.String({ minLength: 1, maxLength: 64 }),
   sskFlag: Opt(Type.Boolean({ description: 'absent keeps the stored value' })),
-});
+}, { title: 'CheckerUpdateRequest' });
 export type CheckerUpdate = Static<typeof CheckerUpdateRequest>;
 
-export const CheckerStatusRequest = Type.Object({ id: Id, status: Status });
+export const CheckerStatusRequest = Type.Object({ id: Id, status: Status }, { title: 'CheckerStatusRequest' });
 export type CheckerStatusChange = Static<typeof CheckerStatusRequest>;
 
-export const CheckerRelationRequest = Type.Object({ checkerId: Id, relations: Relations });
+export const CheckerRelationRequest = Type.Object({ checkerId: Id, relations: Relations }, { title: 'CheckerRelationRequest' });
 export type CheckerRelationChange = Static<typeof CheckerRelationRequest>;
 
-export const CheckerIdRequest = Type.Object({ checkerId: Id });
+export const CheckerIdRequest = Type.Object({ checkerId: Id }, { title: 'CheckerIdRequest' });
 
-export const PasswordResponse = Type.Object({ password: Type.String({ description: 'the new generated password: shown this once' }) });
+export const PasswordResponse = Type.Object({ password: Type.String({ description: 'the new generated password: shown this once' }) }, { title: 'PasswordResponse' });
 
 const filters = {
   mobile: Opt(Type.String({ maxLength: 20 })),
@@ -79,7 +79,7 @@ const filters = {
   idList: Opt(IdList),
   keywords: Opt(Keywords),
 };
-export const CheckerListRequest = Type.Object(filters);
+export const CheckerListRequest = Type.Object(filters, { title: 'CheckerListRequest' });
 export type CheckerFilter = Static<typeof CheckerListRequest>;
-export const CheckerPageRequest = Type.Object({ ...PageFields, ...filters });
+export const CheckerPageRequest = Type.Object({ ...PageFields, ...filters }, { title: 'CheckerPageRequest' });
 export type CheckerPageQuery = Static<typeof CheckerPageRequest>;

@@ -1,8 +1,16 @@
 import type { FastifyReply } from 'fastify';
 import { contentDisposition } from '../http/responses.js';
 import type { CellKind } from './xlsx-writer.js';
+import type { FileDoc } from '../http/routes.js';
 
 export const XLSX_CONTENT_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+/** What an export route answers, for the OpenAPI document (`file` of its route). */
+export const XLSX_FILE: FileDoc = {
+  mediaTypes: [XLSX_CONTENT_TYPE],
+  description: 'An .xlsx workbook, streamed',
+  headers: { 'Content-Disposition': { description: "attachment; filename=\"…\"; filename*=UTF-8''… (the file's name)", required: true } },
+};
 
 export interface ExportColumn<R> {
   header: string;

@@ -33,6 +33,8 @@ export interface InputIssue {
 export type GuardResult = { ok: true; value: unknown } | { ok: false; errors: InputIssue[] };
 
 export const MAX_INPUT_DEPTH = 64;
+/** A list schema's annotation that an empty list is refused (minItems) rather than read as absent. */
+export const EMPTY_LIST_KEYWORD = 'x-empty-list';
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 const DECIMAL = /^[+-]?\d+(\.\d+)?$/;
 const SAFE_INTEGER_RANGE = { minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
@@ -211,11 +213,11 @@ class Walker {
     return types.size > 0 && !types.has('string');
   }
 
-  /** [] for a list that must hold items (a Date[] range): a client's way of leaving it unset. */
+  /** [] for a list that must hold items (a Date[] range): a client's way of leaving it unset, unless its schema refuses that. */
   private emptyOfNonEmptyList(schema: Schema | undefined, raw: unknown): boolean {
     if (!Array.isArray(raw) || raw.length > 0 || !schema) return false;
     const own = this.branchFor(schema, 'array');
-    return typeof own?.minItems === 'number' && own.minItems > 0;
+    return typeof own?.minItems === 'number' && own.minItems > 0 && own[EMPTY_LIST_KEYWORD] !== 'refused';
   }
 
   private number(schema: Schema | undefined, value: number, path: string): number {

@@ -9,6 +9,7 @@ import { CHANNEL_PREFIX, type AccountKind, type Channel, type RequestContext } f
 import { chooseEncoding, COMPRESS_MIN_BYTES, contentDisposition, FileResponse, matchesEtag, RawJson } from './responses.js';
 import { Envelope, VoidEnvelope } from './schemas.js';
 import type { Authenticator } from './authenticate.js';
+import type { ErrcodeGroup } from '../errors.js';
 import { markTextFields } from './input-guard.js';
 
 /**
@@ -59,11 +60,26 @@ export interface RouteSpec<
   /** operation-log labels: [module, action] */
   operation?: [string, string];
   summary: string;
+  /** More for the OpenAPI document where the summary is not enough (a rule, a default, a choice). */
+  description?: string;
   tags: string[];
+  /**
+   * Module codes the route can answer besides the common codes its declaration implies and its
+   * module's (`defineModule({ errcodes })`); the OpenAPI document lists them all (platform/openapi).
+   */
+  errcodes?: Array<ErrcodeGroup | number>;
   body?: B;
   query?: Q;
   /** the `data` schema; null for void operations; 'file' for raw bytes */
   response: R;
+  /** With `response: 'file'`: what the bytes are, for the OpenAPI document. */
+  file?: FileDoc;
+  /** The `data` a refusal of this route carries (the rows batchAdd refused); refusals carry none otherwise. */
+  errorData?: TSchema;
+  /** The answer may be cached: it carries an ETag and answers 304 to a matching If-None-Match. */
+  cached?: true;
+  /** An upload's file part as the document shows it (default: a required part named `file`). */
+  filePart?: { name: string; required: boolean; description: string };
   /**
    * A multipart route: its file parts are received into temporary files within the limits (the
    * configured ones unless narrowed here), its other parts become the body, validated by `body`.
@@ -77,6 +93,20 @@ export interface RouteSpec<
    */
   guard?: (ctx: RequestContext) => Promise<void>;
   handler: (ctx: RequestContext, input: HandlerInput<B, Q>, http: HttpHandles) => Promise<HandlerOutput<R>>;
+}
+
+/** A file answer as the OpenAPI document describes it. */
+export interface FileDoc {
+  mediaTypes: string[];
+  description: string;
+  headers?: Record<string, HeaderDoc>;
+  /** answers other than 200 (a download's 206, 304 and 416) */
+  statuses?: Record<number, { description: string; headers?: Record<string, HeaderDoc>; empty?: boolean }>;
+}
+
+export interface HeaderDoc {
+  description: string;
+  required?: boolean;
 }
 
 /** Lets TypeScript infer the input types from the schemas and check the handler's answer against the response. */
@@ -133,38 +163,31 @@ async function send(request: FastifyRequest, reply: FastifyReply, spec: RouteSpe
   return spec.response === null ? SUCCESS : { errcode: SUCCESS.errcode, errmsg: SUCCESS.errmsg, data: out };
 }
 
+/** The success answer's schema, for Fastify's serializer (the OpenAPI document is built from the routes: platform/openapi). */
 function responseSchema(spec: RouteSpec) {
   if (spec.response === 'file') return undefined;
   return { 200: spec.response === null ? VoidEnvelope : Envelope(spec.response) };
 }
 
-function security(spec: RouteSpec): Array<Record<string, string[]>> {
-  if (spec.auth === 'public') return [];
-  if (spec.auth === 'open') return [{ openSignature: [] }, { bearer: [] }];
-  return [{ bearer: [] }];
-}
-
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-interface Variant {
+export interface Variant {
   method: Method;
   inputFrom: 'body' | 'query';
-  /** a variant the OpenAPI document leaves out (the extra methods of an ANY route) */
-  hidden: boolean;
 }
 
 /**
  * The methods a route answers. ANY is any method (spec A §1 convention 1): GET reads the fields from
  * the query string, POST, PUT, PATCH and DELETE from the body, the query string filling what the body
- * lacks. The document shows POST and GET only, so each ANY operation is not listed five times.
+ * lacks. The OpenAPI document lists each of them.
  */
-function variantsOf(spec: RouteSpec): Variant[] {
-  if (spec.method !== 'ANY') return [{ method: spec.method, inputFrom: spec.method === 'GET' ? 'query' : 'body', hidden: false }];
+export function variantsOf(spec: RouteSpec): Variant[] {
+  if (spec.method !== 'ANY') return [{ method: spec.method, inputFrom: spec.method === 'GET' ? 'query' : 'body' }];
   return [
-    { method: 'POST', inputFrom: 'body', hidden: false },
-    { method: 'GET', inputFrom: 'query', hidden: false },
-    { method: 'PUT', inputFrom: 'body', hidden: true },
-    { method: 'PATCH', inputFrom: 'body', hidden: true },
-    { method: 'DELETE', inputFrom: 'body', hidden: true },
+    { method: 'POST', inputFrom: 'body' },
+    { method: 'GET', inputFrom: 'query' },
+    { method: 'PUT', inputFrom: 'body' },
+    { method: 'PATCH', inputFrom: 'body' },
+    { method: 'DELETE', inputFrom: 'body' },
   ];
 }
 
@@ -193,6 +216,7 @@ function checkDeclaration(spec: RouteSpec): void {
   if (staffMayCall && spec.permission === undefined) {
     throw new Error(`route ${spec.path} is open to staff but declares no permission`);
   }
+  if (spec.response === 'file' && !spec.file) throw new Error(`route ${spec.path} answers a file but does not describe it (file)`);
   if (spec.method === 'ANY' && spec.auth === 'open') {
     throw new Error(`route ${spec.path} is signed, so it cannot be ANY (its query fields would not be signed)`);
   }
@@ -218,11 +242,6 @@ function mount(app: FastifyInstance, spec: RouteSpec, deps: RouteDeps): void {
         url,
         ...(spec.bodyLimit ? { bodyLimit: spec.bodyLimit } : {}),
         schema: {
-          ...(variant.hidden ? { hide: true } : {}),
-          summary: spec.summary,
-          tags: spec.tags,
-          security: security(spec),
-          ...(spec.upload ? { consumes: ['multipart/form-data'] } : {}),
           ...(bodySchema ? { body: bodySchema } : {}),
           ...(querySchema ? { querystring: querySchema } : {}),
           ...(responseSchema(spec) ? { response: responseSchema(spec) } : {}),

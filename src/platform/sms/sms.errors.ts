@@ -1,20 +1,20 @@
-import { AppError } from '../errors.js';
+import { AppError, errcodes } from '../errors.js';
 
 /** SMS codes 1_024_000_000+ (docs/errors.md). */
-export const SmsError = {
-  SERVICE_UNAVAILABLE: 1_024_000_001,
-  PHONE_INVALID: 1_024_000_002,
-  REFUSED_FOR_PHONE: 1_024_000_003,
-} as const;
+export const SmsError = errcodes({
+  SERVICE_UNAVAILABLE: [1_024_000_001, 'the SMS service is unavailable'],
+  PHONE_INVALID: [1_024_000_002, 'the phone number is not an 11-digit mainland mobile'],
+  REFUSED_FOR_PHONE: [1_024_000_003, 'the SMS provider refuses this number (its blacklist or its per-number limits)'],
+});
 
 /**
  * The SMS-code answers keep the auth module's numbers (DESIGN.md §6), so every channel that checks a
  * code (member bindPhone, bank logins and activation) reports them alike without importing a module.
  */
-export const SmsCodeError = {
-  EXPIRED: 1_002_000_004,
-  WRONG: 1_002_000_005,
-} as const;
+export const SmsCodeError = errcodes({
+  EXPIRED: [1_002_000_004, 'the SMS code has expired or was never requested'],
+  WRONG: [1_002_000_005, 'the SMS code is wrong'],
+});
 
 /** `cause` reaches the log (errcode ≥ 500 is logged with its error), never the client: it may name hosts. */
 export const smsUnavailable = (cause?: unknown) =>
