@@ -173,6 +173,8 @@ describe('queryCheckFailPage', () => {
     const today = wire(new Date()).slice(0, 10);
     expect((await page(merchantA, { checkTimeRange: [today, today] })).total).toBe(2);
     expect((await page(merchantA, { checkTimeRange: ['2020-01-01', '2020-01-02'] })).total).toBe(0);
+    // A range of any length is answered (issue 36): the page bounds what is read.
+    expect((await page(merchantA, { checkTimeRange: ['2020-01-01', `${Number(today.slice(0, 4)) + 5}-12-31`] })).total).toBe(2);
   });
 
   it('files every refusal at a known SKU under the spot\'s merchant and shop, even those judged before the post; an unknown SKU under the verifier\'s', async () => {

@@ -104,6 +104,14 @@ describe('calcEstimationCard', () => {
     expect(await ok('getEstimationCard', { id: info.id })).toEqual(info);
   });
 
+  it('estimates a period of any length (issue 36: the spec sets no bound; the figures are aggregates)', async () => {
+    const period = await ok('calcEstimationCard', calcBody());
+    const decades = await ok('calcEstimationCard', { ...calcBody(), estimationPeriod: ['2020-01-01 00:00:00', '2045-12-31 23:59:59'] });
+    expect(decades.estimationPeriod).toBe('2020-01-01 00:00:00 ~ 2045-12-31 23:59:59');
+    expect(decades.checkNum).toBeGreaterThanOrEqual(period.checkNum);
+    expect(decades.sceneryNum).toBe(period.sceneryNum);
+  });
+
   it('pages the check records behind a calculated detail, newest first', async () => {
     await ok('calcEstimationCard', calcBody());
     const details = await ok('queryEstimationCardCalcDetailPage', { cardModelId: w.model, estimationPeriod: PERIOD, pageSize: 1 });

@@ -10,7 +10,7 @@ import type { CheckFail, CheckFailPageRequest } from './checkin.schemas.js';
 export function createCheckFailService(deps: { db: Db }) {
   return {
     page(ctx: AuthedContext, q: CheckFailPageRequest): Promise<Page<CheckFail>> {
-      const checkTime = parseDateRange('checkTimeRange', q.checkTimeRange, { maxDays: 366 });
+      const checkTime = parseDateRange('checkTimeRange', q.checkTimeRange);
       return pageCheckFails(deps.db, { ...q, checkTime }, scopeOf(ctx.account), q);
     },
   };

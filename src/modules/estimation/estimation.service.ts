@@ -103,7 +103,7 @@ export function createEstimationService(deps: { db: Db; store: Store }) {
   return {
     async calc(ctx: AuthedContext, req: EstimationAdd): Promise<EstimationInfo> {
       assertPlatform(ctx);
-      const range = parseDateRange('estimationPeriod', req.estimationPeriod, { required: true, maxDays: 3660 })!;
+      const range = parseDateRange('estimationPeriod', req.estimationPeriod, { required: true })!;
       const model = await repo.findCardModel(db, req.cardModelId);
       if (!model) throw cardModelNotFound();
       const maxCheckId = await checkWatermark(db);
