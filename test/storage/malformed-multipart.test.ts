@@ -225,3 +225,32 @@ describe('multipartUpload with a malformed body', () => {
     expect(recorded).toEqual([{ part_number: 1 }]);
   });
 });
+
+describe('a body that never shows the header\'s boundary', () => {
+  it('is refused once past the preamble allowance, without waiting for the rest of it', async () => {
+    // 128 KiB of a 10 MiB body, then silence: only a server that stops at the allowance can answer.
+    const answer = await new Promise<Sent>((resolve, reject) => {
+      const socket = connect({ port, host: '127.0.0.1' });
+      const received: Buffer[] = [];
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new Error('no answer while the body was still owed'));
+      }, 20_000);
+      socket.on('error', reject);
+      socket.on('data', (d) => {
+        received.push(d);
+        const text = Buffer.concat(received).toString('utf8');
+        const body = firstJsonBody(text);
+        if (body === null) return;
+        clearTimeout(timer);
+        socket.destroy();
+        resolve({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(text)?.[1] ?? 0), body });
+      });
+      const head = [`POST ${O}/upload HTTP/1.1`, 'Host: 127.0.0.1', `Authorization: Bearer ${staff.token}`, `Content-Type: ${header(boundary())}`, `Content-Length: ${10 * MiB}`];
+      socket.write(`${head.join('\r\n')}\r\n\r\n`);
+      socket.write(Buffer.alloc(128 * 1024, 'x'));
+    });
+    expect(answer).toEqual({ status: 200, body: { errcode: 400, errmsg: MISMATCH } });
+    expect(tempFiles()).toEqual([]);
+  });
+});

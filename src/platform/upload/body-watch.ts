@@ -2,10 +2,17 @@ const CRLF = Buffer.from('\r\n');
 const EMPTY = Buffer.alloc(0);
 /** The end of the body kept to tell how it ended: the last delimiter, its part headers and some content. */
 const TAIL_BYTES = 16 * 1024;
+/**
+ * Bytes allowed before the first delimiter. A real client's form starts with one (a preamble is
+ * allowed by RFC 2046 and sent by nobody); past this, the body names another boundary, and busboy
+ * would read it to its end as preamble, bounded only by the request timeout.
+ */
+export const PREAMBLE_MAX_BYTES = 64 * 1024;
 // The Content-Type's boundary parameter, quoted or not (RFC 2046 §5.1.1).
 const BOUNDARY_PARAM = /;\s*boundary\s*=\s*(?:"([^"]*)"|([^;\s]*))/i;
 
 export const NO_USABLE_BOUNDARY = 'malformed multipart body: the Content-Type header names no usable boundary';
+export const BOUNDARY_MISMATCH = 'malformed multipart body: the boundary does not match the Content-Type header';
 
 /** The boundary the Content-Type header names, or null when it names none. */
 export function boundaryOf(contentType: string | undefined): string | null {
@@ -38,6 +45,11 @@ export class MultipartBodyWatch {
 
   constructor(boundary: string | null) {
     this.delimiter = boundary ? Buffer.from(`\r\n--${boundary}`, 'latin1') : null;
+  }
+
+  /** No delimiter of the header's boundary within the first PREAMBLE_MAX_BYTES: it is not this body's. */
+  get boundaryMissed(): boolean {
+    return this.delimiter !== null && !this.seen && this.total > PREAMBLE_MAX_BYTES;
   }
 
   feed(chunk: Buffer): void {
@@ -81,9 +93,7 @@ export class MultipartBodyWatch {
     if (!opts.complete) return `${prefix}a part is truncated: the body ended before its declared length`;
     const d = this.delimiter;
     // A delimiter at the very end, with nothing after it, is a delimiter too.
-    if (!this.seen && !(this.carry.length >= d.length && this.carry.subarray(0, d.length).equals(d))) {
-      return `${prefix}the boundary does not match the Content-Type header`;
-    }
+    if (!this.seen && !(this.carry.length >= d.length && this.carry.subarray(0, d.length).equals(d))) return BOUNDARY_MISMATCH;
     const missingClose = `${prefix}the closing boundary is missing`;
     const truncated = `${prefix}a part is truncated`;
     const end = Buffer.concat(this.tailLength === this.total ? [CRLF, ...this.tail] : this.tail);

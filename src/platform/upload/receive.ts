@@ -8,7 +8,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import { AppError, badRequest, ErrorCode } from '../errors.js';
-import { boundaryOf, MultipartBodyWatch, NO_USABLE_BOUNDARY } from './body-watch.js';
+import { BOUNDARY_MISMATCH, boundaryOf, MultipartBodyWatch, NO_USABLE_BOUNDARY } from './body-watch.js';
 
 /** A file part of a multipart request, received into a temporary file (never held whole in memory). */
 export interface UploadedFile {
@@ -72,6 +72,7 @@ const MALFORMED = /Unexpected end of (multipart data|form)|terminated early|Malf
 const NO_BOUNDARY = /Boundary not found|Boundary required|needle/i;
 
 function mapMultipartError(err: unknown, limits: UploadLimits, watch: MultipartBodyWatch, raw: FastifyRequest['raw']): unknown {
+  if (err instanceof AppError) return err;
   const code = (err as { code?: string }).code;
   const message = err instanceof Error ? err.message : '';
   switch (code) {
@@ -125,15 +126,29 @@ export async function receiveMultipart(request: FastifyRequest, tempDir: string,
   const raw = request.raw;
   const bodyHash = request.headers['x-app-key'] !== undefined ? createHash('sha256') : null;
   const watch = new MultipartBodyWatch(boundaryOf(request.headers['content-type']));
-  raw.on('data', (chunk: Buffer) => {
+  // A body that never shows the header's boundary is refused once past the preamble allowance, rather
+  // than read to its end: the parser is cut off, and the wait for its next part gives way to this.
+  let refuseBoundary!: (err: AppError) => void;
+  const boundaryMissed = new Promise<never>((_, reject) => (refuseBoundary = reject));
+  boundaryMissed.catch(() => {});
+  const onData = (chunk: Buffer) => {
     bodyHash?.update(chunk);
     watch.feed(chunk);
-  });
+    if (watch.boundaryMissed) {
+      raw.off('data', onData);
+      raw.unpipe();
+      refuseBoundary(badRequest(BOUNDARY_MISMATCH));
+    }
+  };
+  raw.on('data', onData);
   try {
     const parts = request.parts({
       limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles, fields: limits.maxFields, fieldSize: limits.maxFieldBytes, parts: limits.maxFiles + limits.maxFields },
-    });
-    for await (const part of parts) {
+    })[Symbol.asyncIterator]();
+    for (;;) {
+      const next = await Promise.race([parts.next(), boundaryMissed]);
+      if (next.done) break;
+      const part = next.value;
       if (part.type === 'field') {
         if (part.valueTruncated) throw tooLarge(`the field ${part.fieldname} is longer than ${limits.maxFieldBytes} bytes`);
         fields[part.fieldname] = String(part.value);
