@@ -1,3 +1,4 @@
+import ExcelJS from 'exceljs';
 import { idCheckDigit } from '../../src/db/seed/demo/people.js';
 import type { Db } from '../../src/platform/db/database.js';
 import {
@@ -95,4 +96,13 @@ export async function buildStatWorld(db: Db): Promise<StatWorld> {
   await check(cards.c5, m1, skuA1, spuA1, '2026-04-11 09:00:00', 1, true);
 
   return { merchantA, merchantB, shopA1, shopA2, shopB1, spuA1, spuB, skuA1, skuB, m1, m2, m1Name, m2Name, cards, merchantAName };
+}
+
+/** The rows of an exported workbook's first sheet, each as its cell values. */
+export async function sheetRows(raw: Buffer): Promise<unknown[][]> {
+  const wb = new ExcelJS.Workbook();
+  await wb.xlsx.load(raw as unknown as ArrayBuffer);
+  const rows: unknown[][] = [];
+  wb.worksheets[0].eachRow((row) => rows.push((row.values as unknown[]).slice(1)));
+  return rows;
 }

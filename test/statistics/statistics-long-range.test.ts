@@ -1,4 +1,3 @@
-import ExcelJS from 'exceljs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { foldCheckRollup } from '../../src/modules/statistics/check-rollup.js';
@@ -6,6 +5,7 @@ import { formatDateTime } from '../../src/platform/time.js';
 import { createCard, createCardModel, createMerchant, createShop, createSku, createSpu } from '../helpers/factories.js';
 import { staffSession, type StaffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { sheetRows } from './stat-fixtures.js';
 
 /**
  * Statistics over ranges of any length (the spec sets no bound): a daily series of three and a half
@@ -247,13 +247,7 @@ describe('the other statistics over several years', () => {
   });
 });
 
-async function sheet(raw: Buffer) {
-  const wb = new ExcelJS.Workbook();
-  await wb.xlsx.load(raw as unknown as ArrayBuffer);
-  const rows: unknown[][] = [];
-  wb.worksheets[0].eachRow((row) => rows.push((row.values as unknown[]).slice(1)));
-  return rows;
-}
+const sheet = sheetRows;
 
 describe('[] for a date range', () => {
   // A filter's [] is a Java client leaving it unset (docs/decisions.md, "One input guard for every

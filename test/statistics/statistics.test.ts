@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertOpenApp } from '../../src/platform/auth/open-app.repository.js';
 import { sign, signingString } from '../../src/platform/auth/open-signature.js';
 import { itRefusesWhatStaffOperationsRefuse } from '../helpers/rejection-matrix.js';
 import { staffSession, type StaffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { buildStatWorld, type StatWorld } from './stat-fixtures.js';
+import { buildStatWorld, sheetRows, type StatWorld } from './stat-fixtures.js';
 
 /** Statistics (spec B 4.1, DOMAIN.md §6) against the hand-counted data set of stat-fixtures.ts. */
 const M = '/manage-api/statistics';
@@ -134,13 +133,7 @@ describe('statCardIssue and statCardStat', () => {
 });
 
 describe('exportStatCardIssue', () => {
-  async function sheet(raw: Buffer) {
-    const wb = new ExcelJS.Workbook();
-    await wb.xlsx.load(raw as unknown as ArrayBuffer);
-    const rows: unknown[][] = [];
-    wb.worksheets[0].eachRow((row) => rows.push((row.values as unknown[]).slice(1)));
-    return rows;
-  }
+  const sheet = sheetRows;
 
   it('streams the platform\'s rows with a total (GET with the fields in the query string)', async () => {
     const res = await t.app.inject({ method: 'GET', url: `${M}/exportStatCardIssue`, headers: { authorization: `Bearer ${platform.token}` } });

@@ -11,37 +11,13 @@ import * as repo from './dept.repository.js';
 import type { Dept, DeptAdd, DeptFilter, DeptPageQuery, DeptUpdate } from './dept.schemas.js';
 import { optionalText as optional } from '../../platform/text-input.js';
 import { isSelfOrAncestor, type TreeTable } from '../../platform/db/tree-ancestry.js';
-import { findMerchantState, findPlatformMerchantId } from '../merchant/merchant.repository.js';
+import { resolveRecordOwner } from '../merchant/record-owner.js';
 import { assertMerchantEnabled } from '../merchant/merchant-state.js';
 
 const DEPT_TREE: TreeTable = { table: 'dept' };
 
 type Owner = { merchantId: number | null; shopId: number | null };
 
-/**
- * The owner of a new top-level department: what the request names, within the caller's scope. A
- * merchant user's departments are its merchant's (or one of its shops'); a shop user's, its shop's.
- */
-async function topLevelOwner(trx: Executor, scope: Scope, input: DeptAdd): Promise<Owner> {
-  let merchantId = input.merchantId ?? null;
-  let shopId = input.shopId ?? (scope.kind === 'shop' ? scope.shopId : null);
-  if (shopId !== null) {
-    const shop = await repo.findShopOwner(trx, shopId);
-    if (!shop) throw err.shopNotFound();
-    if (merchantId !== null && merchantId !== shop.merchantId) throw err.shopOfOtherMerchant();
-    merchantId = shop.merchantId;
-  }
-  // Platform staff belong to no merchant: their departments default to the platform's own (merchant type 1).
-  if (scope.kind !== 'platform') merchantId ??= scope.merchantId;
-  else merchantId ??= await findPlatformMerchantId(trx);
-  if (merchantId === null) throw err.ownerRequired();
-  if (scope.kind !== 'platform' && merchantId !== scope.merchantId) throw err.notYourMerchant();
-  if (scope.kind === 'shop' && shopId !== scope.shopId) throw err.notYourShop();
-  const merchant = await findMerchantState(trx, merchantId);
-  if (!merchant) throw err.merchantNotFound();
-  assertMerchantEnabled(merchant);
-  return { merchantId, shopId };
-}
 
 /** A department may sit under one of its merchant's departments that has no shop or the same shop. */
 function fitsUnder(child: Owner, parent: Owner): boolean {
@@ -110,7 +86,7 @@ export function createDeptService(deps: { db: Db }) {
             assertInScope(ctx.account, shop);
           }
         } else {
-          owner = await topLevelOwner(trx, scope, input);
+          owner = await resolveRecordOwner(trx, scope, input, err.ownerRequired);
         }
         const leaderUserId = input.leaderUserId || null;
         await checkLeader(trx, leaderUserId, owner);

@@ -1,15 +1,10 @@
-import { badRequest, conflict, forbidden, notFound } from '../../platform/errors.js';
+import { badRequest, conflict, notFound } from '../../platform/errors.js';
 
 /** Finance-account refusals: common codes only (docs/errors.md, organisation administration). */
 export const financeNotFound = () => notFound('merchant finance record');
-export const merchantNotFound = () => notFound('merchant (merchantId)');
-export const shopNotFound = () => notFound('shop (shopId)');
 export const ownerRequired = () => badRequest('merchantId is required (or shopId, whose merchant it takes)');
-export const shopOfOtherMerchant = () => badRequest('shopId is invalid: the shop belongs to another merchant');
 export const ownerFixed = (field: 'merchantId' | 'shopId') =>
   badRequest(`${field} is invalid: a finance record stays with its ${field === 'merchantId' ? 'merchant' : 'shop'}; delete it and add one for the other`);
-export const notYourMerchant = () => forbidden('the record belongs to another merchant');
-export const notYourShop = () => forbidden('the record belongs to another shop');
 /** Names the kind, never the existing account's number (the caller may not be allowed to read it). */
 export const accountTaken = (ebankType: number, shop: boolean) =>
   conflict(`the ${shop ? 'shop' : 'merchant'} already has a ${ebankType === 1 ? 'merchant-settlement' : 'sales-settlement'} account (ebankType ${ebankType}): update that one instead`);

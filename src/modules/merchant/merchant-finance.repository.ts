@@ -79,12 +79,6 @@ export async function settlementAccountOf(db: Executor, merchantId: number): Pro
   return r ? toFinance(r) : null;
 }
 
-/** A living shop's merchant, for a shop an account is added to. */
-export async function findShopOwner(db: Executor, shopId: number): Promise<{ merchantId: number } | null> {
-  const r = await db.selectFrom('shop').select('merchant_id').where('id', '=', shopId).where('is_deleted', '=', false).executeTakeFirst();
-  return r ? { merchantId: r.merchant_id } : null;
-}
-
 const toColumns = (v: FinanceValues) => ({ ebank_type: v.ebankType, name: v.name, bank: v.bank, bank_account: v.bankAccount });
 
 export async function insertFinance(db: Executor, owner: { merchantId: number; shopId: number | null }, v: FinanceValues, by: number): Promise<number> {

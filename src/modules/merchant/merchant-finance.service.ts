@@ -11,39 +11,12 @@ import * as repo from './merchant-finance.repository.js';
 import type {
   MerchantFinanceAdd, MerchantFinanceFilter, MerchantFinancePageQuery, MerchantFinanceUpdate, MerchantFinanceView,
 } from './merchant-finance.schemas.js';
-import { findMerchantState, findPlatformMerchantId } from './merchant.repository.js';
-import { assertMerchantEnabled } from './merchant-state.js';
+import { resolveRecordOwner } from './record-owner.js';
 
-type Owner = { merchantId: number; shopId: number | null };
 
 /** The digits alone: spaces only group them for reading. */
 const accountDigits = (text: string) => text.replace(/ /g, '');
 
-/**
- * The owner of a new account: what the request names, within the caller's scope. A merchant user's
- * accounts are its merchant's (or one of its shops'), a shop user's its shop's; platform staff name
- * the merchant or shop, else the platform's own merchant (as addDept does).
- */
-async function ownerOf(trx: Executor, scope: Scope, input: MerchantFinanceAdd): Promise<Owner> {
-  let merchantId = input.merchantId ?? null;
-  if (scope.kind !== 'platform' && merchantId !== null && merchantId !== scope.merchantId) throw err.notYourMerchant();
-  const shopId = input.shopId ?? (scope.kind === 'shop' ? scope.shopId : null);
-  if (shopId !== null) {
-    const shop = await repo.findShopOwner(trx, shopId);
-    if (!shop) throw err.shopNotFound();
-    if (merchantId !== null && merchantId !== shop.merchantId) throw err.shopOfOtherMerchant();
-    merchantId = shop.merchantId;
-  }
-  if (scope.kind !== 'platform') merchantId ??= scope.merchantId;
-  else merchantId ??= await findPlatformMerchantId(trx);
-  if (merchantId === null) throw err.ownerRequired();
-  if (scope.kind !== 'platform' && merchantId !== scope.merchantId) throw err.notYourMerchant();
-  if (scope.kind === 'shop' && shopId !== scope.shopId) throw err.notYourShop();
-  const merchant = await findMerchantState(trx, merchantId);
-  if (!merchant) throw err.merchantNotFound();
-  assertMerchantEnabled(merchant);
-  return { merchantId, shopId };
-}
 
 /**
  * Merchant finance accounts (spec B 2.3 MerchantFinance; the operations are ours): the bank accounts
@@ -79,7 +52,7 @@ export function createMerchantFinanceService(deps: { db: Db }) {
         bankAccount: accountDigits(input.bankAccount),
       };
       return loggedTransaction(db, ctx, async (trx) => {
-        const owner = await ownerOf(trx, scopeOf(ctx.account), input);
+        const owner = await resolveRecordOwner(trx, scopeOf(ctx.account), input, err.ownerRequired);
         const id = await claimingOwner(values.ebankType, owner.shopId !== null, () => repo.insertFinance(trx, owner, values, ctx.account.id));
         return (await repo.findFinance(trx, id))!;
       }, (created) => created.id);

@@ -71,6 +71,12 @@ export async function findPlatformMerchantId(db: Executor): Promise<number | nul
   return rows.length === 1 ? rows[0].id : null;
 }
 
+/** The merchant of a living shop, or null when there is no such shop. */
+export async function findShopMerchant(db: Executor, shopId: number): Promise<number | null> {
+  const r = await db.selectFrom('shop').select('merchant_id').where('id', '=', shopId).where('is_deleted', '=', false).executeTakeFirst();
+  return r?.merchant_id ?? null;
+}
+
 /** A living merchant's name and status (MerchantState), for the modules that add records under it. */
 export async function findMerchantState(db: Executor, merchantId: number): Promise<MerchantState | null> {
   const r = await db.selectFrom('merchant').select(['name', 'status']).where('id', '=', merchantId).where('is_deleted', '=', false).executeTakeFirst();
