@@ -229,12 +229,6 @@ export function pageSettlements(db: Executor, f: SettlementPageQuery, period: { 
   return paginate(db, q.orderBy('id', 'desc'), page, (r) => toSummary(toSettlement(r)));
 }
 
-/**
- * The account merchantFinance shows: the merchant's own merchant-settlement account, kept by the
- * merchant module's finance operations (one living per merchant).
- */
-export { settlementAccountOf as financeOf } from '../merchant/merchant-finance.repository.js';
-
 export async function merchantNames(db: Executor, ids: number[]): Promise<Map<number, string>> {
   if (ids.length === 0) return new Map();
   const rows = await db.selectFrom('merchant').select(['id', 'name']).where('id', 'in', ids).execute();

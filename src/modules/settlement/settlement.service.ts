@@ -9,6 +9,7 @@ import type { Page } from '../../platform/http/paging.js';
 import { forbidden } from '../../platform/errors.js';
 import { formatDateTime } from '../../platform/time.js';
 import { largestRemainderSplit } from '../allocation/split.js';
+import { settlementAccount } from '../merchant/settlement-account.js';
 import * as checks from './check-detail.repository.js';
 import { checkWatermark } from './settlement-calc.repository.js';
 import { actualAmount, computeSettlementDetails, type ResourceDetail } from './settlement-calc.js';
@@ -173,7 +174,7 @@ export function createSettlementService(deps: { db: Db }) {
       let financeMerchant: number | null = null;
       if (row.settlementStatus === 4) financeMerchant = scope.kind === 'platform' ? row.settlementMerchantId : scope.merchantId;
       else if (row.settlementStatus === 5 || row.settlementStatus === 6) financeMerchant = row.settlementMerchantId;
-      return info(row, financeMerchant === null ? null : await repo.financeOf(db, financeMerchant));
+      return info(row, financeMerchant === null ? null : await settlementAccount(db, financeMerchant));
     },
 
     page(ctx: AuthedContext, q: SettlementPageQuery): Promise<Page<SettlementSummary>> {
