@@ -22,7 +22,7 @@ import { report } from './report.js';
 
 const { openDatabase } = await import('../src/platform/db/database.js');
 const { migrateToLatest } = await import('../src/platform/db/migrate.js');
-const { seedReferenceData } = await import('../src/db/seed/reference.js');
+const { seedReferenceData } = await import('../src/seed/reference.js');
 const { openStore } = await import('../src/platform/store/index.js');
 const { XlsxStreamWriter } = await import('../src/platform/export/xlsx-writer.js');
 const { detailExportColumns } = await import('../src/modules/allocation/detail-export.js');

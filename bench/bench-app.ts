@@ -15,7 +15,7 @@ const { buildApp } = await import('../src/app.js');
 const { openDatabase } = await import('../src/platform/db/database.js');
 const { openStore } = await import('../src/platform/store/index.js');
 const { TokenService } = await import('../src/platform/auth/tokens.js');
-const { ensureRole, insertStaff } = await import('../src/db/seed/admin.repository.js');
+const { ensureRole, insertStaff } = await import('../src/modules/staff/bootstrap.repository.js');
 const { loadStaffAccount } = await import('../src/modules/auth/staff.repository.js');
 const { UserType } = await import('../src/platform/http/context.js');
 
@@ -61,9 +61,9 @@ export async function openBenchApp(databaseUrl: string) {
 export async function demoDatabase(serverUrl: string, scale: number, reuse: string | null): Promise<{ url: string; drop: () => Promise<void> }> {
   if (reuse) return { url: reuse, drop: async () => {} };
   const { migrateToLatest } = await import('../src/platform/db/migrate.js');
-  const { seedReferenceData } = await import('../src/db/seed/reference.js');
-  const { generateDemoData } = await import('../src/db/seed/demo/index.js');
-  const { parseDay } = await import('../src/db/seed/demo/calendar.js');
+  const { seedReferenceData } = await import('../src/seed/reference.js');
+  const { generateDemoData } = await import('../src/seed/demo/index.js');
+  const { parseDay } = await import('../src/seed/demo/calendar.js');
   const { name, url, drop } = await scratchDatabase(serverUrl);
   const database = openDatabase({ databaseUrl: url, dataDir: '/tmp', tz: process.env.TZ! });
   try {

@@ -18,9 +18,9 @@ import { scratchDatabase } from './bench-app.js';
 process.env.TZ ??= 'Asia/Shanghai';
 const { openDatabase } = await import('../src/platform/db/database.js');
 const { migrateToLatest } = await import('../src/platform/db/migrate.js');
-const { seedReferenceData } = await import('../src/db/seed/reference.js');
-const { generateDemoData } = await import('../src/db/seed/demo/index.js');
-const { parseDay } = await import('../src/db/seed/demo/calendar.js');
+const { seedReferenceData } = await import('../src/seed/reference.js');
+const { generateDemoData } = await import('../src/seed/demo/index.js');
+const { parseDay } = await import('../src/seed/demo/calendar.js');
 
 const args = process.argv.slice(2);
 const scaleArg = args.indexOf('--scale');

@@ -10,8 +10,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../src/platform/db/database.js';
 import type { Executor } from '../src/platform/db/executor.js';
-import { canLoadWithoutTriggers, dropPlainIndexes, rebuildIndexes, setBulkMemory, setReplicationRole } from '../src/db/seed/demo/demo.repository.js';
-import { FAST_LOAD_REPLAYED_TRIGGERS, rebuildHolderTables } from '../src/db/seed/demo/replayed-triggers.js';
+import { canLoadWithoutTriggers, dropPlainIndexes, rebuildIndexes, setBulkMemory, setReplicationRole } from '../src/seed/demo/demo.repository.js';
+import { FAST_LOAD_REPLAYED_TRIGGERS, rebuildHolderTables } from '../src/seed/demo/replayed-triggers.js';
 
 const TABLES = ['merchant', 'shop', 'card_model', 'member', 'card', 'card_binding'] as const;
 

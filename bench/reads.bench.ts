@@ -27,7 +27,7 @@ import { loadConfig } from '../src/config.js';
 import { buildApp } from '../src/app.js';
 import { openDatabase, type Db } from '../src/platform/db/database.js';
 import { migrateToLatest } from '../src/platform/db/migrate.js';
-import { seedReferenceData } from '../src/db/seed/reference.js';
+import { seedReferenceData } from '../src/seed/reference.js';
 import { openStore } from '../src/platform/store/index.js';
 import { UserType, type AuthedContext } from '../src/platform/http/context.js';
 import { createMemberAdminService } from '../src/modules/member-admin/member-admin.service.js';

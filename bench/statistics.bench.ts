@@ -21,7 +21,7 @@ import { report } from './report.js';
 const { migrateToLatest } = await import('../src/platform/db/migrate.js');
 const { formatDateTime } = await import('../src/platform/time.js');
 const { TokenService } = await import('../src/platform/auth/tokens.js');
-const { ensureRole, insertStaff } = await import('../src/db/seed/admin.repository.js');
+const { ensureRole, insertStaff } = await import('../src/modules/staff/bootstrap.repository.js');
 const { loadStaffAccount } = await import('../src/modules/auth/staff.repository.js');
 const { openStore } = await import('../src/platform/store/index.js');
 

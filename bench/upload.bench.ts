@@ -183,8 +183,8 @@ async function benchAdmin(username: string, password: string): Promise<void> {
   if (!process.env.DATABASE_URL) return;
   const { openDatabase } = await import('../src/platform/db/database.js');
   const { migrateToLatest } = await import('../src/platform/db/migrate.js');
-  const { ensureRole, insertStaff } = await import('../src/db/seed/admin.repository.js');
-  const { SUPER_ADMIN_ROLE } = await import('../src/db/seed/reference.js');
+  const { ensureRole, insertStaff } = await import('../src/modules/staff/bootstrap.repository.js');
+  const { SUPER_ADMIN_ROLE } = await import('../src/seed/reference.js');
   const { hashPassword } = await import('../src/platform/auth/password.js');
   const database = openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: os.tmpdir(), tz: process.env.TZ ?? 'Asia/Shanghai' });
   await migrateToLatest(database.db);

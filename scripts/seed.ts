@@ -70,9 +70,9 @@ async function main(): Promise<number> {
   process.env.TZ = config.tz;
   const { openDatabase } = await import('../src/platform/db/database.js');
   const { migrateToLatest } = await import('../src/platform/db/migrate.js');
-  const { seedReferenceData } = await import('../src/db/seed/reference.js');
-  const { generateDemoData, describeDemoResult } = await import('../src/db/seed/demo/index.js');
-  const { parseDay } = await import('../src/db/seed/demo/calendar.js');
+  const { seedReferenceData } = await import('../src/seed/reference.js');
+  const { generateDemoData, describeDemoResult } = await import('../src/seed/demo/index.js');
+  const { parseDay } = await import('../src/seed/demo/calendar.js');
 
   let now: Date | undefined;
   if (args.now !== undefined) {

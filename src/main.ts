@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   // Imported only after the configuration passed, and in this order: the database starts (PGlite
   // compiles its WebAssembly, PostgreSQL connects) while the app's modules load and the app is built.
   const { openDatabase } = await import('./platform/db/database.js');
-  const { prepareDatabase } = await import('./db/prepare.js');
+  const { prepareDatabase } = await import('./seed/prepare.js');
   const { CLOSE_WITHIN_MS, forcedExitAfterMs, settledWithin } = await import('./platform/shutdown.js');
   const database = openDatabase({
     databaseUrl: config.databaseUrl,
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   const seeded = await prepared;
   let demoLines: string[] = [];
   if (config.demo) {
-    const { seedDemoIfEmpty, describeDemoResult } = await import('./db/seed/demo/index.js');
+    const { seedDemoIfEmpty, describeDemoResult } = await import('./seed/demo/index.js');
     const demo = await seedDemoIfEmpty(database, { databaseUrl: config.databaseUrl, tz: config.tz });
     demoLines = describeDemoResult(demo, config.adminUsername);
   }

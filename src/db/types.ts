@@ -1,27 +1,31 @@
-import type {
-  AdminUserTable, LoginLogTable, OAuth2TokenTable, OpenAppTable, OperateLogTable, RegionTable, RoleTable, UserRoleTable,
-} from './tables/platform.js';
-import type {
-  CheckerConfigTable, CheckerRelationTable, CheckerTable, DeptTable, MemberContactsTable, MemberFaceTable, MemberTable, MemberTallyTable,
-  MerchantTable, ShopRelationTable, ShopTable,
-} from './tables/organisation.js';
-import type {
-  CardBindingTable, CardCheckTable, CardModelResourcePriceTable, CardModelResourceRuleTable, CardModelTable, CardTable,
-  DemoDatasetTable, SkuEntranceTable, SkuTable, SpuTable, TicketsSkuTable,
-} from './tables/catalog.js';
+import type { LoginLogTable, OAuth2TokenTable, OpenAppTable, OperateLogTable } from './tables/platform.js';
+import type { RegionTable } from './tables/region.js';
+import type { AdminUserTable, RoleTable, UserRoleTable } from './tables/staff.js';
+import type { CheckerConfigTable } from './tables/checker.js';
+import type { DeptTable } from './tables/dept.js';
+import type { MemberContactsTable, MemberFaceTable, MemberTable, MemberTallyTable } from './tables/member.js';
+import type { MerchantTable } from './tables/merchant.js';
+import type { ShopRelationTable, ShopTable } from './tables/shop.js';
+import type { CheckerRelationTable, CheckerTable } from './tables/verifier.js';
+import type { CardBindingTable, CardModelResourcePriceTable, CardModelResourceRuleTable, CardModelTable, CardTable } from './tables/card.js';
+import type { SkuEntranceTable, SkuTable, SpuTable, TicketsSkuTable } from './tables/catalog.js';
+import type { CardCheckTable } from './tables/checker.js';
+import type { DemoDatasetTable } from './tables/demo.js';
 import type { SalesTable } from './tables/sales.js';
-import type { FacePersonTable } from './tables/face.js';
+import type { FacePersonTable } from './tables/platform.js';
 import type { CustomDisTable, CustomDisUserTable } from './tables/custom.js';
 import type { CodegenColumnTable } from './tables/codegen.js';
 import type { MerchantContractTable } from './tables/contract.js';
 import type { HotelInfoTable, HotelOrderRoomTable, HotelOrderTable, HotelPlanTable, HotelRoomTypeTable } from './tables/hotel.js';
 import type { CouponTable, CouponTemplateTable } from './tables/coupon.js';
-import type { CardCheckDayCountTable, CardCheckFailTable } from './tables/checkin.js';
+import type { CardCheckDayCountTable, CardCheckFailTable } from './tables/checker.js';
 import type { DeferredRevenueLedgerTable, DistributeBatchTable, DistributeDetailTable } from './tables/allocation.js';
 import type { ActivationRecordTable, BankUserTable, ChannelBusinessTable, ChannelInfoTable, ChannelOrderLogTable, ChannelOrderTable, OpenapiChannelOperatorTable } from './tables/bank.js';
-import type { FileObjectTable, MultipartUploadPartTable, MultipartUploadTable } from './tables/storage.js';
-import type { CardBatchTable, CardModelPriceHistoryTable } from './tables/admin.js';
-import type { EstimationDetailTable, EstimationSheetTable, MerchantFinanceTable, SettlementCheckDetailTable, SettlementDetailTable, SettlementLogTable, SettlementPaymentTable, SettlementTable } from './tables/settlement.js';
+import type { FileObjectTable } from './tables/platform.js';
+import type { MultipartUploadPartTable, MultipartUploadTable } from './tables/storage.js';
+import type { CardBatchTable, CardModelPriceHistoryTable } from './tables/card.js';
+import type { MerchantFinanceTable } from './tables/merchant.js';
+import type { EstimationDetailTable, EstimationSheetTable, SettlementCheckDetailTable, SettlementDetailTable, SettlementLogTable, SettlementPaymentTable, SettlementTable } from './tables/settlement.js';
 import type { StatCardUseTable, StatCheckDayTable, StatCheckFoldTable, StatCheckRollupTable, StatHolderTable, StatResourceDayTable } from './tables/statistics.js';
 
 /** Every table Kysely may touch, by its SQL name. */

@@ -1,31 +1,30 @@
 import type { Deps } from '../platform/deps.js';
 import type { ModuleDefinition } from '../platform/module.js';
 import type { RouteSpec } from '../platform/http/routes.js';
-import { authModule } from './auth/auth.module.js';
-import { checkerModule } from './checker/checker.module.js';
-import { memberModule } from './member/member.module.js';
-import { regionModule } from './region/region.module.js';
-import { areaModule } from './area/area.module.js';
-import { salesModule } from './sales/sales.module.js';
-import { codegenModule } from './codegen/codegen.module.js';
-import { deptModule } from './dept/dept.module.js';
-import { catalogModule } from './catalog/catalog.module.js';
-import { shopModule } from './shop/shop.module.js';
-import { contractModule } from './contract/contract.module.js';
-import { customModule } from './custom/custom.module.js';
-import { hotelModule } from './hotel/hotel.module.js';
-import { couponModule } from './coupon/coupon.module.js';
-import { allocationModule } from './allocation/allocation.module.js';
-import { bankModule } from './bank/bank.module.js';
-import { storageModule } from './storage/storage.module.js';
-import { merchantModule } from './merchant/merchant.module.js';
-import { staffModule } from './staff/staff.module.js';
-import { verifierModule } from './verifier/verifier.module.js';
-import { memberAdminModule } from './member-admin/member-admin.module.js';
-import { cardModule } from './card/card.module.js';
-import { estimationModule } from './estimation/estimation.module.js';
-import { settlementModule } from './settlement/settlement.module.js';
-import { statisticsModule } from './statistics/statistics.module.js';
+import { authModule } from './auth/index.js';
+import { checkerModule } from './checker/index.js';
+import { memberModule } from './member/index.js';
+import { regionModule } from './region/index.js';
+import { areaModule } from './area/index.js';
+import { salesModule } from './sales/index.js';
+import { codegenModule } from './codegen/index.js';
+import { deptModule } from './dept/index.js';
+import { catalogModule } from './catalog/index.js';
+import { shopModule } from './shop/index.js';
+import { contractModule } from './contract/index.js';
+import { customModule } from './custom/index.js';
+import { hotelModule } from './hotel/index.js';
+import { couponModule } from './coupon/index.js';
+import { allocationModule } from './allocation/index.js';
+import { bankModule } from './bank/index.js';
+import { storageModule } from './storage/index.js';
+import { merchantModule } from './merchant/index.js';
+import { staffModule } from './staff/index.js';
+import { verifierModule } from './verifier/index.js';
+import { memberAdminModule } from './member-admin/index.js';
+import { cardModule } from './card/index.js';
+import { settlementModule } from './settlement/index.js';
+import { statisticsModule } from './statistics/index.js';
 
 /** Every business module the service serves; each declares its routes and account loaders itself. */
 export const MODULES: readonly ModuleDefinition[] = [
@@ -51,7 +50,6 @@ export const MODULES: readonly ModuleDefinition[] = [
   verifierModule,
   memberAdminModule,
   cardModule,
-  estimationModule,
   settlementModule,
   statisticsModule,
 ];

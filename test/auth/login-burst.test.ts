@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { createStaff, requestCaptcha } from '../helpers/platform-fixtures.js';
 import { createChecker } from '../helpers/factories.js';
-import { FAILURES_BEFORE_LOCK } from '../../src/modules/auth/login-guard.js';
+import { FAILURES_BEFORE_LOCK } from '../../src/platform/auth/login-guard.js';
 
 /**
  * A burst of parallel logins for one name from one address (QA auth #1): each attempt takes one of the

@@ -3,7 +3,7 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { createStaff, requestCaptcha } from '../helpers/platform-fixtures.js';
 import { createChecker, randomMobile } from '../helpers/factories.js';
 import { openStore, type Store } from '../../src/platform/store/index.js';
-import { ACCOUNT_FAILURE_LIMIT, FAILURES_BEFORE_LOCK } from '../../src/modules/auth/login-guard.js';
+import { ACCOUNT_FAILURE_LIMIT, FAILURES_BEFORE_LOCK } from '../../src/platform/auth/login-guard.js';
 import { testStorePrefix } from '../helpers/store-prefix.js';
 
 const CHECKER_LOGIN = '/app-api/auth/checkerLogin';

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_BANK_MANAGER_MOBILE, DEMO_BANK_TELLER_MOBILE } from '../../src/db/seed/demo/bank.js';
-import { DEMO_PASSWORD, generateDemoData } from '../../src/db/seed/demo/index.js';
+import { DEMO_BANK_MANAGER_MOBILE, DEMO_BANK_TELLER_MOBILE } from '../../src/seed/demo/bank.js';
+import { DEMO_PASSWORD, generateDemoData } from '../../src/seed/demo/index.js';
 import { adminUrl } from '../helpers/global-setup.js';
 import { createTestApp, openTestDatabase, type TestApp, type TestDb } from '../helpers/test-app.js';
 import { newPerson, P, recordingSms, requestCode, type Recorder } from './bank-fixtures.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/platform/db/database.js';
-import { prepareDatabase } from '../../src/db/prepare.js';
+import { prepareDatabase } from '../../src/seed/prepare.js';
 import { adminUrl } from '../helpers/global-setup.js';
 import { TEST_TZ } from '../helpers/test-env.js';
 

@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
-import { seedReferenceData } from '../../src/db/seed/reference.js';
+import { seedReferenceData } from '../../src/seed/reference.js';
 import { deleteRedisKeys } from './redis-keys.js';
 import { TEST_ADMIN, TEST_TZ } from './test-env.js';
 

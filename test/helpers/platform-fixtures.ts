@@ -8,7 +8,7 @@ import { UserType } from '../../src/platform/http/context.js';
 import type { RouteSpec } from '../../src/platform/http/routes.js';
 import { defineModule } from '../../src/platform/module.js';
 import { MODULES } from '../../src/modules/index.js';
-import { ensureRole, insertStaff } from '../../src/db/seed/admin.repository.js';
+import { ensureRole, insertStaff } from '../../src/modules/staff/bootstrap.repository.js';
 import type { TestApp } from './test-app.js';
 import { attachContractCheck } from './contract-check.js';
 

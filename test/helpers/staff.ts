@@ -2,7 +2,7 @@ import { TokenService } from '../../src/platform/auth/tokens.js';
 import { hashPassword } from '../../src/platform/auth/password.js';
 import type { Account, Channel } from '../../src/platform/http/context.js';
 import { UserType } from '../../src/platform/http/context.js';
-import { ensureRole, insertStaff } from '../../src/db/seed/admin.repository.js';
+import { ensureRole, insertStaff } from '../../src/modules/staff/bootstrap.repository.js';
 import { loadStaffAccount } from '../../src/modules/auth/staff.repository.js';
 import { createMerchant, createShop, uniq } from './factories.js';
 import type { TestApp } from './test-app.js';

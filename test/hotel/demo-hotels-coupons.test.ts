@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateDemoData, type DemoOptions } from '../../src/db/seed/demo/index.js';
-import { parseDay } from '../../src/db/seed/demo/calendar.js';
+import { generateDemoData, type DemoOptions } from '../../src/seed/demo/index.js';
+import { parseDay } from '../../src/seed/demo/calendar.js';
 import type { Db } from '../../src/platform/db/database.js';
 import { adminUrl } from '../helpers/global-setup.js';
 import { staffSession } from '../helpers/staff.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MEMBER_CODE, DEMO_PASSWORD, generateDemoData } from '../../src/db/seed/demo/index.js';
+import { DEMO_MEMBER_CODE, DEMO_PASSWORD, generateDemoData } from '../../src/seed/demo/index.js';
 import { adminUrl } from '../helpers/global-setup.js';
 import { randomMobile } from '../helpers/factories.js';
 import { createMemberTestApp, idCardNumber, type MemberTestApp } from './member-fixtures.js';

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateDemoData } from '../../src/db/seed/demo/index.js';
-import { parseDay } from '../../src/db/seed/demo/calendar.js';
+import { generateDemoData } from '../../src/seed/demo/index.js';
+import { parseDay } from '../../src/seed/demo/calendar.js';
 import { openApiDocument } from '../../src/platform/openapi/register.js';
 import { PAGE_SIZE_MAX } from '../../src/platform/http/schemas.js';
 import { adminUrl } from '../helpers/global-setup.js';

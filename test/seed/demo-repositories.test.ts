@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminUrl } from '../helpers/global-setup.js';
 import { openTestDatabase, type TestDb } from '../helpers/test-app.js';
-import { generateDemoData } from '../../src/db/seed/demo/index.js';
-import { parseDay } from '../../src/db/seed/demo/calendar.js';
+import { generateDemoData } from '../../src/seed/demo/index.js';
+import { parseDay } from '../../src/seed/demo/calendar.js';
 
 /**
  * The demo's merchants, staff, roles, verifiers, card models, rules and prices are written through the

@@ -3,7 +3,7 @@ import { createDept, createMerchant, createShop, uniq } from '../helpers/factori
 import { itRefusesWhatStaffOperationsRefuse } from '../helpers/rejection-matrix.js';
 import { staffSession, type StaffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { ensureRole } from '../../src/db/seed/admin.repository.js';
+import { ensureRole } from '../../src/modules/staff/bootstrap.repository.js';
 
 const U = '/manage-api/system/user';
 const ALL = ['staff:read', 'staff:write'];

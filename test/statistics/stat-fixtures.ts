@@ -1,5 +1,5 @@
 import ExcelJS from 'exceljs';
-import { idCheckDigit } from '../../src/db/seed/demo/people.js';
+import { idCheckDigit } from '../../src/seed/demo/people.js';
 import type { Db } from '../../src/platform/db/database.js';
 import {
   createCard, createCardBinding, createCardModel, createCardModelRule, createMember, createMerchant, createShop, createSku, createSpu, uniq,

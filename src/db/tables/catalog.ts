@@ -1,10 +1,9 @@
-import type { ColumnType, Generated } from 'kysely';
-import type { Audit, NullableTimestamp, Numeric, Timestamp } from './common.js';
+import type { Generated } from 'kysely';
+import type { Audit, Numeric } from './common.js';
+// Tables written only by the catalog module (docs/architecture.md §4.3).
 
 /** time columns travel as 'HH:mm:ss' text */
 type TimeOfDay = string | null;
-/** date columns travel as 'YYYY-MM-DD' text (the database layer keeps them unparsed) */
-type DateText = ColumnType<string, string, string>;
 
 export interface SpuTable extends Audit {
   id: Generated<number>;
@@ -94,112 +93,3 @@ export interface TicketsSkuTable extends Audit {
   status: Generated<number>;
   is_deleted: Generated<boolean>;
 }
-
-export interface CardModelTable extends Audit {
-  id: Generated<number>;
-  name: string;
-  price: number;
-  validity_months: Generated<number>;
-  allocation_enabled: Generated<boolean>;
-  status: Generated<number>;
-  sku_id: number | null;
-  merchant_id: number | null;
-  remark: string | null;
-  is_deleted: Generated<boolean>;
-}
-
-export interface CardModelResourceRuleTable extends Audit {
-  id: Generated<number>;
-  card_model_id: number;
-  resource_id: number;
-  settlement_way: number;
-  buy_price: number | null;
-  settlement_factor: ColumnType<string, string | number | undefined, string | number>;
-  buyout_amount: number | null;
-  share_percent: Numeric;
-  daily_check_limit: Generated<number>;
-  is_deleted: Generated<boolean>;
-}
-
-export interface CardModelResourcePriceTable extends Audit {
-  id: Generated<number>;
-  rule_id: number;
-  start_date: DateText;
-  end_date: DateText;
-  price: number;
-  settlement_factor: ColumnType<string, string | number | undefined, string | number>;
-}
-
-export interface CardTable extends Audit {
-  id: Generated<number>;
-  card_number: string;
-  card_model_id: number;
-  status: Generated<number>;
-  medium: Generated<number>;
-  channel: number | null;
-  merchant_id: number | null;
-  shop_id: number | null;
-  active_by: number | null;
-  is_donation: Generated<boolean>;
-  active_time: NullableTimestamp;
-  expire_time: NullableTimestamp;
-  order_no: string | null;
-  batch_id: number | null;
-  status_reason: string | null;
-  is_deleted: Generated<boolean>;
-}
-
-export interface CardBindingTable extends Audit {
-  id: Generated<number>;
-  card_id: number;
-  member_id: number | null;
-  name: string | null;
-  phone: string | null;
-  id_type: number | null;
-  id_no: string | null;
-  face_photo: string | null;
-  bound_at: ColumnType<Date, Date | string | undefined, Date | string>;
-  is_deleted: Generated<boolean>;
-  /** from a resident ID number (type 1, 17 leading digits), stored when written (migration 0020): 1 man, 2 woman */
-  id_sex: ColumnType<number | null, never, never>;
-  /** the ID number's birth digits as YYYYMMDD, taken as they are */
-  id_birth: ColumnType<number | null, never, never>;
-  /** the ID number's district code (its first six digits) */
-  id_district: ColumnType<number | null, never, never>;
-}
-
-export interface CardCheckTable extends Audit {
-  id: Generated<number>;
-  card_id: number;
-  card_model_id: number;
-  sku_id: number;
-  resource_id: number;
-  entrance_id: number | null;
-  checker_id: number | null;
-  tourist_name: string | null;
-  tourist_mobile: string | null;
-  tourist_card_no: string | null;
-  tourist_face_photo: string | null;
-  consume_num: Generated<number>;
-  check_type: Generated<number>;
-  status: Generated<number>;
-  check_time: Timestamp;
-  check_date: DateText;
-  is_deleted: Generated<boolean>;
-  /** the client's scan id (migration 0011_checkin): unique per verifier */
-  nonce: string | null;
-  /** entries left on the check's day for its card and resource, as answered at check-in */
-  checks_left: number | null;
-}
-
-export interface DemoDatasetTable {
-  id: Generated<number>;
-  seed: number;
-  scale: number;
-  max_merchant_id: number;
-  max_card_id: number;
-  max_check_id: number;
-  check_rows: number;
-  created_at: Generated<Date>;
-}
-

@@ -12,3 +12,8 @@ export interface Audit {
   updated_by: number | null;
   updated_at: Generated<Date>;
 }
+
+/** date columns travel as 'YYYY-MM-DD' text (the database layer keeps them unparsed) */
+export type DateText = ColumnType<string, string, string>;
+
+export type StorageKind = 'local' | 's3';

@@ -1,51 +1,6 @@
-import type { Generated } from 'kysely';
-import type { Audit, NullableTimestamp, Numeric, Timestamp } from './common.js';
-
-export interface RegionTable extends Audit {
-  id: Generated<number>;
-  name: string;
-  parent_id: Generated<number>;
-  short_name: string | null;
-  level_type: number;
-  city_code: string | null;
-  zip_code: string | null;
-  merger_name: string | null;
-  lng: Numeric;
-  lat: Numeric;
-  pin_yin: string | null;
-}
-
-export interface RoleTable extends Audit {
-  id: Generated<number>;
-  code: string;
-  name: string;
-  permissions: Generated<string[]>;
-  status: Generated<number>;
-  merchant_id: number | null;
-  shop_id: number | null;
-  remark: string | null;
-}
-
-export interface AdminUserTable extends Audit {
-  id: Generated<number>;
-  username: string;
-  password_hash: string;
-  nickname: string | null;
-  mobile: string | null;
-  user_type: number;
-  merchant_id: number | null;
-  shop_id: number | null;
-  dept_id: number | null;
-  status: Generated<number>;
-  last_login_at: NullableTimestamp;
-  last_login_ip: string | null;
-  is_deleted: Generated<boolean>;
-}
-
-export interface UserRoleTable {
-  user_id: number;
-  role_id: number;
-}
+import type { ColumnType, Generated } from 'kysely';
+import type { Audit, Timestamp, StorageKind } from './common.js';
+// Tables written only by the platform layer (src/platform: sessions, operation log, face registry, stored files) (docs/architecture.md §4.3).
 
 export interface OAuth2TokenTable {
   id: Generated<number>;
@@ -98,4 +53,40 @@ export interface OpenAppTable extends Audit {
   app_secret: string;
   name: string;
   status: Generated<number>;
+}
+
+/** One stored file: what downloads are authorised against and duplicates are found by. */
+export interface FileObjectTable {
+  id: Generated<number>;
+  file_key: string;
+  /** the client's name for it: a label for Content-Disposition, never a path */
+  file_name: string;
+  size: number;
+  /** sniffed from the content, never taken from the name or the declared type */
+  content_type: string;
+  sha256: string;
+  storage: StorageKind;
+  /** which operation stored it (upload, base64, multipart, face-check …) */
+  source: string;
+  uploader_kind: string | null;
+  uploader_id: number | null;
+  uploader_ip: string | null;
+  /** the owner scope: the uploading staff user's merchant and shop; null for platform and open-channel uploads */
+  merchant_id: number | null;
+  shop_id: number | null;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
+/** A person enrolled in the local face registry (FACE_PROVIDER=local). */
+export interface FacePersonTable {
+  id: Generated<number>;
+  group_id: string;
+  person_id: string;
+  name: string;
+  /** hex sha256 of the enrolled photo's bytes: what a search matches */
+  image_sha256: string;
+  image_format: 'jpeg' | 'png';
+  image_width: number;
+  image_height: number;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
 }

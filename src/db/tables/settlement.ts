@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
-import type { Audit, NullableTimestamp, Timestamp } from './common.js';
+import type { Audit, Timestamp, NullableTimestamp } from './common.js';
+// Tables written only by the settlement module (docs/architecture.md §4.3).
 
 /** numeric factors, read as exact text */
 type Factor = ColumnType<string, string | number | undefined, string | number>;
@@ -14,6 +15,7 @@ export interface TicketPriceRow {
   settlementFactor: number;
   settlementAmount: number;
 }
+
 type PriceInfo = JSONColumnType<TicketPriceRow[], string, string>;
 
 export interface EstimationSheetTable extends Audit {
@@ -114,15 +116,4 @@ export interface SettlementLogTable {
   remark: string | null;
   account_id: number | null;
   created_at: Generated<Date>;
-}
-
-export interface MerchantFinanceTable extends Audit {
-  id: Generated<number>;
-  merchant_id: number;
-  shop_id: number | null;
-  ebank_type: Generated<number>;
-  name: string;
-  bank: string;
-  bank_account: string;
-  is_deleted: Generated<boolean>;
 }

@@ -1,29 +1,6 @@
-import type { ColumnType, Generated } from 'kysely';
-import type { NullableTimestamp, Timestamp } from './common.js';
-
-export type StorageKind = 'local' | 's3';
-
-/** One stored file: what downloads are authorised against and duplicates are found by. */
-export interface FileObjectTable {
-  id: Generated<number>;
-  file_key: string;
-  /** the client's name for it: a label for Content-Disposition, never a path */
-  file_name: string;
-  size: number;
-  /** sniffed from the content, never taken from the name or the declared type */
-  content_type: string;
-  sha256: string;
-  storage: StorageKind;
-  /** which operation stored it (upload, base64, multipart, face-check …) */
-  source: string;
-  uploader_kind: string | null;
-  uploader_id: number | null;
-  uploader_ip: string | null;
-  /** the owner scope: the uploading staff user's merchant and shop; null for platform and open-channel uploads */
-  merchant_id: number | null;
-  shop_id: number | null;
-  created_at: ColumnType<Date, Date | string | undefined, never>;
-}
+import type { Generated } from 'kysely';
+import type { Timestamp, NullableTimestamp, StorageKind } from './common.js';
+// Tables written only by the storage module (docs/architecture.md §4.3).
 
 /** 1 receiving chunks, 2 being completed by one request, 3 completed */
 export type MultipartStatus = 1 | 2 | 3;

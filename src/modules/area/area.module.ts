@@ -1,5 +1,5 @@
 import { defineModule } from '../../platform/module.js';
-import { createRegionService } from '../region/region.service.js';
+import { createRegionService } from '../region/index.js';
 import { areaRoutes } from './area.routes.js';
 import { createAreaService } from './area.service.js';
 

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import type { SharedCache } from '../../platform/cache.js';
 import { badRequest } from '../../platform/errors.js';
 import { RawJson } from '../../platform/http/responses.js';
-import type { RegionService } from '../region/region.service.js';
+import type { RegionService } from '../region/index.js';
 import { treeToJson } from '../../platform/tree.js';
 import { locateIp } from './ip-locator.js';
 

@@ -3,12 +3,12 @@ import { authed, type Channel } from '../../platform/http/context.js';
 import { FileResponse } from '../../platform/http/responses.js';
 import type { TokenService } from '../../platform/auth/tokens.js';
 import { formatDateTime } from '../../platform/time.js';
-import { LoginRequest, LoginResponse, RefreshTokenRequest, RefreshTokenResponse } from './auth.schemas.js';
+import { LoginRequest, LoginResponse, RefreshTokenRequest, RefreshTokenResponse } from '../../platform/auth/login-schemas.js';
 import type { CaptchaService } from './captcha.service.js';
 import { CAPTCHA_SESSION_TTL_S } from './captcha.service.js';
 import type { StaffAuthService } from './staff-auth.service.js';
 import { ErrorCode } from '../../platform/errors.js';
-import { AuthError } from './auth.errors.js';
+import { AuthError } from '../../platform/auth/login-errors.js';
 
 const tags = ['auth'];
 const SESSION_COOKIE = 'SESSION';

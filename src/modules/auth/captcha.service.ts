@@ -3,7 +3,7 @@ import type { Store } from '../../platform/store/store.js';
 import { drawCaptcha, randomDigits } from '../../platform/captcha.js';
 import { enforceRate } from '../../platform/rate-limit.js';
 import type { RequestContext } from '../../platform/http/context.js';
-import { captchaMissing, captchaWrong } from './auth.errors.js';
+import { captchaMissing, captchaWrong } from '../../platform/auth/login-errors.js';
 
 export const CAPTCHA_TTL_S = 300;
 /** How long an issued session key may be reused for new images (the SESSION cookie lives as long). */

@@ -1,3 +1,4 @@
+import { stampStaffLogin } from '../staff/index.js';
 import type { Db } from '../../platform/db/database.js';
 import type { Store } from '../../platform/store/store.js';
 import type { TokenService } from '../../platform/auth/tokens.js';
@@ -5,10 +6,10 @@ import type { AppError } from '../../platform/errors.js';
 import { recordLogin } from '../../platform/oplog/oplog.js';
 import type { AuthedContext, RequestContext } from '../../platform/http/context.js';
 import type { CaptchaService } from './captcha.service.js';
-import { createLoginGuard, limitLoginRate } from './login-guard.js';
-import { openPasswordSession, type PasswordAccountKind } from './login-transaction.js';
-import { checkPasswordLogin } from './password-login.js';
-import { endSession, loginResponse, type LoginResponse } from './session-answer.js';
+import { createLoginGuard, limitLoginRate } from '../../platform/auth/login-guard.js';
+import { openPasswordSession, type PasswordAccountKind } from '../../platform/auth/login-transaction.js';
+import { checkPasswordLogin } from '../../platform/auth/password-login.js';
+import { endSession, loginResponse, type LoginResponse } from '../../platform/auth/session-answer.js';
 import * as staffRepo from './staff.repository.js';
 
 export interface StaffLoginInput {
@@ -18,7 +19,7 @@ export interface StaffLoginInput {
   uuid?: string | null;
 }
 
-const STAFF: PasswordAccountKind = { kind: 'admin', table: 'admin_user', channel: 'manage', lock: staffRepo.lockStaffForLogin, load: staffRepo.loadStaffAccount };
+const STAFF: PasswordAccountKind = { kind: 'admin', stamp: stampStaffLogin, channel: 'manage', lock: staffRepo.lockStaffForLogin, load: staffRepo.loadStaffAccount };
 
 /** Staff login and logout on /manage-api (spec A 4.1, A §5). */
 export function createStaffAuthService(deps: { db: Db; store: Store; tokens: TokenService; captcha: CaptchaService; loginRatePerMin: number }) {

@@ -103,29 +103,6 @@ export async function findActivated(trx: Trx, channelInfoId: number, p: Person):
   return rows.some((r) => r.user_phone === p.phone) ? 'phone' : 'idNo';
 }
 
-/**
- * The member with this mobile (the newest living one), created when there is none. The caller holds
- * a lock on the mobile, so two channels activating one phone at once create one member.
- */
-export async function findOrCreateMember(trx: Trx, p: Person, channelType: number): Promise<number> {
-  const found = await trx
-    .selectFrom('member')
-    .select('id')
-    .where('mobile', '=', p.phone)
-    .where('is_deleted', '=', false)
-    .orderBy(sql`case when status = 1 then 0 else 1 end`)
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  if (found) return found.id;
-  const r = await trx
-    .insertInto('member')
-    .values({ mobile: p.phone, name: p.name, status: 1, channel: channelType })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return r.id;
-}
-
 export async function insertOrder(
   trx: Trx,
   v: { channel: OperatorChannel; bankUserId: number; memberId: number; person: Person },
@@ -177,69 +154,6 @@ export async function insertActivation(
     .returning('id')
     .executeTakeFirstOrThrow();
   return r.id;
-}
-
-/**
- * Takes one card of the channel's pool (unactivated cards of the bank's merchant, channel type and
- * card kind) and locks it; a card another transaction holds is skipped rather than waited for.
- */
-export async function takePoolCard(trx: Trx, channel: OperatorChannel): Promise<{ id: number; cardNumber: string } | null> {
-  const r = await trx
-    .selectFrom('card')
-    .select(['id', 'card_number'])
-    .where('merchant_id', '=', channel.merchantId)
-    .where('channel', '=', channel.channelType)
-    .where('card_model_id', '=', channel.cardModelId)
-    .where('status', '=', CardStatus.UNBOUND)
-    .where('active_time', 'is', null)
-    .where('is_deleted', '=', false)
-    .orderBy('id')
-    .limit(1)
-    .forUpdate()
-    .skipLocked()
-    .executeTakeFirst();
-  return r ? { id: r.id, cardNumber: r.card_number } : null;
-}
-
-/** Activates and binds the locked pool card: valid from `at` for the card kind's months. */
-export async function activateCard(
-  trx: Trx,
-  v: { cardId: number; at: Date; validityMonths: number; orderNo: string; bankUserId: number },
-): Promise<Date> {
-  const r = await trx
-    .updateTable('card')
-    .set({
-      status: CardStatus.BOUND,
-      active_time: v.at,
-      expire_time: sql<Date>`${v.at}::timestamptz + make_interval(months => ${v.validityMonths})`,
-      order_no: v.orderNo,
-      updated_by: v.bankUserId,
-      updated_at: v.at,
-    })
-    .where('id', '=', v.cardId)
-    .where('status', '=', CardStatus.UNBOUND)
-    .where('active_time', 'is', null)
-    .returning('expire_time')
-    .executeTakeFirst();
-  if (!r?.expire_time) throw new Error(`pool card ${v.cardId} was taken by another transaction`);
-  return r.expire_time;
-}
-
-export async function bindCard(trx: Trx, v: { cardId: number; memberId: number; person: Person; at: Date; bankUserId: number }): Promise<void> {
-  await trx
-    .insertInto('card_binding')
-    .values({
-      card_id: v.cardId,
-      member_id: v.memberId,
-      name: v.person.name,
-      phone: v.person.phone,
-      id_type: v.person.idType,
-      id_no: v.person.idNo,
-      bound_at: v.at,
-      created_by: v.bankUserId,
-      updated_by: v.bankUserId,
-    })
-    .execute();
 }
 
 /** The record moves from confirming to bound, and the order completes, with the card they name. */

@@ -1,7 +1,9 @@
+import { findOrCreateMemberByMobile } from '../member/index.js';
+import { activatePoolCard, bindActivatedCard, takePoolCard } from '../card/index.js';
 import type { Db } from '../../platform/db/database.js';
 import { isUniqueViolation } from '../../platform/db/pg-errors.js';
 import { advisoryLock, inTransaction, type Trx } from '../../platform/db/transaction.js';
-import { MOBILE_LOCK } from '../member/member-profile.service.js';
+import { MOBILE_LOCK } from '../member/index.js';
 import { badRequest } from '../../platform/errors.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import { IdType, isValidIdCardNumber } from '../../platform/id-number.js';
@@ -83,13 +85,13 @@ export function createActivationService(deps: { db: Db; sms: SmsServices; sessio
     // One member per phone even when two channels activate it at once.
     // the member module's lock: a phone bound by a member meanwhile must not get a second member
     await advisoryLock(trx, MOBILE_LOCK, person.phone);
-    const memberId = await repo.findOrCreateMember(trx, person, channel.channelType);
+    const memberId = await findOrCreateMemberByMobile(trx, person, channel.channelType);
     const order = await repo.insertOrder(trx, { channel, bankUserId, memberId, person });
     const activationId = await repo.insertActivation(trx, { channel, orderId: order.id, bankUserId, memberId, person, at });
-    const card = await repo.takePoolCard(trx, channel);
+    const card = await takePoolCard(trx, channel);
     if (!card) throw cardPoolEmpty();
-    const expireTime = await repo.activateCard(trx, { cardId: card.id, at, validityMonths: channel.validityMonths, orderNo: order.orderNo, bankUserId });
-    await repo.bindCard(trx, { cardId: card.id, memberId, person, at, bankUserId });
+    const expireTime = await activatePoolCard(trx, { cardId: card.id, at, validityMonths: channel.validityMonths, orderNo: order.orderNo, bankUserId });
+    await bindActivatedCard(trx, { cardId: card.id, memberId, person, at, bankUserId });
     await repo.completeActivation(trx, { activationId, orderId: order.id, card, bankUserId });
     await repo.insertOrderLog(trx, {
       orderId: order.id,

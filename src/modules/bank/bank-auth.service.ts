@@ -8,11 +8,11 @@ import { enforceRate } from '../../platform/rate-limit.js';
 import { SMS_CODE_LIMITS, SmsCodeError, type SmsCodePurpose, type SmsServices } from '../../platform/sms/index.js';
 import type { Store } from '../../platform/store/store.js';
 import { formatDateTime } from '../../platform/time.js';
-import { accountDisabled } from '../auth/auth.errors.js';
-import { createLoginGuard, limitLoginRate } from '../auth/login-guard.js';
-import { openPasswordSession, type PasswordAccountKind } from '../auth/login-transaction.js';
-import { checkPasswordLogin } from '../auth/password-login.js';
-import { endSession, rememberLogin } from '../auth/session-answer.js';
+import { accountDisabled } from '../../platform/auth/login-errors.js';
+import { createLoginGuard, limitLoginRate } from '../../platform/auth/login-guard.js';
+import { openPasswordSession, type PasswordAccountKind } from '../../platform/auth/login-transaction.js';
+import { checkPasswordLogin } from '../../platform/auth/password-login.js';
+import { endSession, rememberLogin } from '../../platform/auth/session-answer.js';
 import { codeRefusal, noActivation, notAnOperator, openapiOk, OpenapiCode, type OpenapiRefusal } from './bank.errors.js';
 import type { BankLoginData, BankLoginRequest, BankUserLoginData, BankUserLoginRequest, OpenapiAnswer, SendSmsCodeRequest } from './bank.schemas.js';
 import type { BankSessions } from './bank-session.js';
@@ -34,7 +34,7 @@ const BANK_CHANNEL = 'manage' as const;
 /** The card holder's session is a member session of the mini program. */
 const HOLDER_CHANNEL = 'mp' as const;
 
-const BANK_USER: PasswordAccountKind = { kind: 'bank', table: 'bank_user', channel: BANK_CHANNEL, lock: userRepo.lockBankUserForLogin, load: userRepo.loadBankAccount };
+const BANK_USER: PasswordAccountKind = { kind: 'bank', stamp: userRepo.stampBankUserLogin, channel: BANK_CHANNEL, lock: userRepo.lockBankUserForLogin, load: userRepo.loadBankAccount };
 
 export interface BankAuthDeps {
   db: Db;

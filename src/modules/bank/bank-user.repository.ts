@@ -115,3 +115,12 @@ export async function lockBankUserForLogin(db: Executor, id: number): Promise<{ 
   await db.selectFrom('merchant').select('id').where('id', '=', r.merchant_id).forShare().execute();
   return { passwordHash: r.password_hash };
 }
+
+/** A bank user's successful login: the last-login stamp and, when given, the re-hashed password. */
+export async function stampBankUserLogin(db: Executor, id: number, login: { ip: string; at: Date; newHash: string | null }): Promise<void> {
+  await db
+    .updateTable('bank_user')
+    .set({ last_login_at: login.at, last_login_ip: login.ip.slice(0, 64), ...(login.newHash ? { password_hash: login.newHash } : {}) })
+    .where('id', '=', id)
+    .execute();
+}

@@ -13,7 +13,7 @@ import {
 import { XLSX_FILE } from '../../platform/export/xlsx-export.js';
 import { ErrorCode } from '../../platform/errors.js';
 import { SmsError } from '../../platform/sms/sms.errors.js';
-import { AuthError } from '../auth/auth.errors.js';
+import { AuthError } from '../../platform/auth/login-errors.js';
 import { BankError } from './bank.errors.js';
 
 const tags = ['bank'];

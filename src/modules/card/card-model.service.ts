@@ -11,8 +11,8 @@ import type {
 } from './card-model.schemas.js';
 import { mayChangeModel } from './card-scope.js';
 import { nonBlank, optionalText as optional } from '../../platform/text-input.js';
-import { findMerchantState } from '../merchant/merchant.repository.js';
-import { assertMerchantEnabled } from '../merchant/merchant-state.js';
+import { findMerchantState } from '../merchant/index.js';
+import { assertMerchantEnabled } from '../merchant/index.js';
 
 /**
  * Card models. Platform users make them for the platform (no merchant) or for a merchant; merchant

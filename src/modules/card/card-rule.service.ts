@@ -10,7 +10,7 @@ import type { CardModel } from './card-model.schemas.js';
 import type { CardModelService } from './card-model.service.js';
 import * as repo from './card-rule.repository.js';
 import type { PriceAdd, PriceUpdate, Rule, RuleAdd, RulePrice, RuleUpdate } from './card-rule.schemas.js';
-import { isPlatformMerchant } from '../merchant/merchant.repository.js';
+import { isPlatformMerchant } from '../merchant/index.js';
 
 /** A number with at most four decimals (numeric(…, 4) columns): more would be rounded silently. */
 function fourDecimals(field: string, value: number): number {

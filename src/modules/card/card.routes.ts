@@ -9,8 +9,8 @@ import {
 } from './card.schemas.js';
 import { XLSX_FILE } from '../../platform/export/xlsx-export.js';
 import { FaceError } from '../../platform/face/face.errors.js';
-import { MemberError } from '../member/member.errors.js';
-import { MerchantError } from '../merchant/merchant.errors.js';
+import { MemberError } from '../member/index.js';
+import { MerchantError } from '../merchant/index.js';
 import { CardError } from './card.errors.js';
 
 const tags = ['card'];

@@ -13,9 +13,9 @@ import {
   cardAlreadyActivated, cardAlreadyBound, cardDisabled, cardExpired, cardNotActivated, cardNotBound, cardNotFound, merchantNotFound, modelDisabled,
   notYourShop, onlyPlatformMovesCards, shopNotFound, staffNotFound,
 } from './card.errors.js';
-import { findMerchantState } from '../merchant/merchant.repository.js';
+import { findMerchantState } from '../merchant/index.js';
 import { nonBlank, optionalText as optional } from '../../platform/text-input.js';
-import { enrolHolderFace } from '../member/contact-face.js';
+import { enrolHolderFace } from '../member/index.js';
 import * as repo from './card.repository.js';
 import { CardStatus, type Card, type CardActivate, type CardBind, type CardPageQuery, type CardReason, type CardRef } from './card.schemas.js';
 

@@ -5,7 +5,7 @@ import { assertUnreferenced } from '../../platform/db/references.js';
 import { loggedTransaction } from '../../platform/db/transaction.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
-import { assertMerchantEnabled } from '../merchant/merchant-state.js';
+import { assertMerchantEnabled } from '../merchant/index.js';
 import * as err from './catalog.errors.js';
 import * as repo from './sku.repository.js';
 import type { Sku, SkuAdd, SkuFilter, SkuPageQuery, SkuUpdate } from './sku.schemas.js';

@@ -6,7 +6,7 @@ import { scopeCondition } from '../../platform/db/scope.js';
 import { containsPattern, keywordsCondition } from '../../platform/db/text-match.js';
 import type { Page, PageRequest } from '../../platform/http/paging.js';
 import { LIST_MAX_ROWS } from '../../platform/http/schemas.js';
-import type { MerchantState } from '../merchant/merchant-state.js';
+import type { MerchantState } from '../merchant/index.js';
 import type { Spu, SpuFilter } from './spu.schemas.js';
 
 /** A shop's merchant as an add under it needs it: a disabled one takes nothing new (decisions.md, issue 15). */

@@ -5,7 +5,7 @@ import { assertUnreferenced, findReferences } from '../../platform/db/references
 import { loggedTransaction } from '../../platform/db/transaction.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
-import { assertMerchantEnabled } from '../merchant/merchant-state.js';
+import { assertMerchantEnabled } from '../merchant/index.js';
 import * as err from './catalog.errors.js';
 import * as repo from './spu.repository.js';
 import type { Spu, SpuAdd, SpuFilter, SpuPageQuery, SpuUpdate } from './spu.schemas.js';

@@ -1,3 +1,4 @@
+import { stampCheckerLogin } from '../verifier/index.js';
 import type { Db } from '../../platform/db/database.js';
 import type { Store } from '../../platform/store/store.js';
 import type { TokenService } from '../../platform/auth/tokens.js';
@@ -5,15 +6,15 @@ import type { AppError } from '../../platform/errors.js';
 import { recordLogin, recordOperation } from '../../platform/oplog/oplog.js';
 import type { AuthedContext, RequestContext } from '../../platform/http/context.js';
 import { formatDateTime } from '../../platform/time.js';
-import { createLoginGuard, limitLoginRate } from '../auth/login-guard.js';
-import { openPasswordSession, type PasswordAccountKind } from '../auth/login-transaction.js';
-import { checkPasswordLogin } from '../auth/password-login.js';
-import { endSession } from '../auth/session-answer.js';
+import { createLoginGuard, limitLoginRate } from '../../platform/auth/login-guard.js';
+import { openPasswordSession, type PasswordAccountKind } from '../../platform/auth/login-transaction.js';
+import { checkPasswordLogin } from '../../platform/auth/password-login.js';
+import { endSession } from '../../platform/auth/session-answer.js';
 import * as loginRepo from './checker-login.repository.js';
 import * as checkerRepo from './checker.repository.js';
 import type { CheckerLoginRequest, CheckerLoginResponse } from './checker.schemas.js';
 
-const CHECKER: PasswordAccountKind = { kind: 'checker', table: 'checker', channel: 'app', lock: loginRepo.lockCheckerForLogin, load: loginRepo.loadCheckerAccount };
+const CHECKER: PasswordAccountKind = { kind: 'checker', stamp: stampCheckerLogin, channel: 'app', lock: loginRepo.lockCheckerForLogin, load: loginRepo.loadCheckerAccount };
 
 /** Verifier login and logout on /app-api (spec A 4.1 rule 1–2, A §5). */
 export function createCheckerAuthService(deps: { db: Db; store: Store; tokens: TokenService; loginRatePerMin: number }) {
@@ -60,9 +61,8 @@ export function createCheckerAuthService(deps: { db: Db; store: Store; tokens: T
         newHash,
         password: input.password,
         username: mobile,
-        // "updates the verifier and relation records" (spec A 4.1 rule 1); the login is an operation too.
-        recordAlso: async (trx, account, at) => {
-          await loginRepo.stampRelationLogins(trx, checker.id, at);
+        // The login is an operation too (its stamp on the verifier and relation records is CHECKER.stamp).
+        recordAlso: async (trx, account) => {
           await recordOperation(trx, ctx, checker.id, { success: true, errcode: 0, account });
         },
         refuse: (error) => refuse(ctx, mobile, checker.id, error),

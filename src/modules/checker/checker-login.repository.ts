@@ -42,11 +42,6 @@ export async function findCheckerByMobile(db: Executor, mobile: string): Promise
     : null;
 }
 
-/** "updates the verifier and relation records" (spec A 4.1 rule 1): the relations remember the login too. */
-export async function stampRelationLogins(db: Executor, checkerId: number, at: Date): Promise<void> {
-  await db.updateTable('checker_relation').set({ last_login_at: at }).where('checker_id', '=', checkerId).execute();
-}
-
 /** The session account of a verifier; null when it or its merchant is gone or disabled, which ends its sessions. */
 export async function loadCheckerAccount(db: Executor, id: number): Promise<Account | null> {
   const r = await db

@@ -3,7 +3,7 @@ import { authed } from '../../platform/http/context.js';
 import type { CheckerAuthService } from './checker-auth.service.js';
 import { CheckerLoginRequest, CheckerLoginResponse } from './checker.schemas.js';
 import { ErrorCode } from '../../platform/errors.js';
-import { AuthError } from '../auth/auth.errors.js';
+import { AuthError } from '../../platform/auth/login-errors.js';
 
 const tags = ['checker'];
 const MODULE = '核销员';

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Nullable } from '../../platform/http/schemas.js';
-import { SkuEntrance } from '../catalog/sku.schemas.js';
+import { SkuEntrance } from '../catalog/index.js';
 
 /** Verifier shapes of spec A 2.3. */
 

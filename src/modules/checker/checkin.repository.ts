@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../platform/db/executor.js';
 import { compiledOnce, preparedAs } from '../../platform/db/prepared.js';
-import { OPERATE_LOG_COLUMNS, operateLogRow, type OperateLogEntry } from '../../platform/oplog/oplog.repository.js';
+import { OPERATE_LOG_COLUMNS, operateLogInsertCte, operateLogRow, type OperateLogEntry } from '../../platform/oplog/oplog.repository.js';
 import { CardStanding, type CardCandidate, type ScanPlace } from './checkin-rules.js';
 
 /**
@@ -298,11 +298,7 @@ type WriteValues = Record<(typeof WRITE_VALUES)[number], unknown>;
 /** The operation-log row, its business id being the check the same statement inserts. */
 function logOfCheck(log: WriteValues | null): RawBuilder<unknown> {
   if (!log) return sql``;
-  const values = OPERATE_LOG_COLUMNS.map((column) => (column === 'biz_id' ? sql`ins.id::text` : sql`${log[`log_${column}`]}`));
-  return sql`, logged as (
-      insert into operate_log (${sql.join(OPERATE_LOG_COLUMNS.map((c) => sql.ref(c)))})
-      select ${sql.join(values)} from ins
-    )`;
+  return operateLogInsertCte('logged', 'ins', sql`ins.id::text`, (column) => sql`${log[`log_${column}`]}`);
 }
 
 /**

@@ -6,7 +6,7 @@ import type { AuthedContext } from '../../platform/http/context.js';
 import { parseDateTime } from '../../platform/time.js';
 import { notAllowedHere, recordNotFound, recordNotToday, recordNotYours } from './checkin.errors.js';
 import type { CheckerCardCheckStat, CheckerConsumeRecord } from './checkin.schemas.js';
-import { unfoldRevokedCheck } from '../statistics/check-rollup.repository.js';
+import { unfoldRevokedCheck } from '../statistics/index.js';
 import * as repo from './consume-record.repository.js';
 
 /**

@@ -6,7 +6,7 @@ import type { DateRange } from '../../platform/date-range.js';
 import { keywordsCondition } from '../../platform/db/text-match.js';
 import type { Page, PageRequest } from '../../platform/http/paging.js';
 import { LIST_MAX_ROWS } from '../../platform/http/schemas.js';
-import type { MerchantState } from '../merchant/merchant-state.js';
+import type { MerchantState } from '../merchant/index.js';
 
 /** A contract as stored, with the names of its parties. */
 export interface ContractRow {

@@ -6,7 +6,7 @@ import { parseDateField, parseDateRange } from '../../platform/date-range.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
 import { formatDateTime } from '../../platform/time.js';
-import { assertMerchantEnabled } from '../merchant/merchant-state.js';
+import { assertMerchantEnabled } from '../merchant/index.js';
 import * as err from './contract.errors.js';
 import * as repo from './contract.repository.js';
 import { DEFAULT_CONTRACT_TYPE, type Contract, type ContractAdd, type ContractFilter, type ContractPageQuery, type ContractUpdate } from './contract.schemas.js';

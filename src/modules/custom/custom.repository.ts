@@ -7,7 +7,7 @@ import type { Page, PageRequest } from '../../platform/http/paging.js';
 import { LIST_MAX_ROWS } from '../../platform/http/schemas.js';
 import { formatDateTime } from '../../platform/time.js';
 import type { CustomDis, CustomDisFilter, CustomDisUser, CustomDisUserFilter } from './custom.schemas.js';
-import type { MerchantState } from '../merchant/merchant-state.js';
+import type { MerchantState } from '../merchant/index.js';
 
 export const DIS_NAME_INDEX = 'custom_dis_name_uq';
 export const USER_MOBILE_INDEX = 'custom_dis_user_mobile_uq';

@@ -13,8 +13,8 @@ import type {
   BatchAdd, BatchAdded, CustomDis, CustomDisAdd, CustomDisFilter, CustomDisPageQuery, CustomDisUpdate, CustomDisUser, CustomDisUserAdd,
   CustomDisUserFilter, CustomDisUserPageQuery, CustomDisUserUpdate, RowError,
 } from './custom.schemas.js';
-import { findMerchantState } from '../merchant/merchant.repository.js';
-import { assertMerchantEnabled } from '../merchant/merchant-state.js';
+import { findMerchantState } from '../merchant/index.js';
+import { assertMerchantEnabled } from '../merchant/index.js';
 
 const ENABLED = 1;
 

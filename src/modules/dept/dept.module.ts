@@ -1,7 +1,7 @@
 import { defineModule } from '../../platform/module.js';
 import { deptRoutes } from './dept.routes.js';
 import { createDeptService } from './dept.service.js';
-import { MerchantError } from '../merchant/merchant.errors.js';
+import { MerchantError } from '../merchant/index.js';
 
 /** Departments (spec B 2.6, 4.6 addDept, and the operations around it). */
 export const deptModule = defineModule({

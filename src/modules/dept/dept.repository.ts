@@ -7,7 +7,7 @@ import { containsPattern, keywordsCondition } from '../../platform/db/text-match
 import type { Page, PageRequest } from '../../platform/http/paging.js';
 import { LIST_MAX_ROWS } from '../../platform/http/schemas.js';
 import type { Dept, DeptFilter } from './dept.schemas.js';
-import type { MerchantState } from '../merchant/merchant-state.js';
+import type { MerchantState } from '../merchant/index.js';
 
 export const SIBLING_NAME_INDEX = 'dept_sibling_name_uq';
 

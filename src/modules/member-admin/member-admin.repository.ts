@@ -5,7 +5,7 @@ import type { Executor } from '../../platform/db/executor.js';
 import { compiledOnce, preparedAs } from '../../platform/db/prepared.js';
 import { scopeCondition } from '../../platform/db/scope.js';
 import { formatDateTime } from '../../platform/time.js';
-import { MEMBER_COLUMNS, toPageRow, type MemberRow } from '../member/member-profile.repository.js';
+import { MEMBER_COLUMNS, toPageRow, type MemberRow } from '../member/index.js';
 import type { MemberAdmin } from './member-admin.schemas.js';
 
 /** At most this many cards come with a member (newest binding first). */
@@ -79,14 +79,4 @@ export async function findMemberWithCards(db: Executor, id: number, scope: Scope
     status: r.card_status, expireTime: formatDateTime(r.expire_time), boundTime: formatDateTime(r.bound_at),
   }));
   return Object.assign(toPageRow(rows[0]), { cards });
-}
-
-/** The member's status, locking its row for the rest of the transaction; null when there is no living member. */
-export async function lockMemberStatus(db: Executor, id: number): Promise<number | null> {
-  const r = await db.selectFrom('member').select('status').where('id', '=', id).where('is_deleted', '=', false).forUpdate().executeTakeFirst();
-  return r?.status ?? null;
-}
-
-export async function setMemberStatus(db: Executor, id: number, status: number, by: number): Promise<void> {
-  await db.updateTable('member').set({ status, updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
 }

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Id, Nullable } from '../../platform/http/schemas.js';
-import { MemberPageResponse } from '../member/member.schemas.js';
+import { MemberPageResponse } from '../member/index.js';
 
 const Text = Nullable(Type.String());
 

@@ -1,3 +1,4 @@
+import { lockMemberStatus, setMemberStatus } from '../member/index.js';
 import { scopeOf } from '../../platform/auth/permissions.js';
 import type { TokenService } from '../../platform/auth/tokens.js';
 import type { Db } from '../../platform/db/database.js';
@@ -28,9 +29,9 @@ export function createMemberAdminService(deps: { db: Db; tokens: TokenService })
     async setStatus(ctx: AuthedContext, input: MemberStatusChange): Promise<void> {
       if (scopeOf(ctx.account).kind !== 'platform') throw forbidden('only platform users may enable or disable a member');
       await loggedTransaction(db, ctx, async (trx) => {
-        const status = await repo.lockMemberStatus(trx, input.id);
+        const status = await lockMemberStatus(trx, input.id);
         if (status === null) throw notFound('member');
-        if (status !== input.status) await repo.setMemberStatus(trx, input.id, input.status, ctx.account.id);
+        if (status !== input.status) await setMemberStatus(trx, input.id, input.status, ctx.account.id);
       }, () => input.id);
       if (input.status === 0) await tokens.revokeAccount('member', input.id);
     },

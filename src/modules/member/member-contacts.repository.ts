@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import type { MemberContactsTable } from '../../db/tables/organisation.js';
+import type { MemberContactsTable } from '../../db/tables/member.js';
 import type { Executor } from '../../platform/db/executor.js';
 import { keywordsCondition } from '../../platform/db/text-match.js';
 import { LIST_MAX_ROWS } from '../../platform/http/schemas.js';

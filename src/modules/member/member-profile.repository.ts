@@ -1,6 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import { codeText } from '../../platform/http/schemas.js';
-import type { MemberTable } from '../../db/tables/organisation.js';
+import type { MemberTable } from '../../db/tables/member.js';
 import type { Scope } from '../../platform/auth/permissions.js';
 import type { Executor } from '../../platform/db/executor.js';
 import { listTemplate, paginate } from '../../platform/db/paginate.js';
@@ -11,8 +11,6 @@ import { countLivingMembers } from './member-tally.repository.js';
 import type { MemberPageResponse, MemberResponse } from './member.schemas.js';
 
 /** Card status (DOMAIN.md §1): 1 unbound, 2 bound. */
-const CARD_UNBOUND = 1;
-const CARD_BOUND = 2;
 
 // Every column but password_hash: a hash is never read for an answer, so it cannot leak into one.
 export const MEMBER_COLUMNS = [
@@ -176,27 +174,3 @@ export async function setMobile(db: Executor, memberId: number, mobile: string):
   return Number(r.numUpdatedRows) > 0;
 }
 
-/** Gives the living card bindings made with this phone to the member; answers their card ids. */
-export async function claimBindingsByPhone(db: Executor, phone: string, memberId: number): Promise<number[]> {
-  const rows = await db
-    .updateTable('card_binding')
-    .set({ member_id: memberId, updated_by: memberId, updated_at: new Date() })
-    .where('phone', '=', phone)
-    .where(sql<boolean>`not is_deleted`)
-    .returning('card_id')
-    .execute();
-  return rows.map((r) => r.card_id);
-}
-
-/** Cards now held by a member through a binding are bound: an unbound one among them becomes bound. */
-export async function markCardsBound(db: Executor, cardIds: number[], by: number): Promise<number> {
-  if (cardIds.length === 0) return 0;
-  const r = await db
-    .updateTable('card')
-    .set({ status: CARD_BOUND, updated_by: by, updated_at: new Date() })
-    .where('id', 'in', cardIds)
-    .where('status', '=', CARD_UNBOUND)
-    .where(sql<boolean>`not is_deleted`)
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows);
-}

@@ -1,3 +1,4 @@
+import { claimBindingsByPhone, markCardsBound } from '../card/index.js';
 import { scopeOf } from '../../platform/auth/permissions.js';
 import type { Db } from '../../platform/db/database.js';
 import { advisoryLock, loggedTransaction } from '../../platform/db/transaction.js';
@@ -43,8 +44,8 @@ export function createMemberProfileService(deps: { db: Db; codes: SmsCodes }) {
         await advisoryLock(trx, MOBILE_LOCK, input.phone);
         if ((await repo.findMobileHolder(trx, input.phone, memberId)) !== null) throw phoneTaken();
         if (!(await repo.setMobile(trx, memberId, input.phone))) throw memberNotFound();
-        const cardIds = await repo.claimBindingsByPhone(trx, input.phone, memberId);
-        await repo.markCardsBound(trx, cardIds, memberId);
+        const cardIds = await claimBindingsByPhone(trx, input.phone, memberId);
+        await markCardsBound(trx, cardIds, memberId);
       }, () => memberId);
       await codes.consume(target);
     },

@@ -8,7 +8,7 @@ import {
 } from './member.schemas.js';
 import { ErrorCode } from '../../platform/errors.js';
 import { SmsCodeError, SmsError } from '../../platform/sms/sms.errors.js';
-import { AuthError } from '../auth/auth.errors.js';
+import { AuthError } from '../../platform/auth/login-errors.js';
 import { MemberError } from './member.errors.js';
 
 const tags = ['member'];

@@ -10,7 +10,7 @@ export const MpLoginRequest = Type.Object({
 export type MpLoginRequest = Static<typeof MpLoginRequest>;
 
 // The answer is the LoginResponse of spec A 2.3, shared with staff login.
-export { LoginResponse } from '../auth/auth.schemas.js';
+export { LoginResponse } from '../../platform/auth/login-schemas.js';
 
 const Text = Nullable(Type.String());
 const DateTime = Nullable(Type.String({ description: 'YYYY-MM-DD HH:mm:ss' }));

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { MerchantFinanceTable } from '../../db/tables/settlement.js';
+import type { MerchantFinanceTable } from '../../db/tables/merchant.js';
 import type { Scope } from '../../platform/auth/permissions.js';
 import type { Executor } from '../../platform/db/executor.js';
 import { paginate } from '../../platform/db/paginate.js';

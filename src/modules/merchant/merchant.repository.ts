@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import type { MerchantTable } from '../../db/tables/organisation.js';
+import type { MerchantTable } from '../../db/tables/merchant.js';
 import type { Scope } from '../../platform/auth/permissions.js';
 import type { Executor } from '../../platform/db/executor.js';
 import { paginate } from '../../platform/db/paginate.js';

@@ -3,7 +3,7 @@ import { batchedRead } from '../../platform/db/batched-read.js';
 import type { Executor } from '../../platform/db/executor.js';
 import { compiledOnce, preparedAs } from '../../platform/db/prepared.js';
 import type { ReferenceCheck } from '../../platform/db/references.js';
-import type { RegionTable } from '../../db/tables/platform.js';
+import type { RegionTable } from '../../db/tables/region.js';
 import type { Region } from './region.schemas.js';
 
 export interface RegionValues {

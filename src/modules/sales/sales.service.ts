@@ -9,8 +9,8 @@ import { deptDisabled, deptNotFound, inviteCodeTaken, salesNotFound } from './sa
 import * as repo from './sales.repository.js';
 import type { Sales, SalesAdd, SalesFilter, SalesPageQuery, SalesUpdate } from './sales.schemas.js';
 import { optionalText as optional } from '../../platform/text-input.js';
-import { assertMerchantEnabled } from '../merchant/merchant-state.js';
-import { findDept } from '../dept/dept.repository.js';
+import { assertMerchantEnabled } from '../merchant/index.js';
+import { findDept } from '../dept/index.js';
 
 
 /** Sales institutions (spec A 4.7): scoped to the staff user's merchant or shop through their department. */

@@ -1,7 +1,7 @@
 import type { TicketPriceRow } from '../../db/tables/settlement.js';
 import type { Executor } from '../../platform/db/executor.js';
 import { dayText } from '../../platform/date-range.js';
-import { largestRemainderSplit } from '../allocation/split.js';
+import { largestRemainderSplit } from '../allocation/index.js';
 import * as repo from './settlement-calc.repository.js';
 import { amountTooLarge } from './settlement.errors.js';
 

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { DateRange, Id, Keywords, Nullable, Opt, PageFields } from '../../platform/http/schemas.js';
 // MerchantFinance (spec B 2.3) is the merchant module's record, kept by its finance operations.
-import { MerchantFinance } from '../merchant/merchant-finance.schemas.js';
+import { MerchantFinance } from '../merchant/index.js';
 
 /** Spec A 2.6 / B 2.3 shapes shared by estimation and settlement. Money in cents. */
 

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
-import type { ShopRelationTable, ShopTable } from '../../db/tables/organisation.js';
+import type { ShopRelationTable, ShopTable } from '../../db/tables/shop.js';
 import type { Scope } from '../../platform/auth/permissions.js';
 import type { Executor } from '../../platform/db/executor.js';
 import { paginate } from '../../platform/db/paginate.js';
@@ -70,13 +70,6 @@ export async function updateShop(db: Executor, id: number, v: ShopValues, by: nu
   await db.updateTable('shop').set({ ...columns(v), updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
 }
 
-export async function insertTopDept(db: Executor, shop: { id: number; merchantId: number; name: string }, by: number): Promise<number> {
-  const r = await db.insertInto('dept')
-    .values({ merchant_id: shop.merchantId, shop_id: shop.id, name: shop.name.slice(0, 64), parent_id: 0, sort: 0, created_by: by, updated_by: by })
-    .returning('id').executeTakeFirstOrThrow();
-  return r.id;
-}
-
 export async function replaceRelations(db: Executor, shopId: number, relations: readonly RelationValues[], by: number): Promise<void> {
   await db.deleteFrom('shop_relation').where('shop_id', '=', shopId).execute();
   if (relations.length === 0) return;
@@ -119,14 +112,11 @@ export async function outsidersInShopDepts(db: Executor, shopId: number): Promis
   return { label: ['staff user of elsewhere in its departments', 'staff users of elsewhere in its departments'], count: rows.length, ids: rows.slice(0, 5).map((r) => r.id) };
 }
 
-/** Deletes the shop logically with its departments and staff accounts; answers the accounts' ids. */
-export async function softDeleteShop(db: Executor, shopId: number, by: number): Promise<number[]> {
+/** Deletes the shop logically (its departments and staff accounts are deleted by their owners). */
+export async function softDeleteShop(db: Executor, shopId: number, by: number): Promise<void> {
   const now = new Date();
   const gone = { is_deleted: true, updated_by: by, updated_at: now };
-  const users = await db.updateTable('admin_user').set(gone).where('shop_id', '=', shopId).where('is_deleted', '=', false).returning('id').execute();
-  await db.updateTable('dept').set(gone).where('shop_id', '=', shopId).where('is_deleted', '=', false).execute();
   await db.updateTable('shop').set(gone).where('id', '=', shopId).execute();
-  return users.map((u) => u.id);
 }
 
 function filtered(db: Executor, f: ShopFilter, scope: Scope) {

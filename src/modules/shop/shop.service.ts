@@ -1,3 +1,4 @@
+import { deleteShopDepts, insertTopDept } from '../dept/index.js';
 import { assertInScope, scopeOf } from '../../platform/auth/permissions.js';
 import { hashPassword } from '../../platform/auth/password.js';
 import type { TokenService } from '../../platform/auth/tokens.js';
@@ -9,16 +10,16 @@ import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
 import { generatePassword } from '../../platform/auth/generated-password.js';
 import * as err from './shop.errors.js';
-import * as users from './shop-user.repository.js';
 import * as repo from './shop.repository.js';
 import { SHOP_TEXT_FIELDS, type Shop, type ShopAdd, type ShopAdded, type ShopFilter, type ShopPageQuery, type ShopUpdate } from './shop.schemas.js';
 import { optionalText } from '../../platform/text-input.js';
-import { firstUngrantable } from '../staff/grants.js';
-import { deletableUser } from '../staff/manageable.js';
-import { grantBeyondOwn } from '../staff/staff.errors.js';
-import { keepingASuperAdmin } from '../staff/super-admins.js';
-import { SHOP_ADMIN_CODE } from '../staff/system-roles.js';
-import { assertMerchantEnabled } from '../merchant/merchant-state.js';
+import { deleteShopStaff, ensureGlobalRole, freeUsername, insertShopUser, shopStaffIds } from '../staff/index.js';
+import { firstUngrantable } from '../staff/index.js';
+import { deletableUser } from '../staff/index.js';
+import { grantBeyondOwn } from '../staff/index.js';
+import { keepingASuperAdmin } from '../staff/index.js';
+import { SHOP_ADMIN_CODE } from '../staff/index.js';
+import { assertMerchantEnabled } from '../merchant/index.js';
 
 /**
  * The global role every default shop user gets, created with these permissions on first use
@@ -74,14 +75,14 @@ export function createShopService(deps: { db: Db; tokens: Pick<TokenService, 're
         assertMerchantEnabled(merchant);
         // The default user's role is granted on the caller's behalf, so the staff module's rule holds here
         // too, checked against the role as stored (an operator may have widened it), not the list above.
-        const role = await users.ensureGlobalRole(trx, SHOP_ADMIN_ROLE.code, SHOP_ADMIN_ROLE.name, SHOP_ADMIN_ROLE.permissions);
+        const role = await ensureGlobalRole(trx, SHOP_ADMIN_ROLE.code, SHOP_ADMIN_ROLE.name, SHOP_ADMIN_ROLE.permissions);
         const beyond = firstUngrantable(ctx.account, role.permissions);
         if (beyond) throw grantBeyondOwn(`the default shop user's ${beyond}`);
         const v = values(input, merchant.id, null);
         const shopId = await repo.insertShop(trx, v, ctx.account.id);
-        const deptId = await repo.insertTopDept(trx, { id: shopId, merchantId: merchant.id, name: v.name }, ctx.account.id);
-        const username = await users.freeUsername(trx, `shop${shopId}`);
-        const userId = await users.insertShopUser(trx, {
+        const deptId = await insertTopDept(trx, { id: shopId, merchantId: merchant.id, name: v.name }, ctx.account.id);
+        const username = await freeUsername(trx, `shop${shopId}`);
+        const userId = await insertShopUser(trx, {
           username, passwordHash, nickname: `${v.name.slice(0, 59)}管理员`, merchantId: merchant.id, shopId, deptId, roleId: role.id,
         }, ctx.account.id);
         await repo.replaceRelations(trx, shopId, relations(input.relationList ?? []), ctx.account.id);
@@ -111,8 +112,14 @@ export function createShopService(deps: { db: Db; tokens: Pick<TokenService, 're
         const outsiders = await repo.outsidersInShopDepts(trx, id);
         if (outsiders) refs.push(outsiders);
         if (refs.length > 0) throw stillReferenced('the shop', refs);
-        for (const userId of await users.shopStaffIds(trx, id)) await deletableUser(ctx, trx, userId);
-        return keepingASuperAdmin(trx, () => repo.softDeleteShop(trx, id, ctx.account.id));
+        for (const userId of await shopStaffIds(trx, id)) await deletableUser(ctx, trx, userId);
+        return keepingASuperAdmin(trx, async () => {
+          const at = new Date();
+          const staffIds = await deleteShopStaff(trx, id, ctx.account.id, at);
+          await deleteShopDepts(trx, id, ctx.account.id, at);
+          await repo.softDeleteShop(trx, id, ctx.account.id);
+          return staffIds;
+        });
       }, () => id);
       await tokens.revokeAccounts('admin', removedUsers);
     },

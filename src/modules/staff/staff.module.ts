@@ -3,7 +3,7 @@ import { createRoleService } from './role.service.js';
 import { staffRoutes } from './staff.routes.js';
 import { createStaffService } from './staff.service.js';
 import { StaffError } from './staff.errors.js';
-import { MerchantError } from '../merchant/merchant.errors.js';
+import { MerchantError } from '../merchant/index.js';
 
 /** Staff users and roles (issue 15). */
 export const staffModule = defineModule({

@@ -19,8 +19,8 @@ import * as repo from './staff.repository.js';
 import type { OwnPasswordChange, User, UserAdd, UserAdded, UserPageQuery, UserRoles, UserStatusChange, UserUpdate } from './staff.schemas.js';
 import { keepingASuperAdmin } from './super-admins.js';
 import { optionalText as optional } from '../../platform/text-input.js';
-import { findMerchantState } from '../merchant/merchant.repository.js';
-import { assertMerchantEnabled } from '../merchant/merchant-state.js';
+import { findMerchantState } from '../merchant/index.js';
+import { assertMerchantEnabled } from '../merchant/index.js';
 
 interface Placement {
   userType: number;

@@ -1,6 +1,6 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Scope } from '../../platform/auth/permissions.js';
-import { cardModelVisible, cardVisible } from '../card/card-scope.js';
+import { cardModelVisible, cardVisible } from '../card/index.js';
 
 /**
  * What each statistic counts for a scope (docs/decisions.md, Statistics). Card figures follow the card

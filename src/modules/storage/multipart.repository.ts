@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
-import type { MultipartStatus, MultipartUploadTable, StorageKind } from '../../db/tables/storage.js';
+import type { StorageKind } from '../../db/tables/common.js';
+import type { MultipartStatus, MultipartUploadTable } from '../../db/tables/storage.js';
 import type { Executor } from '../../platform/db/executor.js';
 import type { FileOwner } from '../../platform/storage/index.js';
 

@@ -15,8 +15,8 @@ import * as repo from './verifier.repository.js';
 import type {
   Checker, CheckerAdd, CheckerAdded, CheckerFilter, CheckerPageQuery, CheckerRelationChange, CheckerStatusChange, CheckerUpdate, Relation,
 } from './verifier.schemas.js';
-import { findMerchantState } from '../merchant/merchant.repository.js';
-import { assertMerchantEnabled } from '../merchant/merchant-state.js';
+import { findMerchantState } from '../merchant/index.js';
+import { assertMerchantEnabled } from '../merchant/index.js';
 
 function nonBlank(field: string, text: string): string {
   const trimmed = text.trim();

@@ -1,3 +1,4 @@
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/executor.js';
 
 export interface OperateLogEntry {
@@ -70,4 +71,22 @@ export async function insertLoginLog(db: Executor, e: LoginLogEntry): Promise<vo
       message: e.message?.slice(0, 255) ?? null,
     })
     .execute();
+}
+
+/**
+ * An operate_log insert as a data-modifying CTE (`, <name> as (insert … select … from <from>)`), for a
+ * statement that writes its change and the change's log row in one round trip (the check-in): the
+ * operation log stays this layer's table while the row is written by the caller's statement.
+ */
+export function operateLogInsertCte(
+  name: string,
+  from: string,
+  bizId: RawBuilder<unknown>,
+  valueOf: (column: (typeof OPERATE_LOG_COLUMNS)[number]) => RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  const values = OPERATE_LOG_COLUMNS.map((column) => (column === 'biz_id' ? bizId : valueOf(column)));
+  return sql`, ${sql.raw(name)} as (
+      insert into operate_log (${sql.join(OPERATE_LOG_COLUMNS.map((c) => sql.ref(c)))})
+      select ${sql.join(values)} from ${sql.raw(from)}
+    )`;
 }

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
-import type { FileObjectTable, StorageKind } from '../../db/tables/storage.js';
+import type { StorageKind } from '../../db/tables/common.js';
+import type { FileObjectTable } from '../../db/tables/platform.js';
 import type { Executor } from '../db/executor.js';
 
 /** Who stored a file: the account (or none, for login-free uploads), its address and its owner scope. */

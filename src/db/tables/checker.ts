@@ -1,0 +1,71 @@
+import type { Generated } from 'kysely';
+import type { Audit, Timestamp, DateText } from './common.js';
+// Tables written only by the checker module (docs/architecture.md §4.3).
+
+export interface CheckerConfigTable extends Audit {
+  id: Generated<number>;
+  checker_id: number | null;
+  name: string | null;
+  config_type: number | null;
+  item: string | null;
+  value: string | null;
+  remark: string | null;
+  merchant_id: number | null;
+  shop_id: number | null;
+  is_deleted: Generated<boolean>;
+}
+
+export interface CardCheckTable extends Audit {
+  id: Generated<number>;
+  card_id: number;
+  card_model_id: number;
+  sku_id: number;
+  resource_id: number;
+  entrance_id: number | null;
+  checker_id: number | null;
+  tourist_name: string | null;
+  tourist_mobile: string | null;
+  tourist_card_no: string | null;
+  tourist_face_photo: string | null;
+  consume_num: Generated<number>;
+  check_type: Generated<number>;
+  status: Generated<number>;
+  check_time: Timestamp;
+  check_date: DateText;
+  is_deleted: Generated<boolean>;
+  /** the client's scan id (migration 0011_checkin): unique per verifier */
+  nonce: string | null;
+  /** entries left on the check's day for its card and resource, as answered at check-in */
+  checks_left: number | null;
+}
+
+/** Entries used per card, resource and day (the exact daily limit of check-in). */
+export interface CardCheckDayCountTable {
+  card_id: number;
+  resource_id: number;
+  check_date: DateText;
+  used: number;
+  updated_at: Generated<Date>;
+}
+
+/** A refused scan and the reason the verifier was given. */
+export interface CardCheckFailTable {
+  id: Generated<number>;
+  checker_id: number;
+  merchant_id: number | null;
+  shop_id: number | null;
+  sku_id: number | null;
+  entrance_id: number | null;
+  card_id: number | null;
+  card_number: string | null;
+  id_type: number | null;
+  id_no: string | null;
+  face_photo: string | null;
+  check_type: number | null;
+  consume_num: number | null;
+  check_time: Timestamp;
+  errcode: number;
+  reason: string;
+  nonce: string | null;
+  created_at: Generated<Date>;
+}

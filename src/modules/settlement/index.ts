@@ -1,0 +1,2 @@
+// The settlement module's front door: the only file other modules import (docs/architecture.md §4).
+export { settlementModule } from './settlement.module.js';

@@ -1,0 +1,2 @@
+// The shop module's front door: the only file other modules import (docs/architecture.md §4).
+export { shopModule } from './shop.module.js';
