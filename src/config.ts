@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { createAddressPolicy } from './platform/face/photo-fetch.js';
+import { readEnv, type Env } from './config-schema.js';
 
-/** Typed configuration read once from the environment (DESIGN.md §7). */
+/** Typed configuration read once from the environment (docs/operations.md §9). */
 export interface Config {
   port: number;
   host: string;
@@ -85,242 +85,122 @@ export interface Config {
 /** Raised for a bad environment value; main prints its message as the one line the operator sees. */
 export class ConfigError extends Error {}
 
-type Env = Record<string, string | undefined>;
-
-function str(env: Env, name: string, fallback: string): string {
-  const v = env[name];
-  return v === undefined || v === '' ? fallback : v;
-}
-
-function opt(env: Env, name: string): string | null {
-  const v = env[name];
-  return v === undefined || v === '' ? null : v;
-}
-
-function int(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
-  const n = Number(raw.trim());
-  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
-  return n;
-}
-
-function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
-  const v = str(env, name, fallback);
-  if (!(allowed as readonly string[]).includes(v)) {
-    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${v}"`);
-  }
-  return v as T;
-}
-
-function bool(env: Env, name: string): boolean {
-  const v = (env[name] ?? '').trim().toLowerCase();
-  if (v === '' || v === '0' || v === 'false' || v === 'no') return false;
-  if (v === '1' || v === 'true' || v === 'yes') return true;
-  throw new ConfigError(`${name} must be 1/0 or true/false, got "${env[name]}"`);
-}
-
-function url(env: Env, name: string, protocols: string[]): string | null {
-  const v = opt(env, name);
-  if (v === null) return null;
-  let parsed: URL;
-  try {
-    parsed = new URL(v);
-  } catch {
-    throw new ConfigError(`${name} is not a valid URL`);
-  }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(`${name} must start with ${protocols.map((p) => p + '//').join(' or ')}`);
-  }
-  return v;
-}
-
-/** A Tencent Cloud API endpoint: a host (`sms.tencentcloudapi.com`) or an http(s) origin (tests, proxies). */
-function endpoint(env: Env, name: string, fallback: string): string {
-  const v = str(env, name, fallback);
-  if (/^[A-Za-z0-9.-]+(:\d{1,5})?$/.test(v)) return v;
-  let parsed: URL | null = null;
-  try {
-    parsed = new URL(v);
-  } catch {
-    // reported below
-  }
-  if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || (parsed.pathname !== '/' && parsed.pathname !== '') || parsed.search) {
-    throw new ConfigError(`${name} must be a host name or an http(s) origin without a path, got "${v}"`);
-  }
-  return v.replace(/\/+$/, '');
-}
-
-function pattern(env: Env, name: string, fallback: string | null, re: RegExp, rule: string): string | null {
-  const v = fallback === null ? opt(env, name) : str(env, name, fallback);
-  if (v !== null && !re.test(v)) throw new ConfigError(`${name} ${rule}, got "${v}"`);
-  return v;
-}
-
-function hostList(env: Env, name: string): string[] {
-  const list = (opt(env, name) ?? '').split(',').map((h) => h.trim()).filter((h) => h !== '');
-  try {
-    createAddressPolicy(list);
-  } catch (err) {
-    throw new ConfigError(`${name} must list host names, addresses or CIDRs: ${(err as Error).message}`);
-  }
-  return list;
-}
-
-function requireAll(when: string, values: Record<string, string | null>): void {
+function requireAll(when: string, values: Record<string, string | undefined>): void {
   const missing = Object.entries(values).filter(([, v]) => !v).map(([k]) => k);
   if (missing.length > 0) throw new ConfigError(`${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} required when ${when}`);
 }
 
-function timeZone(env: Env): string {
-  const tz = str(env, 'TZ', 'Asia/Shanghai');
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: tz });
-  } catch {
-    throw new ConfigError(`TZ is not a known time zone: "${tz}"`);
-  }
-  return tz;
-}
-
-/** 0 (off) or at least 100 ms: a bound of a few ms would refuse every request. */
-function queryTimeout(env: Env): number {
-  const ms = int(env, 'DATABASE_QUERY_TIMEOUT_MS', 30_000, 0, 3_600_000);
-  if (ms > 0 && ms < 100) throw new ConfigError(`DATABASE_QUERY_TIMEOUT_MS must be 0 (off) or between 100 and 3600000, got ${ms}`);
-  return ms;
-}
-
+/**
+ * The environment, read and validated through the one schema of every variable (src/config-schema.ts,
+ * whose descriptions are the tables of README.md and docs/operations.md); then the rules that tie
+ * variables together, which a per-variable schema cannot say.
+ */
 export function loadConfig(env: Env = process.env): Config {
-  const nodeEnv = str(env, 'NODE_ENV', 'development');
-  const captchaBypassCode = opt(env, 'CAPTCHA_BYPASS_CODE');
-  const smsBypassCode = opt(env, 'SMS_BYPASS_CODE');
-  if (nodeEnv === 'production' && captchaBypassCode) {
+  const { values: v, set, problems } = readEnv(env);
+  if (problems.length > 0) throw new ConfigError(problems.join('; '));
+  const nodeEnv = v.NODE_ENV;
+  if (nodeEnv === 'production' && v.CAPTCHA_BYPASS_CODE) {
     throw new ConfigError('CAPTCHA_BYPASS_CODE must not be set when NODE_ENV=production');
   }
-  if (nodeEnv === 'production' && smsBypassCode) {
+  if (nodeEnv === 'production' && v.SMS_BYPASS_CODE) {
     throw new ConfigError('SMS_BYPASS_CODE must not be set when NODE_ENV=production');
   }
-  const storage = oneOf(env, 'STORAGE', 'local', ['local', 's3'] as const);
-  const s3 = {
-    endpoint: url(env, 'S3_ENDPOINT', ['http:', 'https:']),
-    bucket: opt(env, 'S3_BUCKET'),
-    region: opt(env, 'S3_REGION'),
-    accessKey: opt(env, 'S3_ACCESS_KEY'),
-    secretKey: opt(env, 'S3_SECRET_KEY'),
-  };
-  if (storage === 's3') {
-    for (const [key, value] of Object.entries({ S3_BUCKET: s3.bucket, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey })) {
+  if (v.STORAGE === 's3') {
+    for (const [key, value] of Object.entries({ S3_BUCKET: v.S3_BUCKET, S3_ACCESS_KEY: v.S3_ACCESS_KEY, S3_SECRET_KEY: v.S3_SECRET_KEY })) {
       if (!value) throw new ConfigError(`${key} is required when STORAGE=s3`);
     }
   }
-  const openAppKey = opt(env, 'OPEN_APP_KEY');
-  const openAppSecret = opt(env, 'OPEN_APP_SECRET');
-  if ((openAppKey === null) !== (openAppSecret === null)) {
+  if ((v.OPEN_APP_KEY === undefined) !== (v.OPEN_APP_SECRET === undefined)) {
     throw new ConfigError('OPEN_APP_KEY and OPEN_APP_SECRET must be set together');
   }
-  const adminPassword = opt(env, 'ADMIN_PASSWORD');
-  if (adminPassword !== null && adminPassword.length < 8) {
-    throw new ConfigError('ADMIN_PASSWORD must be at least 8 characters long');
-  }
-  const mpLoginProvider = oneOf(env, 'MP_LOGIN_PROVIDER', 'local', ['local', 'wechat'] as const);
-  if (mpLoginProvider === 'wechat' && (!opt(env, 'WECHAT_APP_ID') || !opt(env, 'WECHAT_APP_SECRET'))) {
+  if (v.MP_LOGIN_PROVIDER === 'wechat' && (!v.WECHAT_APP_ID || !v.WECHAT_APP_SECRET)) {
     throw new ConfigError('WECHAT_APP_ID and WECHAT_APP_SECRET are required when MP_LOGIN_PROVIDER=wechat');
   }
   // The local provider lets anyone who picks a code log in as that code's member: production must
   // choose it on purpose (a demo), never fall into it by default.
-  if (nodeEnv === 'production' && opt(env, 'MP_LOGIN_PROVIDER') === null) {
+  if (nodeEnv === 'production' && !set.has('MP_LOGIN_PROVIDER')) {
     throw new ConfigError('MP_LOGIN_PROVIDER must be set when NODE_ENV=production (wechat, or local for a demo)');
   }
-  const faceProvider = oneOf(env, 'FACE_PROVIDER', 'local', ['local', 'tencent'] as const);
-  const smsProvider = oneOf(env, 'SMS_PROVIDER', 'log', ['log', 'tencent'] as const);
-  const tencent = {
-    secretId: opt(env, 'TENCENT_SECRET_ID'),
-    secretKey: opt(env, 'TENCENT_SECRET_KEY'),
-    region: pattern(env, 'TENCENT_REGION', 'ap-guangzhou', /^[a-z]{2,}(-[a-z0-9]+)+$/, 'must look like ap-guangzhou') as string,
-  };
-  const tencentSms = {
-    endpoint: endpoint(env, 'TENCENT_SMS_ENDPOINT', 'sms.tencentcloudapi.com'),
-    sdkAppId: pattern(env, 'TENCENT_SMS_SDK_APP_ID', null, /^\d{4,20}$/, 'must be the numeric SdkAppId (e.g. 1400006666)'),
-    signName: opt(env, 'TENCENT_SMS_SIGN_NAME'),
-    templateId: pattern(env, 'TENCENT_SMS_TEMPLATE_ID', null, /^\d{1,20}$/, 'must be a numeric template id'),
-    activationTemplateId: pattern(env, 'TENCENT_SMS_ACTIVATION_TEMPLATE_ID', null, /^\d{1,20}$/, 'must be a numeric template id'),
-  };
-  if (smsProvider === 'tencent') {
+  if (v.SMS_PROVIDER === 'tencent') {
     requireAll('SMS_PROVIDER=tencent', {
-      TENCENT_SECRET_ID: tencent.secretId, TENCENT_SECRET_KEY: tencent.secretKey, TENCENT_SMS_SDK_APP_ID: tencentSms.sdkAppId,
-      TENCENT_SMS_SIGN_NAME: tencentSms.signName, TENCENT_SMS_TEMPLATE_ID: tencentSms.templateId,
+      TENCENT_SECRET_ID: v.TENCENT_SECRET_ID, TENCENT_SECRET_KEY: v.TENCENT_SECRET_KEY, TENCENT_SMS_SDK_APP_ID: v.TENCENT_SMS_SDK_APP_ID,
+      TENCENT_SMS_SIGN_NAME: v.TENCENT_SMS_SIGN_NAME, TENCENT_SMS_TEMPLATE_ID: v.TENCENT_SMS_TEMPLATE_ID,
     });
   }
-  if (faceProvider === 'tencent') {
-    requireAll('FACE_PROVIDER=tencent', { TENCENT_SECRET_ID: tencent.secretId, TENCENT_SECRET_KEY: tencent.secretKey });
+  if (v.FACE_PROVIDER === 'tencent') {
+    requireAll('FACE_PROVIDER=tencent', { TENCENT_SECRET_ID: v.TENCENT_SECRET_ID, TENCENT_SECRET_KEY: v.TENCENT_SECRET_KEY });
   }
-  const face = {
-    // Tencent's own rule for group ids, kept for the local registry so a switch of provider keeps the name.
-    groupId: pattern(env, 'FACE_GROUP_ID', 'tourism-card', /^[A-Za-z0-9\-%@#&_]{1,64}$/, 'may hold 1-64 letters, digits and -%@#&_') as string,
-    matchThreshold: int(env, 'FACE_MATCH_THRESHOLD', 80, 1, 100),
-    // Tencent IAI takes at most 5 MB of base64: 3 MiB of image stays under it.
-    imageMaxBytes: int(env, 'FACE_IMAGE_MAX_BYTES', 3 * 1024 * 1024, 1024, 3 * 1024 * 1024 + 512 * 1024),
-    // Photo URLs reach public addresses only; these internal hosts too (host names, addresses, CIDRs).
-    photoAllowedHosts: hostList(env, 'FACE_PHOTO_ALLOWED_HOSTS'),
-  };
-  const logLevel = oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const);
+  const orNull = <T>(value: T | undefined): T | null => value ?? null;
   return {
-    port: int(env, 'PORT', 8080, 0, 65535),
-    host: str(env, 'HOST', '127.0.0.1'),
-    dataDir: path.resolve(str(env, 'DATA_DIR', './data')),
-    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
-    databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
-    databaseConnectTimeoutMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
-    databaseQueryTimeoutMs: queryTimeout(env),
-    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
-    tz: timeZone(env),
-    logLevel,
+    port: v.PORT,
+    host: v.HOST,
+    dataDir: path.resolve(v.DATA_DIR),
+    databaseUrl: orNull(v.DATABASE_URL),
+    databasePoolMax: v.DATABASE_POOL_MAX,
+    databaseConnectTimeoutMs: v.DATABASE_CONNECT_TIMEOUT_MS,
+    databaseQueryTimeoutMs: v.DATABASE_QUERY_TIMEOUT_MS,
+    redisUrl: orNull(v.REDIS_URL),
+    tz: v.TZ,
+    logLevel: v.LOG_LEVEL,
     nodeEnv,
-    adminUsername: str(env, 'ADMIN_USERNAME', 'admin'),
-    adminPassword,
-    captchaBypassCode,
-    smsBypassCode,
-    accessTokenTtlS: int(env, 'ACCESS_TOKEN_TTL_S', 1800, 10, 86400 * 30),
-    refreshTokenTtlS: int(env, 'REFRESH_TOKEN_TTL_S', 2592000, 60, 86400 * 365),
-    sessionLocalTtlS: int(env, 'SESSION_LOCAL_TTL_S', 10, 0, 3600),
-    storage,
-    s3,
-    uploadMaxBytes: int(env, 'UPLOAD_MAX_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
-    fileBaseUrl: url(env, 'FILE_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, '') ?? null,
-    faceUploadRatePerMin: int(env, 'FACE_UPLOAD_RATE_PER_MIN', 20, 1, 1_000_000),
-    fileFetchRatePerMin: int(env, 'FILE_FETCH_RATE_PER_MIN', 600, 1, 1_000_000),
-    uploadMaxFiles: int(env, 'UPLOAD_MAX_FILES', 5, 1, 100),
-    faceProvider,
-    face,
-    smsProvider,
-    tencent,
-    tencentSms,
-    tencentIai: { endpoint: endpoint(env, 'TENCENT_IAI_ENDPOINT', 'iai.tencentcloudapi.com') },
-    demo: bool(env, 'DEMO'),
-    loginRatePerMin: int(env, 'LOGIN_RATE_PER_MIN', 30, 1, 1_000_000),
-    captchaRatePerMin: int(env, 'CAPTCHA_RATE_PER_MIN', 60, 1, 1_000_000),
-    openAppKey,
-    openAppSecret,
-    wechat: {
-      baseUrl: url(env, 'WECHAT_API_BASE', ['http:', 'https:']),
-      appId: opt(env, 'WECHAT_APP_ID'),
-      appSecret: opt(env, 'WECHAT_APP_SECRET'),
+    adminUsername: v.ADMIN_USERNAME,
+    adminPassword: orNull(v.ADMIN_PASSWORD),
+    captchaBypassCode: orNull(v.CAPTCHA_BYPASS_CODE),
+    smsBypassCode: orNull(v.SMS_BYPASS_CODE),
+    accessTokenTtlS: v.ACCESS_TOKEN_TTL_S,
+    refreshTokenTtlS: v.REFRESH_TOKEN_TTL_S,
+    sessionLocalTtlS: v.SESSION_LOCAL_TTL_S,
+    storage: v.STORAGE,
+    s3: {
+      endpoint: orNull(v.S3_ENDPOINT),
+      bucket: orNull(v.S3_BUCKET),
+      region: orNull(v.S3_REGION),
+      accessKey: orNull(v.S3_ACCESS_KEY),
+      secretKey: orNull(v.S3_SECRET_KEY),
     },
-    mpLoginProvider,
-    trustProxy: bool(env, 'TRUST_PROXY'),
+    uploadMaxBytes: v.UPLOAD_MAX_BYTES,
+    fileBaseUrl: v.FILE_BASE_URL?.replace(/\/+$/, '') ?? null,
+    faceUploadRatePerMin: v.FACE_UPLOAD_RATE_PER_MIN,
+    fileFetchRatePerMin: v.FILE_FETCH_RATE_PER_MIN,
+    uploadMaxFiles: v.UPLOAD_MAX_FILES,
+    faceProvider: v.FACE_PROVIDER,
+    face: {
+      groupId: v.FACE_GROUP_ID,
+      matchThreshold: v.FACE_MATCH_THRESHOLD,
+      imageMaxBytes: v.FACE_IMAGE_MAX_BYTES,
+      photoAllowedHosts: v.FACE_PHOTO_ALLOWED_HOSTS ?? [],
+    },
+    smsProvider: v.SMS_PROVIDER,
+    tencent: { secretId: orNull(v.TENCENT_SECRET_ID), secretKey: orNull(v.TENCENT_SECRET_KEY), region: v.TENCENT_REGION },
+    tencentSms: {
+      // an origin is kept without its trailing slash
+      endpoint: v.TENCENT_SMS_ENDPOINT.replace(/\/+$/, ''),
+      sdkAppId: orNull(v.TENCENT_SMS_SDK_APP_ID),
+      signName: orNull(v.TENCENT_SMS_SIGN_NAME),
+      templateId: orNull(v.TENCENT_SMS_TEMPLATE_ID),
+      activationTemplateId: orNull(v.TENCENT_SMS_ACTIVATION_TEMPLATE_ID),
+    },
+    tencentIai: { endpoint: v.TENCENT_IAI_ENDPOINT.replace(/\/+$/, '') },
+    demo: v.DEMO,
+    loginRatePerMin: v.LOGIN_RATE_PER_MIN,
+    captchaRatePerMin: v.CAPTCHA_RATE_PER_MIN,
+    openAppKey: orNull(v.OPEN_APP_KEY),
+    openAppSecret: orNull(v.OPEN_APP_SECRET),
+    wechat: { baseUrl: orNull(v.WECHAT_API_BASE), appId: orNull(v.WECHAT_APP_ID), appSecret: orNull(v.WECHAT_APP_SECRET) },
+    mpLoginProvider: v.MP_LOGIN_PROVIDER,
+    trustProxy: v.TRUST_PROXY,
     http: {
-      headersTimeoutMs: int(env, 'HTTP_HEADERS_TIMEOUT_MS', 20_000, 1_000, 600_000),
-      requestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
-      // above the 60 s idle timeout of common load balancers, so they close first
-      keepAliveTimeoutMs: int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, 1_000, 600_000),
+      headersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: v.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: v.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     },
-    shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0, 0, 120_000),
-    storePrefix: str(env, 'STORE_PREFIX', 'tc:'),
+    shutdownDelayMs: v.SHUTDOWN_DELAY_MS,
+    storePrefix: v.STORE_PREFIX,
     backup: {
-      dir: path.resolve(str(env, 'BACKUP_DIR', path.join(str(env, 'DATA_DIR', './data'), 'backups'))),
-      stagingDir: path.resolve(str(env, 'DATA_DIR', './data')),
-      everyMs: int(env, 'BACKUP_INTERVAL_HOURS', 24, 0, 24 * 365) * 60 * 60 * 1000,
-      keep: int(env, 'BACKUP_KEEP', 7, 1, 1000),
+      dir: path.resolve(v.BACKUP_DIR ?? path.join(v.DATA_DIR, 'backups')),
+      stagingDir: path.resolve(v.DATA_DIR),
+      everyMs: v.BACKUP_INTERVAL_HOURS * 60 * 60 * 1000,
+      keep: v.BACKUP_KEEP,
     },
   };
 }
