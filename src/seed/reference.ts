@@ -1,3 +1,4 @@
+import { inTransaction } from '../platform/db/transaction.js';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../platform/db/database.js';
 import { hashPassword } from '../platform/auth/password.js';
@@ -26,7 +27,7 @@ export interface SeedOutcome {
  */
 export async function seedReferenceData(db: Db, opts: SeedOptions): Promise<SeedOutcome> {
   const outcome: SeedOutcome = { regionsSeeded: 0, admin: null };
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     if ((await countRegions(trx)) === 0) {
       const rows = await regionDictionaryRows();
       await insertRegionsWithIds(trx, rows);

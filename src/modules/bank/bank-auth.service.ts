@@ -1,3 +1,4 @@
+import { inTransaction } from '../../platform/db/transaction.js';
 import { hashToken, tokenFromHeader } from '../../platform/auth/token-codec.js';
 import type { TokenService } from '../../platform/auth/tokens.js';
 import type { Db } from '../../platform/db/database.js';
@@ -171,7 +172,7 @@ export function createBankAuthService(deps: BankAuthDeps) {
       }
       if (!holder.enabled) return refuseLogin(ctx, 'member', mobile, holder.memberId, accountDisabled());
       const cards = await holderRepo.listHolderCards(db, mobile);
-      const session = await db.transaction().execute(async (trx) => {
+      const session = await inTransaction(db, async (trx) => {
         // The member as it is now: a disable since findHolder is seen here, one after ends this session.
         const current = await tokens.issueCurrent(trx, 'member', holder.memberId, HOLDER_CHANNEL, ctx.ip);
         if (current) await recordLogin(trx, ctx, { accountKind: 'member', accountId: holder.memberId, username: mobile, success: true, errcode: 0, message: null });

@@ -1,3 +1,4 @@
+import { inTransaction } from '../../platform/db/transaction.js';
 import type { Db } from '../../platform/db/database.js';
 import type { Store } from '../../platform/store/store.js';
 import type { TokenService } from '../../platform/auth/tokens.js';
@@ -40,7 +41,7 @@ export function createMemberAuthService(deps: { db: Db; store: Store; tokens: To
       await limitLoginRate(deps.store, deps.loginRatePerMin, ctx.ip);
       const identity = await exchange(input.code);
 
-      const outcome = await db.transaction().execute(async (trx) => {
+      const outcome = await inTransaction(db, async (trx) => {
         const member = await memberRepo.upsertOnLogin(trx, {
           openId: identity.openId,
           unionId: identity.unionId,

@@ -2,7 +2,7 @@ import type { Db } from '../../platform/db/database.js';
 import type { SharedCache } from '../../platform/cache.js';
 import { conflict, notFound } from '../../platform/errors.js';
 import type { AuthedContext, RequestContext } from '../../platform/http/context.js';
-import { recordOperation } from '../../platform/oplog/oplog.js';
+import { loggedTransaction } from '../../platform/db/transaction.js';
 import { pageWindow } from '../../platform/http/paging.js';
 import { RawJson } from '../../platform/http/responses.js';
 import * as repo from './region.repository.js';
@@ -32,7 +32,7 @@ function addValues(input: RegionAdd): repo.RegionValues {
   };
 }
 
-/** As the other modules update (decisions.md "Updates"): absent or null keeps what is stored, "" clears a text. */
+/** As the other modules update (docs/adr/0023-updates-keep-what-is-absent.md): absent or null keeps what is stored, "" clears a text. */
 function updateValues(input: RegionUpdate, current: Region): repo.RegionValues {
   return {
     name: input.name.trim(),
@@ -70,36 +70,47 @@ export function createRegionService(deps: { db: Db; cache: SharedCache }) {
 
     async add(ctx: AuthedContext, input: RegionAdd): Promise<Region> {
       const v = addValues(input);
-      const region = await db.transaction().execute(async (trx) => {
-        if (v.parentId !== 0 && !(await repo.lockRegion(trx, v.parentId))) throw notFound('parent region');
-        const created = await repo.insertRegion(trx, v, ctx.account.id);
-        await recordOperation(trx, ctx, created.id);
-        return created;
-      });
+      const region = await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          if (v.parentId !== 0 && !(await repo.lockRegion(trx, v.parentId))) throw notFound('parent region');
+          return repo.insertRegion(trx, v, ctx.account.id);
+        },
+        (created) => created.id,
+      );
       await cache.invalidate(...REGION_CACHES);
       return region;
     },
 
     async update(ctx: AuthedContext, input: RegionUpdate): Promise<void> {
-      await db.transaction().execute(async (trx) => {
-        const current = await repo.lockRegion(trx, input.id);
-        if (!current) throw notFound('region');
-        const v = updateValues(input, current);
-        if (v.parentId !== current.parentId) await assertParentAllowed(trx, v.parentId, input.id);
-        await repo.updateRegion(trx, input.id, v, ctx.account.id);
-        await recordOperation(trx, ctx, input.id);
-      });
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const current = await repo.lockRegion(trx, input.id);
+          if (!current) throw notFound('region');
+          const v = updateValues(input, current);
+          if (v.parentId !== current.parentId) await assertParentAllowed(trx, v.parentId, input.id);
+          await repo.updateRegion(trx, input.id, v, ctx.account.id);
+        },
+        () => input.id,
+      );
       await cache.invalidate(...REGION_CACHES);
     },
 
     async remove(ctx: AuthedContext, id: number): Promise<void> {
-      await db.transaction().execute(async (trx) => {
-        if (!(await repo.lockRegion(trx, id))) throw notFound('region');
-        if (await repo.hasChildren(trx, id)) throw conflict('the region has child regions: delete or move them first');
-        await assertUnreferenced(trx, 'the region', id, repo.REGION_REFERENCES);
-        await repo.deleteRegion(trx, id);
-        await recordOperation(trx, ctx, id);
-      });
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          if (!(await repo.lockRegion(trx, id))) throw notFound('region');
+          if (await repo.hasChildren(trx, id)) throw conflict('the region has child regions: delete or move them first');
+          await assertUnreferenced(trx, 'the region', id, repo.REGION_REFERENCES);
+          await repo.deleteRegion(trx, id);
+        },
+        () => id,
+      );
       await cache.invalidate(...REGION_CACHES);
     },
 

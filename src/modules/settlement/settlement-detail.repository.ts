@@ -1,3 +1,4 @@
+import { SettlementStatus } from './settlement-status.js';
 import type { Selectable } from 'kysely';
 import type { SettlementDetailTable } from '../../db/tables/settlement.js';
 import type { Executor } from '../../platform/db/executor.js';
@@ -103,7 +104,7 @@ export async function way4HeldByOthers(db: Executor, estimationId: number, excep
     .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('d.settlement_amount'), eb.lit(0)).as('held'))
     .where('s.estimation_id', '=', estimationId)
     .where('s.id', '<>', exceptSettlementId)
-    .where('s.settlement_status', '<>', 9)
+    .where('s.settlement_status', '<>', SettlementStatus.VOIDED)
     .where('d.settlement_way', '=', 4)
     .executeTakeFirstOrThrow();
   return BigInt(r.held);

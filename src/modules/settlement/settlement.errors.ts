@@ -1,24 +1,16 @@
+import { STATUS_NAMES } from './settlement-status.js';
 import { AppError, badRequest, conflict, errcodes, forbidden, notFound } from '../../platform/errors.js';
 import { MAX_PAYABLE_CENTS } from './settlement.schemas.js';
 
 /**
  * The settlement module's refusals (docs/errors.md, range 1_006_000_000). A move from the wrong
- * status answers the common 409 naming the current status (DOMAIN.md §3); the module's own code
+ * status answers the common 409 naming the current status (docs/domain.md §3); the module's own code
  * tells a client that an amount no longer fits in exact cents.
  */
 export const SettlementError = errcodes({
   AMOUNT_TOO_LARGE: [1_006_000_001, 'a settlement amount is larger than 2^53 - 1 cents (it cannot be held exactly)'],
 });
 
-export const STATUS_NAMES: Record<number, string> = {
-  1: 'pending scenic-spot check',
-  2: 'pending platform calculation',
-  3: 'pending platform review',
-  4: 'pending invoice',
-  5: 'pending platform payment',
-  6: 'completed',
-  9: 'voided',
-};
 
 export const settlementNotFound = () => notFound('settlement order');
 export const detailNotFound = () => notFound('settlement detail');

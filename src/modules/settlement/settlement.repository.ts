@@ -1,3 +1,4 @@
+import { SettlementStatus } from './settlement-status.js';
 import { sql, type Expression, type Selectable, type SqlBool } from 'kysely';
 import type { SettlementTable } from '../../db/tables/settlement.js';
 import type { Scope } from '../../platform/auth/permissions.js';
@@ -69,7 +70,7 @@ function toSettlement(r: Selectable<SettlementTable>): SettlementRecord {
     remark: r.remark,
     paidAmount: Number(r.paid_amount),
     createdAt: r.created_at,
-    // last: fields after a spread make V8 build each object a map of its own (decisions.md, "Objects built by spreading")
+    // last: fields after a spread make V8 build each object a map of its own (docs/adr/0079-objects-built-by-spreading-avoided-in-hot-code.md)
     ...toPeriodFigures(r),
   };
 }
@@ -151,7 +152,7 @@ export async function insertSettlement(db: Executor, s: NewSettlement, details: 
       start_time: s.start, end_time: s.end, issue_num: s.issueNum, profit: s.profit,
       total_amount: details.reduce((sum, d) => sum + d.settlementAmountActual, 0),
       check_num: details.reduce((sum, d) => sum + d.checkNum, 0),
-      settlement_merchant_id: s.merchantId, settlement_merchant_name: s.merchantName, settlement_status: 1,
+      settlement_merchant_id: s.merchantId, settlement_merchant_name: s.merchantName, settlement_status: SettlementStatus.PENDING_SPOT_CHECK,
       created_by: by, updated_by: by,
     })
     .returning('id')

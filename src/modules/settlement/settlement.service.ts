@@ -1,3 +1,4 @@
+import { SettlementStatus as S } from './settlement-status.js';
 import { scopeOf, type Scope } from '../../platform/auth/permissions.js';
 import type { Db } from '../../platform/db/database.js';
 import { parseDateRange } from '../../platform/date-range.js';
@@ -44,7 +45,7 @@ const zeroDetail = (d: detailRepo.SettlementDetailRecord): ResourceDetail => ({
 });
 
 /**
- * Settlement orders (spec B 4.3, DOMAIN.md §3): the status machine 1 → 2 → 3 → 4 → 5 → 6, review's
+ * Settlement orders (spec B 4.3, docs/domain.md §3): the status machine 1 → 2 → 3 → 4 → 5 → 6, review's
  * reject 3 → 1, void 1–5 → 9, afresh in 1–3, delete. Every move is one conditional UPDATE … WHERE
  * status IN (from) in a transaction with its settlement-log row and operation-log row: of two racing
  * moves exactly one wins, the other answers 409 naming the status it found.
@@ -172,8 +173,8 @@ export function createSettlementService(deps: { db: Db }) {
     async getInvoice(ctx: AuthedContext, id: number): Promise<SettlementInfo> {
       const { row, scope } = await visible(ctx, id);
       let financeMerchant: number | null = null;
-      if (row.settlementStatus === 4) financeMerchant = scope.kind === 'platform' ? row.settlementMerchantId : scope.merchantId;
-      else if (row.settlementStatus === 5 || row.settlementStatus === 6) financeMerchant = row.settlementMerchantId;
+      if (row.settlementStatus === S.PENDING_INVOICE) financeMerchant = scope.kind === 'platform' ? row.settlementMerchantId : scope.merchantId;
+      else if (row.settlementStatus === S.PENDING_PAYMENT || row.settlementStatus === S.COMPLETED) financeMerchant = row.settlementMerchantId;
       return info(row, financeMerchant === null ? null : await settlementAccount(db, financeMerchant));
     },
 
@@ -183,11 +184,11 @@ export function createSettlementService(deps: { db: Db }) {
     },
 
     confirm: (ctx: AuthedContext, id: number, remark: string | null | undefined) =>
-      move(ctx, id, { action: 'confirm', verb: 'confirmed', who: 'merchant', from: [1], to: 2, remark: remark ?? null, set: { remark: remark ?? null } }),
+      move(ctx, id, { action: 'confirm', verb: 'confirmed', who: 'merchant', from: [S.PENDING_SPOT_CHECK], to: S.PENDING_CALCULATION, remark: remark ?? null, set: { remark: remark ?? null } }),
 
     calc: (ctx: AuthedContext, req: CalcRequest) =>
       move(ctx, req.id, {
-        action: 'calc', verb: 'calculated', who: 'platform', from: [2], to: 3,
+        action: 'calc', verb: 'calculated', who: 'platform', from: [S.PENDING_CALCULATION], to: S.PENDING_REVIEW,
         then: async (trx, row) => {
           if (!req.details?.length) return;
           const rows = new Map((await detailRepo.detailRows(trx, row.id)).map((d) => [d.id, d]));
@@ -208,29 +209,29 @@ export function createSettlementService(deps: { db: Db }) {
       }),
 
     review: (ctx: AuthedContext, req: ReviewRequest) =>
-      move(ctx, req.id, { action: req.pass ? 'review-pass' : 'review-reject', verb: 'reviewed', who: 'platform', from: [3], to: req.pass ? 4 : 1, remark: req.remark ?? null, set: { remark: req.remark ?? null } }),
+      move(ctx, req.id, { action: req.pass ? 'review-pass' : 'review-reject', verb: 'reviewed', who: 'platform', from: [S.PENDING_REVIEW], to: req.pass ? S.PENDING_INVOICE : S.PENDING_SPOT_CHECK, remark: req.remark ?? null, set: { remark: req.remark ?? null } }),
 
     uploadInvoice: (ctx: AuthedContext, id: number, files: string) =>
-      move(ctx, id, { action: 'invoice', verb: 'given an invoice', who: 'merchant', from: [4], to: 5, remark: files, set: { settlementFiles: files.trim() } }),
+      move(ctx, id, { action: 'invoice', verb: 'given an invoice', who: 'merchant', from: [S.PENDING_INVOICE], to: S.PENDING_PAYMENT, remark: files, set: { settlementFiles: files.trim() } }),
 
     async pay(ctx: AuthedContext, id: number, amount: number, voucher: string | null | undefined): Promise<void> {
       await move(ctx, id, {
-        action: 'pay', verb: 'paid', who: 'platform', from: [5], to: 6, remark: voucher ?? null,
+        action: 'pay', verb: 'paid', who: 'platform', from: [S.PENDING_PAYMENT], to: S.COMPLETED, remark: voucher ?? null,
         then: async (trx, row) => {
           const due = row.totalAmount - row.paidAmount;
           if (amount !== due) throw payAmountMismatch(due);
           await repo.insertPayment(trx, id, amount, voucher ?? null, ctx.account.id);
-          await repo.moveStatus(trx, id, [6], 6, { paidAmount: row.paidAmount + amount }, ctx.account.id);
+          await repo.moveStatus(trx, id, [S.COMPLETED], S.COMPLETED, { paidAmount: row.paidAmount + amount }, ctx.account.id);
         },
       });
     },
 
     voidOrder: (ctx: AuthedContext, id: number, reason: string) =>
-      move(ctx, id, { action: 'void', verb: 'voided', who: 'platform', from: [1, 2, 3, 4, 5], to: 9, remark: reason, set: { remark: reason } }),
+      move(ctx, id, { action: 'void', verb: 'voided', who: 'platform', from: [S.PENDING_SPOT_CHECK, S.PENDING_CALCULATION, S.PENDING_REVIEW, S.PENDING_INVOICE, S.PENDING_PAYMENT], to: S.VOIDED, remark: reason, set: { remark: reason } }),
 
     async afresh(ctx: AuthedContext, settlementId: number, detailId: number): Promise<void> {
       await move(ctx, settlementId, {
-        action: 'afresh', verb: 'recalculated', who: 'platform', from: [1, 2, 3], to: null,
+        action: 'afresh', verb: 'recalculated', who: 'platform', from: [S.PENDING_SPOT_CHECK, S.PENDING_CALCULATION, S.PENDING_REVIEW], to: null,
         set: { afreshBy: ctx.account.id, afreshTime: new Date() },
         then: async (trx, row) => {
           const detail = await detailRepo.findDetail(trx, detailId);

@@ -1,3 +1,4 @@
+import { inTransaction } from '../db/transaction.js';
 import type { IssuedTokens, TokenService } from './tokens.js';
 import type { Db } from '../db/database.js';
 import type { Executor } from '../db/executor.js';
@@ -43,7 +44,7 @@ export interface PasswordLogin {
 /**
  * The transaction every password login ends with, once checkPasswordLogin has accepted the password:
  * the session's token is issued under locks on what the session is built from, and cached only after
- * the commit (docs/decisions.md, Auth: a disable, delete or new password racing the login either
+ * the commit (docs/adr/0032-a-login-locks-what-its-session-is-built-from.md: a disable, delete or new password racing the login either
  * waits for it and then revokes its token, or commits first and the login sees it).
  */
 export async function openPasswordSession(
@@ -52,7 +53,7 @@ export async function openPasswordSession(
   login: PasswordLogin,
 ): Promise<{ issued: IssuedTokens; account: Account }> {
   const { ctx, checked } = login;
-  const session = await deps.db.transaction().execute(async (trx) => {
+  const session = await inTransaction(deps.db, async (trx) => {
     const locked = await of.lock(trx, checked.id);
     if (locked && !(await stillItsPassword(locked.passwordHash, checked.passwordHash, login.password))) return badCredentials();
     const account = await of.load(trx, checked.id);

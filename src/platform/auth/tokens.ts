@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import { advisoryLock, advisoryLocks, type Trx } from '../db/transaction.js';
+import { advisoryLock, advisoryLocks, inTransaction, type Trx } from '../db/transaction.js';
 import type { Executor } from '../db/executor.js';
 import type { Store } from '../store/store.js';
 import { unauthorized } from '../errors.js';
@@ -38,7 +38,7 @@ const accountKey = (kind: string, accountId: number) => `${kind}:${accountId}`;
 const REVOKE_BATCH = 200;
 
 /**
- * Access and refresh tokens (DESIGN.md §5.3). The database holds the token hashes and is the truth;
+ * Access and refresh tokens (docs/architecture.md §5.3). The database holds the token hashes and is the truth;
  * the store holds the session keyed by the access-token hash, so a request is authenticated without
  * touching the database, and a session the store lost is rebuilt from the database.
  */
@@ -133,7 +133,7 @@ export class TokenService {
    */
   async refresh(refreshToken: string, channel: Channel, clientIp: string | null): Promise<{ issued: IssuedTokens; account: Account }> {
     const refreshHash = hashToken(refreshToken);
-    const result = await this.db.transaction().execute(async (trx) => {
+    const result = await inTransaction(this.db, async (trx) => {
       const owner = await tokenRepo.findOwnerByRefreshHash(trx, refreshHash);
       if (!owner) return null;
       // Before the row is taken and the account read, as a revocation takes the lock before it deletes
@@ -184,7 +184,7 @@ export class TokenService {
       const batch = ids.slice(i, i + REVOKE_BATCH);
       // Under the lock a refresh takes before taking its row: a refresh in flight (which read the account
       // before the change) commits its new row first, and this delete, of a later snapshot, takes it.
-      const tokens = await this.db.transaction().execute(async (trx) => {
+      const tokens = await inTransaction(this.db, async (trx) => {
         await advisoryLocks(trx, 'account-tokens', batch.map((id) => accountKey(kind, id)));
         return tokenRepo.deleteByAccounts(trx, kind, batch);
       });
