@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { createStaff } from '../helpers/platform-fixtures.js';
 
 interface AreaNode {
   id: number;

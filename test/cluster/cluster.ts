@@ -296,7 +296,7 @@ export async function smsCode(store: Store, purpose: string, phone: string): Pro
   return (JSON.parse(raw) as { code: string }).code;
 }
 
-/** The headers of a signed open-channel call (DESIGN.md §5.5); the same headers replay the call. */
+/** The headers of a signed open-channel call (docs/architecture.md §5.5); the same headers replay the call. */
 export function openSignature(urlPath: string, body: string, nonce = randomBytes(12).toString('hex')): Record<string, string> {
   const ts = String(Date.now());
   return {
@@ -337,7 +337,7 @@ export class TcpProxy {
   private constructor(private readonly server: net.Server, readonly port: number) {}
 
   static async start(target: { host: string; port: number }): Promise<TcpProxy> {
-    let proxy!: TcpProxy;
+    let proxy!: TcpProxy; // eslint-disable-line prefer-const -- assigned by the closure below
     const server = net.createServer((client) => {
       client.on('error', () => {});
       if (proxy.mode === 'cut') {

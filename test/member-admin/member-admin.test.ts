@@ -101,7 +101,7 @@ describe('members on the manage channel', () => {
     expect(all.cards.map((c: { cardId: number }) => c.cardId)).toEqual([a2, b, a1]);
     expect(all.cards[0]).toEqual({ cardId: a2, cardNumber: expect.any(String), cardModelId: org.model, cardModelName: expect.any(String), status: 2, expireTime: '2027-06-30 00:00:00', boundTime: '2026-05-01 10:00:00' });
     const page = (await t.post(`${M}/queryMemberPage`, { pageNum: 1, pageSize: 1, mobile: '13800138001' }, platform.token)).body.data;
-    const { cards, ...member } = all;
+    const { cards: _cards, ...member } = all;
     expect(member).toEqual(page.list.find((m: { id: number }) => m.id === memberId));
     expect(member).toMatchObject({ birthday: '1990-05-04 00:00:00', channel: '6' });
 

@@ -4,9 +4,9 @@ import { createCardModel, createCardModelRule, createShop, createSku, createSpu,
 import { itRefusesWhatStaffOperationsRefuse } from '../helpers/rejection-matrix.js';
 import { staffSession, type StaffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { addCheck, buildWorld, EXPECTED, ISSUE, PERIOD, PROFIT, TOTAL_A, TOTAL_B, type World } from './world.js';
+import { addCheck, buildWorld, EXPECTED, ISSUE, PERIOD, PROFIT, TOTAL_A, type World } from './world.js';
 
-/** Settlement orders (spec B 4.3, DOMAIN.md §3): the status machine, refusals, races, scoping, afresh, export. */
+/** Settlement orders (spec B 4.3, docs/domain.md §3): the status machine, refusals, races, scoping, afresh, export. */
 const P = '/manage-api/settlement';
 const ALL = ['settlement:read', 'settlement:confirm', 'settlement:write', 'settlement:delete', 'estimation:read', 'estimation:write'];
 

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+
 import type { Executor } from '../../platform/db/executor.js';
 import type { Account } from '../../platform/http/context.js';
 
@@ -61,7 +61,7 @@ export async function loadStaffAccount(db: Executor, id: number): Promise<Accoun
  * user row (as its last-login UPDATE will anyway), its merchant and its role rows. A disable, delete,
  * new password, new roles or role edit then either waits for the login to commit, and its
  * revocation after its own commit finds the new token, or commits first and the login, reading
- * afresh, sees the change (docs/decisions.md, Auth). Answers the password hash as it is now.
+ * afresh, sees the change (docs/adr/0032-a-login-locks-what-its-session-is-built-from.md). Answers the password hash as it is now.
  */
 export async function lockStaffForLogin(trx: Executor, id: number): Promise<{ passwordHash: string } | null> {
   const user = await trx.selectFrom('admin_user').select(['merchant_id', 'password_hash']).where('id', '=', id).forNoKeyUpdate().executeTakeFirst();

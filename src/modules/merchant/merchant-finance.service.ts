@@ -1,4 +1,4 @@
-import { assertInScope, scopeOf, type Scope } from '../../platform/auth/permissions.js';
+import { assertInScope, scopeOf } from '../../platform/auth/permissions.js';
 import type { Db } from '../../platform/db/database.js';
 import type { Executor } from '../../platform/db/executor.js';
 import { isUniqueViolation } from '../../platform/db/pg-errors.js';

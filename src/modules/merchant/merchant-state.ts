@@ -1,4 +1,3 @@
-import type { Executor } from '../../platform/db/executor.js';
 import { merchantDisabled } from './merchant.errors.js';
 
 /** What other modules read of a merchant before adding a record under it. */

@@ -21,6 +21,7 @@ export type AuthRule = 'public' | 'open' | { kinds: AccountKind[] };
 type In<S> = S extends TSchema ? Static<S> : undefined;
 
 /** Raw-byte answers: an image or download held in memory or streamed, or a streamed xlsx export. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- an export of any row type is an answer
 export type FileAnswer = FileResponse | XlsxExport<any>;
 
 /**
@@ -52,7 +53,7 @@ export interface RouteSpec<
   channels: Channel[];
   auth: AuthRule;
   /**
-   * Required of staff accounts (DESIGN.md §5.6), on the manage channel and on the open channel alike.
+   * Required of staff accounts (docs/architecture.md §5.6), on the manage channel and on the open channel alike.
    * Every route open to staff must say which, or `false` for the few every logged-in staff member may
    * call (logout); registration refuses a route that forgets.
    */
@@ -137,7 +138,7 @@ const SUCCESS = { errcode: 0, errmsg: 'success' };
 /**
  * Cached reads: an ETag, 304 when the client holds these bytes already, and the body compressed once
  * per cache generation. The spec puts these reads on POST; they change nothing, so a client's
- * If-None-Match is answered with 304 as for GET rather than the useless 412 (docs/decisions.md).
+ * If-None-Match is answered with 304 as for GET rather than the useless 412 (docs/adr/0045-region-reads-from-one-cached-list.md).
  */
 function sendRawJson(request: FastifyRequest, reply: FastifyReply, out: RawJson) {
   reply.header('etag', out.etag).header('vary', 'accept-encoding').type('application/json; charset=utf-8');
@@ -159,7 +160,7 @@ async function send(request: FastifyRequest, reply: FastifyReply, spec: RouteSpe
     for (const [k, v] of Object.entries(out.options.headers ?? {})) reply.header(k, v);
     return reply.send(out.data);
   }
-  // Written out, not `{ ...SUCCESS, data }`: that spread cost ~0.7 µs an answer (decisions.md, "Objects built by spreading").
+  // Written out, not `{ ...SUCCESS, data }`: that spread cost ~0.7 µs an answer (docs/adr/0079-objects-built-by-spreading-avoided-in-hot-code.md).
   return spec.response === null ? SUCCESS : { errcode: SUCCESS.errcode, errmsg: SUCCESS.errmsg, data: out };
 }
 
@@ -271,7 +272,7 @@ function mount(app: FastifyInstance, spec: RouteSpec, deps: RouteDeps): void {
           }
           : (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
             // A POST without any body (no Content-Type either) is an empty request object, as an
-            // empty JSON body already is (DESIGN.md §5.2): paging and filter fields are all optional.
+            // empty JSON body already is (docs/architecture.md §5.2): paging and filter fields are all optional.
             if (bodySchema && request.body === undefined) request.body = {};
             if (mergeQuery) fillFromQuery(request);
             done();

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { copyFile, mkdir, open, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { assertObjectKey, MultipartGoneError, type ObjectStore, type PartTag } from './object-store.js';
+import { assertObjectKey, MultipartGoneError, type ObjectStore } from './object-store.js';
 
 const HANDLE = /^[0-9a-f]{32}$/;
 // Large reads: joining a 200 MB upload is a sequential copy, and bigger buffers cost fewer syscalls.

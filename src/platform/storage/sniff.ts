@@ -32,7 +32,7 @@ async function readSample(filePath: string): Promise<Buffer> {
 
 /** UTF-8 text without control characters (tab, line breaks and form feed aside) in its first 8 KiB. */
 function textType(sample: Buffer, fileName: string, whole: boolean): SniffedType | null {
-  let bytes = sample;
+  const bytes = sample;
   // The sample may end inside a multi-byte character; drop at most 3 bytes of it.
   for (let cut = 0; cut <= (whole ? 0 : 3); cut++) {
     const candidate = bytes.subarray(0, bytes.length - cut);
