@@ -123,7 +123,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // when nothing on the way waits on the network: the in-process store, the cache), each answer's
     // write sat between the reads of the others and the service spent twice the CPU per answer
     // (cached queryRegionPage on PGlite: 92–118 → 46–58 µs, 8.5–12.2k → 16.2–22.0k req/s); neutral
-    // on Redis, whose round trip already yields (docs/decisions.md).
+    // on Redis, whose round trip already yields (docs/adr/0018-requests-handled-from-the-next-turn-of-the-event-loop.md).
     setImmediate(done);
   });
   registerErrorHandling(app, async (req, answer, err) => {

@@ -17,7 +17,7 @@ export function parseDateField(field: string, text: string, endOfDay = false): D
 }
 
 /**
- * A `Date[]` range of the wire (DESIGN.md §5.10): two dates, start ≤ end, at most `maxDays` days
+ * A `Date[]` range of the wire (docs/architecture.md §5.10): two dates, start ≤ end, at most `maxDays` days
  * apart when given. Absent or empty → null (no filter). Every refusal is a 400 naming the field.
  */
 export function parseDateRange(

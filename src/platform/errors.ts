@@ -1,6 +1,6 @@
 /**
  * Typed domain errors. Services throw these; the one error handler turns them into the envelope.
- * `errcode` is what clients read; `httpStatus` stays 200 for every handled outcome (DESIGN.md §5.12).
+ * `errcode` is what clients read; `httpStatus` stays 200 for every handled outcome (docs/architecture.md §5.12).
  */
 export class AppError extends Error {
   /** Details a client can act on (which rows of a batch failed), sent as the envelope's `data`. */

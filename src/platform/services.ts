@@ -6,7 +6,7 @@ import { createFace, type FaceService } from './face/index.js';
 import { createSmsServices, type SmsServices } from './sms/index.js';
 import { createStorage, type Storage } from './storage/index.js';
 
-/** Outside services the modules share (DESIGN.md §2): SMS, the face service and object storage. */
+/** Outside services the modules share (docs/architecture.md §2): SMS, the face service and object storage. */
 export interface PlatformServices {
   sms: SmsServices;
   face: FaceService;

@@ -6,7 +6,7 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { createCard, createCheck } from './fixtures.js';
 import { buildScenario, mayRatio80, type Scenario } from './scenario.js';
 
-/** executeCalc and previewCalc (spec A 4.3, DOMAIN.md §2) on the hand-computed scenario. */
+/** executeCalc and previewCalc (spec A 4.3, docs/domain.md §2) on the hand-computed scenario. */
 const P = '/manage-api/distributeAmount';
 
 let t: TestApp;

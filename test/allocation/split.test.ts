@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { largestRemainderSplit, percentText } from '../../src/modules/allocation/split.js';
 import { allocateScope, monthlyTotal, monthsOfRun } from '../../src/modules/allocation/calculation.js';
 
-/** The split of DOMAIN.md §2 as properties: conservation, fairness within a cent, deterministic ties. */
+/** The split of docs/domain.md §2 as properties: conservation, fairness within a cent, deterministic ties. */
 
 // Small weights and totals as often as large ones, so equal remainders (ties) are common.
 const weight = fc.oneof(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 5_000_000 }));

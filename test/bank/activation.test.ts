@@ -9,7 +9,7 @@ import {
   type Recorder,
 } from './bank-fixtures.js';
 
-/** activateBankCard (spec B 4.4 rules 1–2, DOMAIN.md §5): every OpenapiResponse path and every refusal. */
+/** activateBankCard (spec B 4.4 rules 1–2, docs/domain.md §5): every OpenapiResponse path and every refusal. */
 
 let t: TestApp;
 let rec: Recorder;

@@ -8,7 +8,7 @@ import { createBankChannel, createBankUser, P, recordingSms, requestCode, type B
 
 /**
  * A bankLogin whose password was checked, and whose user then changes before the login transaction
- * locks the row, is held as staff and verifier logins are (docs/decisions.md, Auth): a new password
+ * locks the row, is held as staff and verifier logins are (docs/adr/0032-a-login-locks-what-its-session-is-built-from.md): a new password
  * refuses it, a disable refuses it and logs the failure. The test holds the bank_user row locked, so
  * the login waits at its lock while the change commits; PostgreSQL only (PGlite runs one transaction
  * at a time, so the login could not get that far while the row is held).

@@ -170,7 +170,7 @@ describe('an offline scan is judged at its checkTime', () => {
     expect(await recordsOf(card.cardId)).toHaveLength(0);
   });
 
-  it('judges the verifier\'s post before the scan\'s time (DOMAIN.md §4 step 1 first)', async () => {
+  it('judges the verifier\'s post before the scan\'s time (docs/domain.md §4 step 1 first)', async () => {
     const card = await heldCard(t.db, three.modelId, { active_time: new Date(Date.now() - 30 * 24 * HOUR) });
     const old = await checkIn(t, spot.checker.token, { skuId: three.skuId, cardNumber: card.cardNumber, checkTime: wire(new Date(Date.now() - 73 * HOUR)) });
     expect(old.body.errcode).toBe(1_013_000_006);

@@ -6,7 +6,7 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { facePng } from '../platform/face-images.js';
 import { CHECK_IN, checkIn, createSpot, heldCard, HOUR, verifierAt, wire, type Spot } from './checkin-fixtures.js';
 
-/** addCheckerConsumeRecord (DOMAIN.md §4, issue 9): success, every refusal, ID and face scans, the limit. */
+/** addCheckerConsumeRecord (docs/domain.md §4, issue 9): success, every refusal, ID and face scans, the limit. */
 
 let t: TestApp;
 let spot: Spot;
@@ -424,7 +424,7 @@ describe('the daily limit under concurrency', () => {
     const answers = await Promise.all(Array.from({ length: 30 }, () => checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo })));
     const codes = answers.map((a) => a.body.errcode);
     const passed = codes.filter((c) => c === 0).length;
-    // A scan that chose a card and lost the race for its entry is refused with the limit (decisions.md).
+    // A scan that chose a card and lost the race for its entry is refused with the limit (docs/adr/0057-scans-judged-in-order-idempotent-and-offline.md).
     expect(passed).toBeGreaterThanOrEqual(1);
     expect(passed).toBeLessThanOrEqual(2);
     expect(codes.filter((c) => c === 1_013_000_007)).toHaveLength(30 - passed);

@@ -12,7 +12,7 @@ import {
 } from './cluster.js';
 
 /**
- * DESIGN.md §2: N stateless instances share PostgreSQL and Redis. Two real server processes, started
+ * docs/architecture.md §2: N stateless instances share PostgreSQL and Redis. Two real server processes, started
  * at the same moment on one fresh, empty PostgreSQL database and one Redis prefix; every check sends
  * one step to one process and the next step to the other. Only PostgreSQL and Redis can be shared
  * between processes, so without both the file is skipped.

@@ -11,7 +11,7 @@ import {
 import { testStorePrefix } from '../helpers/store-prefix.js';
 
 /**
- * Faults a real server process must survive (DESIGN.md §2, docs/operations.md):
+ * Faults a real server process must survive (docs/architecture.md §2, docs/operations.md):
  * - PostgreSQL, then Redis, made unreachable under load by cutting a TCP proxy the server's URL points
  *   at: every request answers within a bounded time, with the 503 envelope (never a 500, never a hang),
  *   /readyz says 503 while /healthz stays 200, and service comes back without a restart;
@@ -278,7 +278,7 @@ describe.skipIf(!PG_URL || !REDIS_URL)('PostgreSQL and Redis behind proxies the 
       return { op: 'captcha', answer: image ? { ...answer, body: { errcode: 0, errmsg: 'image' } } : answer };
     },
     // The server forgets the sessions it keeps in memory when its subscription's socket closes
-    // (docs/decisions.md, "Sessions kept in process memory"); a read that arrived in the moment
+    // (docs/adr/0029-sessions-kept-in-process-memory.md); a read that arrived in the moment
     // before that close was handled may still be answered from memory.
     { settleMs: 250 });
     console.info(`[faults] Redis cut: ${run.shots.length} requests (${summary(run.shots)}), slowest ${Math.round(run.slowest)} ms, ` +

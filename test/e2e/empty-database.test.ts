@@ -9,7 +9,7 @@ import { idCardCheckDigit } from '../../src/platform/id-document.js';
  * spot, a card model admitting the spot, a batch of cards, one card activated and bound — and the
  * verifier logs in on the app and checks the card in at the spot. Runs on PGlite and on PostgreSQL.
  *
- * Shapes of addShop/addSpu/addSku (spec B 2.6) and of the check-in (DOMAIN.md §4) are those of the
+ * Shapes of addShop/addSpu/addSku (spec B 2.6) and of the check-in (docs/domain.md §4) are those of the
  * catalog and check-in modules.
  */
 const M = '/manage-api';

@@ -5,7 +5,7 @@ import type { Executor } from '../../src/platform/db/executor.js';
 import { hashPassword } from '../../src/platform/auth/password.js';
 
 /**
- * Test data builders (DESIGN.md §4 rule 5). Each inserts one row with plausible defaults, takes any
+ * Test data builders (docs/architecture.md §4 rule 5). Each inserts one row with plausible defaults, takes any
  * column as an override (snake_case, as in SQL) and answers the new id. A missing parent is created
  * on the fly, and merchant/shop/goods ids are copied from the parent so the rows agree.
  */

@@ -8,7 +8,7 @@ import { createMerchant, createShop, uniq } from './factories.js';
 import type { TestApp } from './test-app.js';
 
 /**
- * Scoped staff for tests (DESIGN.md §5.6): a platform, merchant or shop user holding exactly the
+ * Scoped staff for tests (docs/architecture.md §5.6): a platform, merchant or shop user holding exactly the
  * given permissions, with a live session issued as a login would issue it (without the captcha and
  * argon2 round trip). A merchant or shop is created when none is given.
  */

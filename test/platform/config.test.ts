@@ -2,7 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
-describe('loadConfig defaults (DESIGN.md §7)', () => {
+describe('loadConfig defaults (docs/architecture.md §7)', () => {
   it('runs with nothing set', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({

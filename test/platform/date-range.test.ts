@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { dayText, parseDateRange } from '../../src/platform/date-range.js';
 import { formatDateTime } from '../../src/platform/time.js';
 
-// DESIGN.md §5.10, TZ=Asia/Shanghai in tests.
+// docs/architecture.md §5.10, TZ=Asia/Shanghai in tests.
 describe('parseDateRange', () => {
   it('reads a start and an inclusive end, a bare end date covering its whole day', () => {
     const r = parseDateRange('createdTimeRange', ['2026-02-01', '2026-02-28'])!;

@@ -54,7 +54,7 @@ async function callSigned(o: Signed = {}) {
   return res.json() as { errcode: number; errmsg: string; data?: any };
 }
 
-describe('signed open-channel calls (DESIGN.md §5.5)', () => {
+describe('signed open-channel calls (docs/architecture.md §5.5)', () => {
   it('accept a correctly signed call', async () => {
     const res = await callSigned();
     expect(res.errcode).toBe(0);

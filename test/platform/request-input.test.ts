@@ -12,7 +12,7 @@ import { staffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 /**
- * Where a request's fields come from (spec A §1 convention 1, docs/decisions.md "Request pipeline"):
+ * Where a request's fields come from (spec A §1 convention 1, docs/adr/0015-request-fields-read-as-a-java-client-sends-them.md):
  * an ANY route answers every method, a body-carrying call of it takes the query string's fields the
  * body lacks, and application/x-www-form-urlencoded bodies are read like JSON ones.
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatDateTime, parseDateTime } from '../../src/platform/time.js';
 
-// DESIGN.md §5.10: wire dates are 'YYYY-MM-DD HH:mm:ss' in the service zone (TZ=Asia/Shanghai here).
+// docs/architecture.md §5.10: wire dates are 'YYYY-MM-DD HH:mm:ss' in the service zone (TZ=Asia/Shanghai here).
 describe('wire dates', () => {
   it('read and write the service time zone', () => {
     const d = parseDateTime('2026-03-05 08:09:10')!;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { openTestDatabase, type TestDb } from '../helpers/test-app.js';
 
-// DESIGN.md §3: kysely-pglite let a rolled-back write persist when transactions overlapped.
+// docs/architecture.md §3: kysely-pglite let a rolled-back write persist when transactions overlapped.
 describe('overlapping transactions', () => {
   let t: TestDb;
   beforeAll(async () => {

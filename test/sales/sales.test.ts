@@ -245,7 +245,7 @@ describe('invite codes', () => {
 
 describe('scoping', () => {
   it('refuses a department of another merchant or shop with 403 and an unknown one with 404', async () => {
-    // 403 as a foreign record answers everywhere (decisions.md); until the QA pass it answered 404.
+    // 403 as a foreign record answers everywhere (docs/adr/0033-scoping-by-platform-merchant-and-shop.md); until the QA pass it answered 404.
     expect((await add(merchantA, { name: 'Foreign dept', deptId: org.deptB })).body)
       .toEqual({ errcode: 403, errmsg: 'the record belongs to another merchant' });
     expect((await add(shopA1, { name: 'Sibling shop dept', deptId: org.deptA2 })).body)

@@ -11,7 +11,7 @@ import { sheetRows } from './stat-fixtures.js';
  * Statistics over ranges of any length (the spec sets no bound): a daily series of three and a half
  * years paged through, a monthly one of thirteen, and the home figures over years and over the whole
  * calendar, each equal to figures counted from the data set's own description below; and `[]` for a
- * date range, which counts as absent (docs/decisions.md, "One input guard for every route").
+ * date range, which counts as absent (docs/adr/0014-one-input-guard-for-every-route.md).
  */
 const M = '/manage-api/statistics';
 const PROFIT = '/manage-api/profitAccounting/cardModel';
@@ -250,10 +250,10 @@ describe('the other statistics over several years', () => {
 const sheet = sheetRows;
 
 describe('[] for a date range', () => {
-  // A filter's [] is a Java client leaving it unset (docs/decisions.md, "One input guard for every
-  // route"); the range that is the subject of a figure (statCardIssue and its export, statCardStat,
-  // the home figures) refuses [] naming the field, as the contract issue asks (decisions.md, "A client
-  // written from the spec works unchanged"). Absent and null are no range, everywhere.
+  // A filter's [] is a Java client leaving it unset (docs/adr/0014-one-input-guard-for-every-route.md);
+  // the range that is the subject of a figure (statCardIssue and its export, statCardStat,
+  // the home figures) refuses [] naming the field, as the contract issue asks (docs/adr/0074-statistics-answer-ranges-of-any-length.md).
+  // Absent and null are no range, everywhere.
   it('is no filter where the range filters a page (statCardModel, profitAccounting), as absent and null are', async () => {
     for (const [path, field, base] of [
       [OPEN_MODEL, 'activeTimeRange', { cardModelId: modelL, pageSize: 200 }],

@@ -7,7 +7,7 @@ import { staffSession, type StaffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { buildStatWorld, sheetRows, type StatWorld } from './stat-fixtures.js';
 
-/** Statistics (spec B 4.1, DOMAIN.md §6) against the hand-counted data set of stat-fixtures.ts. */
+/** Statistics (spec B 4.1, docs/domain.md §6) against the hand-counted data set of stat-fixtures.ts. */
 const M = '/manage-api/statistics';
 const PROFIT = '/manage-api/profitAccounting/cardModel';
 const OPEN_MODEL = '/open-api/statistics/statCardModel';

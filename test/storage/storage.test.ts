@@ -362,7 +362,7 @@ describe('the token-free file route', () => {
     const file = await uploaded(platform);
     await awayFromMinuteEdge();
     const address = nextIp();
-    // errcode 0 for the bytes (HTTP 200 for every handled outcome, DESIGN.md §5.12)
+    // errcode 0 for the bytes (HTTP 200 for every handled outcome, docs/architecture.md §5.12)
     const errcodeOf = (res: Awaited<ReturnType<typeof fetchFile>>) => (String(res.headers['content-type']).includes('json') ? res.json().errcode : 0);
     const codes = [];
     for (let i = 0; i < 7; i++) codes.push(errcodeOf(await fetchFile(file.fileUrl, {}, address)));

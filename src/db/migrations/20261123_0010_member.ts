@@ -4,7 +4,7 @@ import { runDdl } from './ddl.js';
 /**
  * Indexes of the member page (queryMemberPage on a million members, bench/member-page.bench.ts) and of
  * the member's contacts. No unique index on member.mobile: demo and migrated data hold duplicate
- * mobiles, so bindPhone serialises on the mobile with an advisory lock instead (docs/decisions.md).
+ * mobiles, so bindPhone serialises on the mobile with an advisory lock instead (docs/adr/0059-no-unique-index-on-member-mobile.md).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await runDdl(db, [

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { runDdl } from './ddl.js';
 
 /**
- * Check-in at the gate (DOMAIN.md §4) and verifier configuration (spec B 4.2): the idempotency key of a
+ * Check-in at the gate (docs/domain.md §4) and verifier configuration (spec B 4.2): the idempotency key of a
  * scan, the per card/resource/day counter that makes the daily limit exact, and the failed-scan log.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { AUDIT, runDdl } from './ddl.js';
 
 /**
- * Monthly allocation (spec A 2.5, 4.3; DOMAIN.md §2): batches, their per-park details and the
+ * Monthly allocation (spec A 2.5, 4.3; docs/domain.md §2): batches, their per-park details and the
  * deferred-revenue ledger. The settlement module reads distribute_detail for settlement way 5.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 import { runDdl } from './ddl.js';
 
 /**
- * Indexes of the statistics (spec B 4.1, DOMAIN.md §6), measured with EXPLAIN on the demo data set
- * (docs/decisions.md, Statistics). Both are partial (living checks only) and covering, so the
+ * Indexes of the statistics (spec B 4.1, docs/domain.md §6), measured with EXPLAIN on the demo data set
+ * (docs/adr/0068-statistics-are-sql-aggregation-in-the-card-scope.md). Both are partial (living checks only) and covering, so the
  * aggregates read the index alone (index-only scans once autovacuum has set the visibility map).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { runDdl } from './ddl.js';
 
 /**
- * The check roll-up of the statistics (docs/decisions.md, Statistics: roll-up). stat_check_rollup
+ * The check roll-up of the statistics (docs/adr/0069-check-roll-up-exact-behind-a-fold-mark.md). stat_check_rollup
  * holds, per card, card model and resource, the entries (Σ consume_num) and the number of the living
  * checks whose id is at or below stat_check_fold.folded_to; the statistics add the live checks beyond
  * it, so every answer is exact. The statistics module's job folds new checks; a revoked check at or
@@ -12,7 +12,7 @@ import { runDdl } from './ddl.js';
  * binding's resident ID number when the member record does not say them: three stored generated
  * columns of card_binding hold them, computed once when the binding is written (the table is
  * rewritten once here). An ID number of type 1 whose first 17 characters are digits gives them; any
- * other document none. The expressions are those the portrait used per row (docs/decisions.md).
+ * other document none. The expressions are those the portrait used per row (docs/adr/0070-holder-attributes-computed-when-a-binding-is-written.md).
  *
  * The backfill holds card_check in SHARE mode (check-ins wait until the migration commits), so no
  * check whose transaction is still open can hold an id below the mark.

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { runDdl } from './ddl.js';
 
 /**
- * The holders of the member portrait (statCardArea; docs/decisions.md, Statistics: holder table).
+ * The holders of the member portrait (statCardArea; docs/adr/0070-holder-attributes-computed-when-a-binding-is-written.md).
  * stat_holder has one narrow row per living binding of a living card: the card's model, seller and
  * activation (the statistics' scope and cohort), the holder's document (an md5 of the ID type and
  * upper-cased number, for profitAccounting's count of distinct documents: hashing 16 bytes instead of

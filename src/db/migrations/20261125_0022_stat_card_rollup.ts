@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 import { runDdl } from './ddl.js';
 
 /**
- * profitAccounting without a join to the cards (docs/decisions.md, Statistics: card attributes in the
- * roll-up). The check roll-up's rows carry their card's activation, seller and whether they count
+ * profitAccounting without a join to the cards (docs/adr/0069-check-roll-up-exact-behind-a-fold-mark.md).
+ * The check roll-up's rows carry their card's activation, seller and whether they count
  * (the card lives and is still of the row's model: what the cohort's join required), so the entries
  * per resource of a cohort are one filtered scan; stat_card_use holds the same per card (the sum over
  * its resources), so the cohort's cards are bucketed by their uses without grouping them first; and

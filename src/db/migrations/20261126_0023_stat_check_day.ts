@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 import { runDdl } from './ddl.js';
 
 /**
- * statHomeCardCheckNum without a scan of the range's checks (docs/decisions.md, Statistics: check
- * days). stat_check_day holds the entries of the folded living checks per UTC day of their check
+ * statHomeCardCheckNum without a scan of the range's checks (docs/adr/0071-check-days-for-the-home-figure.md).
+ * stat_check_day holds the entries of the folded living checks per UTC day of their check
  * time × card model × SKU: a check's own attributes, which no later write changes. So it moves only
  * when the fold's mark moves and when a folded check is revoked, and two triggers keep it there, in
  * the transaction that moves the mark or revokes: whichever version of the service folds or revokes

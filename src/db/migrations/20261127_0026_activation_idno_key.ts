@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { runDdl } from './ddl.js';
 
 /**
- * One person, one bank activation per channel (DOMAIN.md §5, 504), whatever the case, punctuation or
+ * One person, one bank activation per channel (docs/domain.md §5, 504), whatever the case, punctuation or
  * declared document type of the ID number: activation_record_idno_uq moves from (channel, type,
  * number as typed) to (channel, user_idno_key), the number upper-cased with everything but letters
  * and digits dropped (the service writes the same key; see activation.service.ts idNumberKey).

@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 import { runDdl } from './ddl.js';
 
 /**
- * The number of living members by status and channel, kept by a trigger (docs/decisions.md, "The
- * member page's total from a tally"). queryMemberPage answers the total of the members it pages; on a
+ * The number of living members by status and channel, kept by a trigger (docs/adr/0061-member-page-total-from-a-tally.md).
+ * queryMemberPage answers the total of the members it pages; on a
  * million members `count(*)` read the whole table on every page (~45 ms of the database, 22 pages a
  * second at 50 clients on PostgreSQL, 4 on PGlite). The platform's page without a mobile or date
  * filter now sums at most a few hundred rows of this table instead.

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { runDdl } from './ddl.js';
 
 /**
- * The spec's smallest add requests (docs/decisions.md, "The spec's smallest add requests"):
+ * The spec's smallest add requests (docs/adr/0022-the-spec-smallest-requests-get-documented-defaults.md):
  *
  * - A verifier setting without a verifier is a default of its owner's verifiers: the platform's (no
  *   merchant), a merchant's or a shop's (`shop_id`, new). One value per item and owner, as per item

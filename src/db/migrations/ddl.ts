@@ -7,7 +7,7 @@ export async function runDdl(db: Kysely<unknown>, statements: string[]): Promise
   }
 }
 
-/** The audit columns every record carries (DOMAIN.md: created/updated by and at). */
+/** The audit columns every record carries (docs/domain.md: created/updated by and at). */
 export const AUDIT = `
   created_by bigint,
   created_at timestamptz not null default now(),

@@ -1,7 +1,7 @@
 import { AppError, badRequest, errcodes, forbidden, notFound } from '../../platform/errors.js';
 
 /**
- * The allocation module's refusals: common codes (DESIGN.md §6) with plain messages, and one code of
+ * The allocation module's refusals: common codes (docs/architecture.md §6) with plain messages, and one code of
  * its range 1_004_000_000 (docs/errors.md) for a total the service cannot hold exactly.
  */
 export const AllocationError = errcodes({

@@ -4,7 +4,7 @@ import { createBatchService } from './batch.service.js';
 import { createCalcService } from './calc.service.js';
 import { AllocationError } from './allocation.errors.js';
 
-/** Monthly allocation of card revenue to scenic spots (spec A 2.5, 4.3; DOMAIN.md §2). */
+/** Monthly allocation of card revenue to scenic spots (spec A 2.5, 4.3; docs/domain.md §2). */
 export const allocationModule = defineModule({
   name: 'allocation',
   errcodes: [AllocationError],

@@ -9,7 +9,7 @@ import { formatDateTime } from '../../platform/time.js';
 import type { BatchPageQuery, DistributeBatch, DistributeDetail } from './allocation.schemas.js';
 import type { ScopeResult } from './calculation.js';
 
-/** Batches, their details and the deferred-revenue ledger (DOMAIN.md §1, §2). */
+/** Batches, their details and the deferred-revenue ledger (docs/domain.md §1, §2). */
 
 export const BATCH_SCOPE_INDEX = 'distribute_batch_scope_uq';
 

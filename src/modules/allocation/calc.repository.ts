@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/executor.js';
 
 /**
- * The reads of the calculation (DOMAIN.md §2), each an aggregate computed by the database: a month
+ * The reads of the calculation (docs/domain.md §2), each an aggregate computed by the database: a month
  * costs one count over its models' valid cards and one pass over its checks, whatever the number of
  * card models (the scopes of that month) it allocates.
  */

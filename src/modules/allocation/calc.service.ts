@@ -41,7 +41,7 @@ function batchIds(list: DistributeBatch[]): string | null {
 }
 
 /**
- * executeCalc and previewCalc (spec A 4.3, DOMAIN.md §2). Both compute a month's scopes the same way
+ * executeCalc and previewCalc (spec A 4.3, docs/domain.md §2). Both compute a month's scopes the same way
  * (`computeMonth`): two aggregates in the database and the split in integer cents.
  */
 export function createCalcService(deps: { db: Db; now?: () => Date }) {

@@ -1,7 +1,7 @@
 import type { CardModelForCalc, ParkCheckCount } from './calc.repository.js';
 import { largestRemainderSplit, percentText } from './split.js';
 
-/** How a month's allocatable total is found (DOMAIN.md §2). */
+/** How a month's allocatable total is found (docs/domain.md §2). */
 export type CalcSettings = { calcMode: 'ratio'; ratio: number; fixedAmount: null } | { calcMode: 'fixed'; ratio: null; fixedAmount: number };
 
 export interface ScopeDetail {
@@ -35,7 +35,7 @@ export interface ScopeResult {
 export const quarterOf = (month: number) => Math.ceil(month / 3);
 
 /**
- * The months a run covers (spec A 2.5, docs/decisions.md): `months` (deduplicated, ascending) wins over
+ * The months a run covers (spec A 2.5, docs/adr/0064-allocation-covers-the-begun-months-of-a-year.md): `months` (deduplicated, ascending) wins over
  * `month`; with neither, the months of `year` that have begun at `now` in the service time zone (the
  * process TZ): all twelve of a past year, January to the current month of the current year, none of a
  * future year (nothing of it can be allocated yet, so the run is empty rather than refused).

@@ -1,5 +1,5 @@
 /**
- * The allocation split (DOMAIN.md §2): part i gets ⌊total × wᵢ ÷ W⌋, and the cents left over go one
+ * The allocation split (docs/domain.md §2): part i gets ⌊total × wᵢ ÷ W⌋, and the cents left over go one
  * each to the parts with the largest remainders, ties to the lower id. Σ shares = total exactly;
  * W = 0 gives every part 0 (the total stays undistributed). BigInt throughout: total × wᵢ can pass 2^53.
  */

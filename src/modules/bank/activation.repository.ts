@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Trx } from '../../platform/db/transaction.js';
 
-/** The writes of one activation (DOMAIN.md §5), all on the service's transaction. */
+/** The writes of one activation (docs/domain.md §5), all on the service's transaction. */
 
 export const PHONE_ACTIVATED_INDEX = 'activation_record_phone_uq';
 export const IDNO_ACTIVATED_INDEX = 'activation_record_idno_uq';

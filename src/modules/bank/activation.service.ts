@@ -51,7 +51,7 @@ export function personOf(input: BankCardActivateRequest): repo.Person {
 type Outcome = { ok: true; data: ActivationData } | { ok: false; refusal: OpenapiRefusal };
 
 /**
- * activateBankCard (spec B 4.4 rules 1–2, DOMAIN.md §5): the SMS code, then one transaction under
+ * activateBankCard (spec B 4.4 rules 1–2, docs/domain.md §5): the SMS code, then one transaction under
  * the operator's lock: quotas (503), duplicates in the channel (504), the member, the order and the
  * activation record, a card from the channel's pool bound to the person, the order log. The code is
  * consumed and the notice texted only after commit.

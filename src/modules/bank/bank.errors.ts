@@ -21,7 +21,7 @@ export const merchantDisabled = () =>
   new AppError(BankError.CHANNEL_DISABLED, "this bank's merchant is disabled");
 export const bankSessionGone = () => forbidden('this bank account is no longer attached to its bank');
 
-/** The OpenapiResponse codes of the bank channel (DESIGN.md §6), answered inside the envelope's data. */
+/** The OpenapiResponse codes of the bank channel (docs/architecture.md §6), answered inside the envelope's data. */
 export const OpenapiCode = {
   SUCCESS: 200,
   CODE_EXPIRED: 500,

@@ -8,7 +8,7 @@ const Int = Nullable(Type.Integer());
 const DateTime = Nullable(Type.String({ description: 'YYYY-MM-DD HH:mm:ss' }));
 const SmsCode = Type.String({ minLength: 1, maxLength: 16, description: 'the SMS verification code' });
 
-/** OpenapiResponse {code, msg, data}: carried inside the envelope's data (DESIGN.md §6). */
+/** OpenapiResponse {code, msg, data}: carried inside the envelope's data (docs/architecture.md §6). */
 export const OpenapiResponse = <T extends TSchema>(data: T) => {
   const title = (data as { title?: unknown }).title;
   return Type.Object({

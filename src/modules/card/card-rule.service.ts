@@ -52,7 +52,7 @@ const overlaps = (v: repo.PriceValues, clash: RulePrice) =>
 /**
  * Rules of a card model (one per resource) and their dated price periods. Whoever may change the card
  * model changes its rules; whoever sees it sees them. A merchant's card model admits only that
- * merchant's resources: settlement is owed to the resource's owner (DOMAIN.md §3), who never agreed to
+ * merchant's resources: settlement is owed to the resource's owner (docs/domain.md §3), who never agreed to
  * another merchant's terms. Platform users set up the platform's cards (no merchant, or a merchant of
  * type 1, the platform's own, as the demo data's are) with any merchant's resources. Price periods of
  * a rule never overlap: the rule's row is locked while a period is checked and written, so two

@@ -9,7 +9,7 @@ import { LIST_MAX_ROWS } from '../../platform/http/schemas.js';
 import type { MerchantState } from '../merchant/index.js';
 import type { Spu, SpuFilter } from './spu.schemas.js';
 
-/** A shop's merchant as an add under it needs it: a disabled one takes nothing new (decisions.md, issue 15). */
+/** A shop's merchant as an add under it needs it: a disabled one takes nothing new (docs/adr/0035-nothing-new-under-a-disabled-merchant.md). */
 export interface ParentMerchant {
   merchantId: number;
   merchant: MerchantState | null;

@@ -30,7 +30,7 @@ const Value = Type.String({ maxLength: 512 });
 const Remark = Type.String({ maxLength: 255 });
 const ConfigType = Type.Integer({ minimum: 0, maximum: 9999 });
 
-/** Defaults for what the spec leaves out (`{name}`, or nothing): docs/decisions.md, "The spec's smallest add requests". */
+/** Defaults for what the spec leaves out (`{name}`, or nothing): docs/adr/0022-the-spec-smallest-requests-get-documented-defaults.md. */
 export const DEFAULT_CONFIG_TYPE = 0;
 
 export const CheckerConfigAddRequest = Type.Object({

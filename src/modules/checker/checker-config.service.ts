@@ -28,7 +28,7 @@ function defaultOwnerText(v: repo.ConfigValues): string {
  * A setting belongs to its verifier, so a merchant user manages its merchant's verifiers' settings and a
  * shop user its shop's. One without a verifier is a default of the caller's shop, merchant or (platform
  * staff) of every verifier, which a more particular setting of the same item overrides at login
- * (docs/decisions.md, "The spec's smallest add requests").
+ * (docs/adr/0022-the-spec-smallest-requests-get-documented-defaults.md).
  */
 export function createCheckerConfigService(deps: { db: Db }) {
   const { db } = deps;

@@ -4,7 +4,7 @@ import {
   cardDisabled, cardExpired, cardNotActiveYet, cardNotBound, cardNotValidHere, cardUnknown, dailyLimitReached, noCardForPerson, notAllowedHere, gateNotNamed,
 } from './checkin.errors.js';
 
-/** Where a scan happens, as the verifier's session and the request name it (DOMAIN.md §4 step 1). */
+/** Where a scan happens, as the verifier's session and the request name it (docs/domain.md §4 step 1). */
 export interface ScanPlace {
   skuId: number;
   skuName: string;
@@ -51,7 +51,7 @@ export interface CardCandidate {
 export const CardStatus = { UNBOUND: 1, BOUND: 2, DISABLED: 3, EXPIRED: 4 } as const;
 
 /**
- * How far a card gets at a scan (DOMAIN.md §4 steps 2–3), each step a refusal of its own: the higher,
+ * How far a card gets at a scan (docs/domain.md §4 steps 2–3), each step a refusal of its own: the higher,
  * the further. checkin.repository computes it in the statement that writes a passing check, so the
  * rules that admit a card live in one place, and the service only names the refusal.
  */

@@ -5,7 +5,7 @@ import { OPERATE_LOG_COLUMNS, operateLogInsertCte, operateLogRow, type OperateLo
 import { CardStanding, type CardCandidate, type ScanPlace } from './checkin-rules.js';
 
 /**
- * The reads and the write of a scan at the gate (DOMAIN.md §4). A scan is the busiest write of the
+ * The reads and the write of a scan at the gate (docs/domain.md §4). A scan is the busiest write of the
  * service, so a scan by card number or ID document is one statement that reads what the scan is
  * judged on and writes the check when it passes: on this kind of machine every round trip to
  * PostgreSQL (a wake-up of another process on a shared CPU) costs more than the work it carries.
@@ -32,7 +32,7 @@ export interface ScanReading {
   cards: CardCandidate[];
 }
 
-/** When and how a scan is judged: the cards' standing is taken at `at` (DOMAIN.md §4 steps 2–3). */
+/** When and how a scan is judged: the cards' standing is taken at `at` (docs/domain.md §4 steps 2–3). */
 export interface ScanJudgement {
   checkerId: number;
   skuId: number;
@@ -143,7 +143,7 @@ const ms = (column: string) => sql.raw(`date_trunc('milliseconds', ${column})`);
  * cards the key names, with their model, live binding, the model's rule for the SKU's resource and
  * their standing at the scan's time (no cards without a key).
  *
- * The standing is where the card rules live (DOMAIN.md §4 steps 2–3, in this order): not bound,
+ * The standing is where the card rules live (docs/domain.md §4 steps 2–3, in this order): not bound,
  * disabled, not active yet at the scan's time, expired by then (an offline scan made before the card
  * expired still counts, even if the card has been marked expired since; online, a card marked expired
  * is expired), no rule for the resource, usable (CardStanding). A person's cards are used in one

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { DateRange, DateTimeText, Id, Keywords, Nullable, Opt, PageFields, CodeText } from '../../platform/http/schemas.js';
 
-/** Check-in at the gate (DOMAIN.md §4) and the consume records of spec B 2.2. */
+/** Check-in at the gate (docs/domain.md §4) and the consume records of spec B 2.2. */
 
 const Text = Nullable(Type.String());
 const DateTime = Nullable(Type.String({ description: 'YYYY-MM-DD HH:mm:ss' }));

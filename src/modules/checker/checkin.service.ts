@@ -70,7 +70,7 @@ function readScan(input: CheckInRequest, now: Date): Scan {
   };
 }
 
-/** An offline scan is accepted up to 72 hours late, never from the future (DOMAIN.md §4, issue 9). */
+/** An offline scan is accepted up to 72 hours late, never from the future (docs/domain.md §4, issue 9). */
 function scanTimeRefusal(scan: Scan, now: Date): AppError | null {
   if (scan.at.getTime() > now.getTime()) return checkTimeInFuture();
   if (now.getTime() - scan.at.getTime() > OFFLINE_MAX_AGE_H * 3_600_000) return checkTimeTooOld(OFFLINE_MAX_AGE_H);
@@ -86,7 +86,7 @@ function assertScanTime(scan: Scan, now: Date): void {
 const photoUrl = (photo: string | null) => (photo && /^https?:\/\//i.test(photo) && photo.length <= 1024 ? photo : null);
 
 /**
- * `addCheckerConsumeRecord` (DOMAIN.md §4): the verifier's check-in of a card named by its number, its
+ * `addCheckerConsumeRecord` (docs/domain.md §4): the verifier's check-in of a card named by its number, its
  * holder's ID document or face. A scan by card number or ID document is one statement
  * (`checkInScan`): it reads everything the scan is judged on and, when the scan passes, writes the
  * counter, the check and the operation-log row, atomic on its own and enforcing the daily limit. A
@@ -184,14 +184,14 @@ export function createCheckinService(deps: { db: Db; face: FaceService; now?: ()
           reading = await repo.checkInScan(db, { ...judged, key: { idNo: person, idType: null }, nonce: null }, details(false), pendingOperationLog(ctx));
         } else {
           // Read and, when the scan passes, write in one statement; a refused scan wrote nothing and
-          // the reading says why, in the order DOMAIN.md §4 gives.
+          // the reading says why, in the order docs/domain.md §4 gives.
           const key = scan.cardNumber ? { cardNumber: scan.cardNumber } : { idNo: scan.idNo!, idType: scan.idType };
           reading = await repo.checkInScan(db, { ...judged, key, nonce: scan.nonce }, details(true), pendingOperationLog(ctx));
           if (reading.earlier) return await answerEarlier(reading.earlier);
           place = reading.place;
         }
         const written = reading.written;
-        // The verifier's post first (DOMAIN.md §4 step 1), then the scan's time (the face path judged both already).
+        // The verifier's post first (docs/domain.md §4 step 1), then the scan's time (the face path judged both already).
         const at = assertAllowed(reading.place, scan.skuId, scan.entranceId);
         assertScanTime(scan, started);
         const chosenCard = written ? reading.cards.find((c) => c.id === written.cardId) : undefined;

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { DateRange, DateTimeText, Id, IdList, Keywords, Nullable, Opt, orEmpty, PageFields } from '../../platform/http/schemas.js';
 
-/** What an add leaves out (docs/decisions.md, "The spec's smallest add requests"). */
+/** What an add leaves out (docs/adr/0022-the-spec-smallest-requests-get-documented-defaults.md). */
 export const DEFAULT_CONTRACT_TYPE = 1;
 const CONTRACT_TYPES = '1 platform agreement, 2 distributor agreement, 3 tourism-card agreement';
 const ContractType = Type.Integer({ minimum: 1, maximum: 3, description: CONTRACT_TYPES });

@@ -11,7 +11,7 @@ const Name = Type.String({ minLength: 1, maxLength: NAME_MAX });
 const AddName = Type.String({ maxLength: NAME_MAX });
 const Remark = Type.String({ maxLength: REMARK_MAX, description: '"" clears it on update' });
 
-/** A custom distributor (spec A 2.8 gives only {name}/{id}; DOMAIN and issue 13 give the record). */
+/** A custom distributor (spec A 2.8 gives only {name}/{id}; docs/domain.md §1 gives the record). */
 export const CustomDisResponse = Type.Object({
   id: Type.Integer(),
   merchantId: Nullable(Type.Integer({ description: 'the merchant that keeps it; null for the platform\'s own' })),

@@ -49,7 +49,7 @@ function inScope(account: Account, record: { merchantId: number | null; shopId: 
  * Custom distributors and their users (spec A 4.6). A distributor belongs to the merchant (and shop)
  * of the staff user who added it; its users carry the same owners, and a user added without one
  * belongs to the caller's merchant (and shop) until it is attached. Nothing of the spec's `{name}` is
- * required (docs/decisions.md, "The spec's smallest add requests"). batchAdd adds up to 500 users in
+ * required (docs/adr/0022-the-spec-smallest-requests-get-documented-defaults.md). batchAdd adds up to 500 users in
  * one transaction, or none when any row is invalid.
  */
 export function createCustomService(deps: { db: Db }) {

@@ -22,7 +22,7 @@ type CardRow = CardColumns | { [K in keyof CardColumns]: null };
  * The members asked for and the cards bound to each, in one statement: each row is a member with one
  * card (or none, for a member without cards in the scope). One round trip instead of two per member:
  * on PostgreSQL each is a wake-up of another process, which costs this read more than its work
- * (docs/decisions.md). A variant per kind of scope, so each text is prepared once per connection.
+ * (docs/adr/0075-database-reads-one-round-trip-each.md). A variant per kind of scope, so each text is prepared once per connection.
  */
 function membersWithCards(scopeKind: Scope['kind']) {
   return compiledOnce(['ids', 'merchantId', 'shopId'], (p) => {

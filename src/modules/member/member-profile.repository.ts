@@ -10,7 +10,7 @@ import { formatDateTime } from '../../platform/time.js';
 import { countLivingMembers } from './member-tally.repository.js';
 import type { MemberPageResponse, MemberResponse } from './member.schemas.js';
 
-/** Card status (DOMAIN.md §1): 1 unbound, 2 bound. */
+/** Card status (docs/domain.md §1): 1 unbound, 2 bound. */
 
 // Every column but password_hash: a hash is never read for an answer, so it cannot leak into one.
 export const MEMBER_COLUMNS = [
@@ -49,7 +49,7 @@ function toMember(r: MemberRow): MemberResponse {
 /**
  * A member as staff see it (spec A 2.4 MemberPageResponse): in the page and in getMember alike. The
  * fields are added to the member's fresh object: `{ ...toMember(r), … }` cost ~12 µs a row on Node 20
- * against ~0.5 µs (docs/decisions.md, "Objects built by spreading").
+ * against ~0.5 µs (docs/adr/0079-objects-built-by-spreading-avoided-in-hot-code.md).
  */
 export function toPageRow(r: MemberRow): MemberPageResponse {
   return Object.assign(toMember(r), {

@@ -1,7 +1,7 @@
 import { AppError, conflict, errcodes, notFound } from '../../platform/errors.js';
 
 /**
- * Member module codes 1_003_000_000+ (DESIGN.md §6, docs/errors.md). The profile, contact and phone
+ * Member module codes 1_003_000_000+ (docs/architecture.md §6, docs/errors.md). The profile, contact and phone
  * refusals use the common codes (404, 409) and the SMS and face codes of the platform
  * (1_002_000_004/005, 1_024_…, 1_025_…), which clients already tell apart.
  */

@@ -1,7 +1,7 @@
 import { conflict, notFound } from '../../platform/errors.js';
 
 /**
- * The sales module's refusals. They use the common codes (404, 409, DESIGN.md §6); the module's own
+ * The sales module's refusals. They use the common codes (404, 409, docs/architecture.md §6); the module's own
  * range 1_010_000_000 (docs/errors.md) is reserved for refusals a client must tell apart.
  */
 export const salesNotFound = () => notFound('sales institution');

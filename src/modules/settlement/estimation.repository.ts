@@ -11,7 +11,7 @@ import { detailColumns, toDetailRecord, type DetailRecord } from './settlement-d
 import { toPeriodFigures, type PeriodFigures } from './settlement.repository.js';
 import type { EstimationPageItem, EstimationPageQuery } from './estimation.schemas.js';
 
-/** Persisted estimation sheets and their details (DOMAIN.md §1, §3). */
+/** Persisted estimation sheets and their details (docs/domain.md §1, §3). */
 
 /** A submitted estimation sheet. Money in cents. */
 export interface SheetRecord extends PeriodFigures {
@@ -35,7 +35,7 @@ function toSheet(r: Selectable<EstimationSheetTable>): SheetRecord {
     sceneryNum: r.scenery_num,
     checkWatermark: Number(r.check_watermark),
     createdAt: r.created_at,
-    // last: fields after a spread make V8 build each object a map of its own (decisions.md, "Objects built by spreading")
+    // last: fields after a spread make V8 build each object a map of its own (docs/adr/0079-objects-built-by-spreading-avoided-in-hot-code.md)
     ...toPeriodFigures(r),
   };
 }

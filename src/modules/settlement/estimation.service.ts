@@ -57,7 +57,7 @@ const total = (details: ResourceDetail[]) => details.reduce((s, d) => s + d.sett
 const checks = (details: ResourceDetail[]) => details.reduce((s, d) => s + d.checkNum, 0);
 
 /**
- * Estimation sheets (spec A 4.4, DOMAIN.md §3): a what-if of settlement computed by the shared
+ * Estimation sheets (spec A 4.4, docs/domain.md §3): a what-if of settlement computed by the shared
  * calculator, held 2 hours in the store (Redis when configured, so every instance sees it), and
  * submitted into a persisted sheet plus one settlement order per settlement merchant. Platform users.
  */

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/executor.js';
 
 /**
- * The reads of the settlement calculation (DOMAIN.md §3), each one aggregate computed by the
+ * The reads of the settlement calculation (docs/domain.md §3), each one aggregate computed by the
  * database over the card model's checks in the period: rules with their resources, check counts
  * per resource, way-1 check counts and amounts per dated price period, and way-5 allocation sums.
  */

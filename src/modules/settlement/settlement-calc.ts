@@ -6,7 +6,7 @@ import * as repo from './settlement-calc.repository.js';
 import { amountTooLarge } from './settlement.errors.js';
 
 /**
- * The one calculation of what a card model's resources are owed for a period (DOMAIN.md §3), used by
+ * The one calculation of what a card model's resources are owed for a period (docs/domain.md §3), used by
  * estimation (calcEstimationCard) and settlement (afreshSettlementCard) alike. The database
  * aggregates the checks; this file only combines the per-resource figures in integer cents:
  *   way 1: Σ over dated price periods of round(price × checks × factor);

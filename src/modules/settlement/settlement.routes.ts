@@ -20,7 +20,7 @@ const WRITE = 'settlement:write';
 const DELETE = 'settlement:delete';
 const P = '/settlement';
 
-/** Spec B 4.3 (channel M) and the moves of DOMAIN.md §3 the spec implies. */
+/** Spec B 4.3 (channel M) and the moves of docs/domain.md §3 the spec implies. */
 export function settlementRoutes(svc: SettlementService): RouteSpec[] {
   return [
     defineRoute({

@@ -23,7 +23,7 @@ import { assertMerchantEnabled } from '../merchant/index.js';
 
 /**
  * The global role every default shop user gets, created with these permissions on first use
- * (docs/decisions.md lists why these); an operator may change the stored role afterwards.
+ * (docs/adr/0047-add-shop-creates-its-default-user-and-the-global-shop-role.mdlists why these); an operator may change the stored role afterwards.
  */
 export const SHOP_ADMIN_ROLE = {
   code: SHOP_ADMIN_CODE,

@@ -9,7 +9,7 @@ import type { User } from './staff.schemas.js';
 
 /**
  * Which staff accounts a caller may act on. Exported because deleteShop deletes the shop's accounts
- * and must refuse exactly what deleteUser refuses (docs/decisions.md "Roles").
+ * and must refuse exactly what deleteUser refuses (docs/adr/0034-no-escalation-and-a-last-administrator.md).
  */
 
 /** A living user in the caller's scope (403 outside it); locked for the rest of the transaction when `forUpdate`. */

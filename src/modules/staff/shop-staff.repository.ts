@@ -2,7 +2,7 @@ import type { Executor } from '../../platform/db/executor.js';
 import { UserType } from '../../platform/http/context.js';
 
 /**
- * The default shop user that addShop creates: an admin_user row (DESIGN.md §5.6, staff of type shop)
+ * The default shop user that addShop creates: an admin_user row (docs/architecture.md §5.6, staff of type shop)
  * with the shop-admin role. Staff and role administration belong to another module; this writes
  * only what addShop needs, with the same columns, and lists the accounts deleteShop takes with it.
  */

@@ -3,7 +3,7 @@ import type { Db } from '../../platform/db/database.js';
 import { inTransaction, type Trx } from '../../platform/db/transaction.js';
 
 /**
- * Memory and strategy for one statistic's grouping (docs/decisions.md, Statistics), set for the
+ * Memory and strategy for one statistic's grouping (docs/adr/0072-statistics-groupings-hashed-in-memory.md), set for the
  * statement's transaction only (set_config(…, true) is SET LOCAL; one round trip).
  *
  * - 'hashed': the planner sizes a hash aggregate by its estimate of the groups; grouping cards by
@@ -19,7 +19,7 @@ import { inTransaction, type Trx } from '../../platform/db/transaction.js';
  * JIT is off for the statement too: pricing a strategy out adds 10^10 to the cost of any plan that
  * still uses it (the page's ORDER BY … LIMIT sorts), far past jit_above_cost, so PostgreSQL compiled
  * and optimised every such statement with LLVM: 1.0–1.6 s of a 1.9 s statCardModel page on the 300k
- * demo set, against 0.19 s without (docs/decisions.md, Statistics: ranges of any length).
+ * demo set, against 0.19 s without (docs/adr/0072-statistics-groupings-hashed-in-memory.md).
  */
 const AGGREGATE_WORK_MEM = '64MB';
 

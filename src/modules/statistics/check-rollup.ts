@@ -4,7 +4,7 @@ import type { BackgroundJob } from '../../platform/jobs.js';
 import * as repo from './check-rollup.repository.js';
 
 /**
- * The check roll-up (docs/decisions.md, Statistics: roll-up; migration 0020). stat_check_rollup holds
+ * The check roll-up (docs/adr/0069-check-roll-up-exact-behind-a-fold-mark.md; migration 0020). stat_check_rollup holds
  * the entries and checks of the living checks with id ≤ stat_check_fold.folded_to (the mark), per card
  * × card model × resource; a statistic reads it plus the living checks beyond the mark in one
  * statement, so its answer is exact whatever the job has folded.

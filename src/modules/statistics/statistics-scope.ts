@@ -3,7 +3,7 @@ import type { Scope } from '../../platform/auth/permissions.js';
 import { cardModelVisible, cardVisible } from '../card/index.js';
 
 /**
- * What each statistic counts for a scope (docs/decisions.md, Statistics). Card figures follow the card
+ * What each statistic counts for a scope (docs/adr/0068-statistics-are-sql-aggregation-in-the-card-scope.md). Card figures follow the card
  * module's visibility (card-scope.ts): the platform every card; a merchant the cards it sold and the
  * cards of its own card models; a shop the cards it sold. Check figures: the platform every check; a
  * merchant the checks at its scenic spots and the checks of its own card models; a shop the checks at

@@ -2,7 +2,7 @@ import { forbidden, notFound } from '../../platform/errors.js';
 
 /**
  * The statistics module's refusals. They use the common codes (400 naming the field, 403, 404,
- * DESIGN.md §6); the module's range 1_012_000_000 (docs/errors.md) holds no code of its own.
+ * docs/architecture.md §6); the module's range 1_012_000_000 (docs/errors.md) holds no code of its own.
  */
 export const merchantNotFound = () => notFound('merchant (merchantId)');
 export const shopNotFound = () => notFound('shop (shopId)');

@@ -29,7 +29,7 @@ function scopeFor(account: Account): Scope {
 }
 
 
-/** Statistics (spec B 2.1, 4.1; DOMAIN.md §6): each figure one SQL aggregation, scoped by the session account. */
+/** Statistics (spec B 2.1, 4.1; docs/domain.md §6): each figure one SQL aggregation, scoped by the session account. */
 export function createStatisticsService(deps: { db: Db; now?: () => Date }) {
   const { db } = deps;
   const now = deps.now ?? (() => new Date());
@@ -37,7 +37,7 @@ export function createStatisticsService(deps: { db: Db; now?: () => Date }) {
   /**
    * The date pair of the home figures: absent → this month so far. Any span is answered (the spec sets
    * none): both figures are one grouping per card model in SQL, and the check figure reads the range's
-   * whole days from the roll-up (docs/decisions.md, Statistics).
+   * whole days from the roll-up (docs/adr/0074-statistics-answer-ranges-of-any-length.md).
    */
   function homeRange(q: DatePairQuery): DateRange {
     const given = parseDateRange('datePair', q.datePair);

@@ -1,7 +1,7 @@
 import { AppError, ErrorCode, errcodes } from '../errors.js';
 import { SmsCodeError } from '../sms/index.js';
 
-/** Auth module codes 1_002_000_000+ (DESIGN.md §6). */
+/** Auth module codes 1_002_000_000+ (docs/architecture.md §6). */
 export const AuthError = {
   ...errcodes({
     BAD_CREDENTIALS: [1_002_000_000, 'wrong account or password (the same answer for an unknown account)'],

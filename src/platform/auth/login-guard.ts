@@ -5,7 +5,7 @@ import type { AppError } from '../errors.js';
 import { accountLocked, accountUnderAttack, badCredentials } from './login-errors.js';
 
 /**
- * Failed-login lock-out, counted in the store so it holds across instances (docs/decisions.md):
+ * Failed-login lock-out, counted in the store so it holds across instances (docs/adr/0031-login-lock-out-keyed-by-account-name-and-address.md):
  * - five failures for one account name from one client address (an IPv6 /64) lock that pair for
  *   10 minutes, the fifth failure answering 423 itself: an attacker locks only himself out;
  * - more than ACCOUNT_FAILURE_LIMIT attempts for an account name within 10 minutes from addresses it

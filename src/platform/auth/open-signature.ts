@@ -37,7 +37,7 @@ const header = (h: SignedRequest['headers'], name: string) => {
   return Array.isArray(v) ? v[0] : v;
 };
 
-/** Verifies an HMAC-signed open-channel call (DESIGN.md §5.5) and answers the calling app as an account. */
+/** Verifies an HMAC-signed open-channel call (docs/architecture.md §5.5) and answers the calling app as an account. */
 export async function verifyOpenSignature(db: Db, store: Store, req: SignedRequest, now = Date.now()): Promise<Account> {
   const appKey = header(req.headers, 'x-app-key');
   const timestamp = header(req.headers, 'x-timestamp');

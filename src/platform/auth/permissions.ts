@@ -27,7 +27,7 @@ export function scopeOf(account: Account): Scope {
   throw forbidden('this account is not attached to a merchant or shop');
 }
 
-/** Refuses a record that lies outside the account's scope (403, DESIGN.md §5.6). */
+/** Refuses a record that lies outside the account's scope (403, docs/architecture.md §5.6). */
 export function assertInScope(account: Account, record: { merchantId: number | null; shopId?: number | null }): void {
   const scope = scopeOf(account);
   if (scope.kind === 'platform') return;

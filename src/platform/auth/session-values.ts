@@ -2,7 +2,7 @@ import type { Store } from '../store/store.js';
 import type { AuthedContext } from '../http/context.js';
 
 /**
- * Values kept for the life of one login session (DESIGN.md §5.3: an SMS code bound to the session,
+ * Values kept for the life of one login session (docs/architecture.md §5.3: an SMS code bound to the session,
  * the bank login's organisation relations). Keyed by the session id, which survives token refreshes;
  * once the session is revoked no request can name it again, and the values expire with their TTL.
  */

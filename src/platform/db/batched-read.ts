@@ -10,8 +10,8 @@ const MAX_KEYS = 256;
 /**
  * Point reads by key from requests in flight at the same time, sent as one statement (`id = any($1)`)
  * per turn of the event loop instead of one each. On PostgreSQL each statement is a round trip and a
- * wake-up of a backend, which cost getRegion more than its index read (decisions.md, "Point reads
- * share a statement"); on PGlite each is a message to the database thread.
+ * wake-up of a backend, which cost getRegion more than its index read (docs/adr/0076-point-reads-share-a-statement.md);
+ * on PGlite each is a message to the database thread.
  *
  * A read joins the batch of its executor and group that has not been sent yet, and the batch is sent
  * after the current turn's callbacks (setImmediate), so every read is sent after it was asked for

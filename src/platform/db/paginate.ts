@@ -58,7 +58,7 @@ const statement = (list: Listed, text: string, windows: Array<[number, number]>)
 /**
  * Pages of one list (same text, same values) that requests ask for at the same time, read by one
  * statement: on PostgreSQL each statement is a round trip and a wake-up of a backend, which cost a page
- * read more than its index scan (decisions.md, "Pages read at the same time share a statement"). One
+ * read more than its index scan (docs/adr/0077-pages-read-at-the-same-time-share-a-statement.md). One
  * window alone is the list's own statement; several are a UNION ALL of them, each numbered and its rows
  * ranked, so each is planned with its own constant limit and offset exactly as it would be alone. A
  * window asked for twice is read once. When the shared statement fails (a row of one window that
@@ -146,7 +146,7 @@ function listed(compiled: CompiledQuery, prepared: string | null = null): Listed
 
 /**
  * One page of an ordered query and the number of rows it matches, both computed in SQL
- * (DESIGN.md §5.9): the page with limit/offset, the total with `count(*)` over the same filters.
+ * (docs/architecture.md §5.9): the page with limit/offset, the total with `count(*)` over the same filters.
  * The count is skipped when the page itself proves the total (a short page). Grouped or DISTINCT
  * queries must be wrapped first (`db.selectFrom(q.as('g')).selectAll()`), so the count counts groups.
  * `options.count`, where given, answers the same total some cheaper way (a tally kept by a trigger).

@@ -4,7 +4,7 @@ import { pgliteModuleUrl } from './pglite-initdb.js';
 /**
  * The embedded PostgreSQL (PGlite, WebAssembly) on a worker thread of its own. In the request thread a
  * statement cost twice its own time whenever request handling ran between two statements (its memory
- * evicted from the core's caches by the allocations of the HTTP work, measured: docs/decisions.md);
+ * evicted from the core's caches by the allocations of the HTTP work, measured: docs/adr/0082-embedded-database-on-a-thread-of-its-own.md);
  * on its own thread it stays warm, and it runs beside the HTTP work on the other core.
  */
 export interface PgliteThreadOptions {

@@ -59,7 +59,7 @@ export async function inTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>): 
 
 /**
  * `inTransaction` plus the operation-log row of the request's operation, written inside the same
- * transaction after `work` succeeded (DESIGN.md §5.11): the row commits or rolls back with the change,
+ * transaction after `work` succeeded (docs/architecture.md §5.11): the row commits or rolls back with the change,
  * and a rolled-back operation gets its failure row from the pipeline.
  */
 export async function loggedTransaction<T>(

@@ -39,7 +39,7 @@ export interface XlsxExportSpec<R> {
 }
 
 /**
- * A streamed .xlsx answer (DESIGN.md §5.8: raw bytes, an envelope only on failure). Handlers return
+ * A streamed .xlsx answer (docs/architecture.md §5.8: raw bytes, an envelope only on failure). Handlers return
  * it; the route pipeline calls `send`. The first batch is read before anything is sent, so a query
  * that fails at once still answers the error envelope; a failure after the first byte destroys the
  * connection, so the client sees a broken transfer rather than a truncated file that looks whole.

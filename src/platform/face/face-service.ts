@@ -16,7 +16,7 @@ export interface NewPerson {
 }
 
 /**
- * The face service of member contacts, face check-in and the upload face check (DESIGN.md §2).
+ * The face service of member contacts, face check-in and the upload face check (docs/architecture.md §2).
  * Treat it as the external service it may be: call it outside database transactions (the local
  * registry writes through its own connection, and PGlite is one session).
  *

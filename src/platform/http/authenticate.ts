@@ -14,7 +14,7 @@ export function isSignedCall(request: FastifyRequest, rule: AuthRule): boolean {
   return rule === 'open' && request.headers['x-app-key'] !== undefined;
 }
 
-/** Decides who is calling (DESIGN.md §5.3–5.6) and fills the request context with it. */
+/** Decides who is calling (docs/architecture.md §5.3–5.6) and fills the request context with it. */
 export class Authenticator {
   constructor(
     private readonly db: Db,
@@ -46,7 +46,7 @@ export class Authenticator {
     requirePermission(session.account, permission);
   }
 
-  /** Open-channel signatures (DESIGN.md §5.5), over the hash of the raw body as received. */
+  /** Open-channel signatures (docs/architecture.md §5.5), over the hash of the raw body as received. */
   async authenticateSignature(request: FastifyRequest, rule: AuthRule): Promise<void> {
     if (!isSignedCall(request, rule)) return;
     request.ctx.account = await verifyOpenSignature(this.db, this.store, {

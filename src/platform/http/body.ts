@@ -13,7 +13,7 @@ declare module 'fastify' {
 
 /**
  * JSON bodies: an empty body is an empty object (Java clients post nothing to void operations), and
- * `{"body": {...}}` is unwrapped for the clients that wrap their payload (DESIGN.md §5.2).
+ * `{"body": {...}}` is unwrapped for the clients that wrap their payload (docs/architecture.md §5.2).
  * Form bodies (application/x-www-form-urlencoded, which Spring binds to request parameters) become
  * the same object: a repeated key a list, an empty body `{}`; their fields are text, read by the
  * query-string rules (input-guard.ts). Both share the route's body limit and its validation.

@@ -1,5 +1,5 @@
 /**
- * Paging conventions (docs/decisions.md, "Paging as a Java client uses it"): pageNum from 1, pageSize
+ * Paging conventions (docs/adr/0026-paging-as-a-java-client-uses-it.md): pageNum from 1, pageSize
  * 1–200, defaults 1 and 10. Out-of-range values are read, not refused, as PageHelper's `reasonable`
  * mode reads them: pageNum ≤ 0 is page 1, pageSize above 200 is 200, pageSize ≤ 0 is the default.
  */

@@ -1,4 +1,4 @@
-/** Turns a schema violation into one plain sentence naming the field and the rule (DESIGN.md §5.7). */
+/** Turns a schema violation into one plain sentence naming the field and the rule (docs/architecture.md §5.7). */
 
 interface AjvError {
   instancePath: string;

@@ -3,7 +3,7 @@ import type { Account, RequestContext } from '../http/context.js';
 import { insertLoginLog, insertOperateLog, type OperateLogEntry } from './oplog.repository.js';
 
 /**
- * Writes the operation-log row of the route's operation (DESIGN.md §5.11). Services call it inside
+ * Writes the operation-log row of the route's operation (docs/architecture.md §5.11). Services call it inside
  * their transaction, so the row commits or rolls back with the change; the pipeline writes it
  * afterwards for operations that have no transaction, and a failure row when the operation failed.
  */

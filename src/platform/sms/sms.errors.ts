@@ -8,7 +8,7 @@ export const SmsError = errcodes({
 });
 
 /**
- * The SMS-code answers keep the auth module's numbers (DESIGN.md §6), so every channel that checks a
+ * The SMS-code answers keep the auth module's numbers (docs/architecture.md §6), so every channel that checks a
  * code (member bindPhone, bank logins and activation) reports them alike without importing a module.
  */
 export const SmsCodeError = errcodes({

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 
 /**
- * Where file bytes live (DESIGN.md §2): a folder under DATA_DIR/files, or an S3-compatible bucket.
+ * Where file bytes live (docs/architecture.md §2): a folder under DATA_DIR/files, or an S3-compatible bucket.
  * Keys are the service's own (see keys.ts); a store refuses anything that is not a plain relative
  * key, so a client's name can never reach the file system or the bucket as a path.
  */

@@ -5,7 +5,7 @@ import type { Organisation } from './organisation.js';
 import { fromObjects, isoTime, type TableRows } from './rows.js';
 
 /**
- * The bank channel of the demo (DOMAIN.md §5): the bank merchant of organisation.ts runs one channel
+ * The bank channel of the demo (docs/domain.md §5): the bank merchant of organisation.ts runs one channel
  * that activates a card kind, three operators with quotas, a manager and one teller per operator
  * (they log in with mobile, password and an SMS code), and a pool of unactivated cards.
  */
