@@ -2,7 +2,7 @@
  * The smallest request the spec allows for each operation of endpoints.tsv, keyed by "METHOD prefix+path"
  * as the file's row reads (ANY stays ANY: the test calls it with POST and with GET).
  *
- * Transcribed from ../shared/spec (part A §2 and §4, part B §2 and §4): only the fields marked `*`
+ * Transcribed from docs/spec (part A §2 and §4, part B §2 and §4): only the fields marked `*`
  * (and those that "must not be blank"), in the spec's types — Long and Integer as JSON numbers, String
  * as strings, Date as "YYYY-MM-DD HH:mm:ss", Date[] as two of those. The enumerations of A 2.2 (IdType,
  * ChannelType, TicketsStatus, SettlementWay) would go as strings ("codes are strings in payloads"), but
