@@ -53,7 +53,7 @@ function readRows(file: string): Row[] {
 const ROWS = readRows(LOCAL_TSV);
 
 describe('the operation list', () => {
-  it.each(['endpoints.tsv', 'part-a.md', 'part-b.md'])('docs/spec/%s is the shared specification\'s text, when that is beside the repository', (file, ctx) => {
+  it.for(['endpoints.tsv', 'part-a.md', 'part-b.md'])('docs/spec/%s is the shared specification\'s text, when that is beside the repository', (file, ctx) => {
     const shared = path.join(SHARED_SPEC, file);
     if (!existsSync(shared)) ctx.skip(`no ${shared}: the copy in docs/spec cannot be compared here`);
     expect(readFileSync(path.join(LOCAL_SPEC, file), 'utf8')).toBe(readFileSync(shared, 'utf8'));
