@@ -8,9 +8,11 @@ import { UserType } from '../../src/platform/http/context.js';
 import type { RouteSpec } from '../../src/platform/http/routes.js';
 import { defineModule } from '../../src/platform/module.js';
 import { MODULES } from '../../src/modules/index.js';
-import { ensureRole, insertStaff } from '../../src/modules/staff/bootstrap.repository.js';
+import { setUserStatus } from '../../src/modules/staff/index.js';
 import type { TestApp } from './test-app.js';
 import { attachContractCheck } from './contract-check.js';
+import { authoredBy } from './factories.js';
+import { addStaff } from './staff.js';
 
 let serial = 0;
 /** A name no other test of the run uses (tables are per file, but names must not collide within one). */
@@ -32,13 +34,11 @@ export async function createStaff(
 ): Promise<StaffFixture> {
   const username = opts.username ?? uniqueName('staff');
   const password = opts.password ?? 'Staff@Pass2026';
-  const roleId = await ensureRole(db, uniqueName('role'), `role of ${username}`, opts.permissions ?? []);
-  const id = await insertStaff(
-    db,
-    { username, passwordHash: opts.passwordHash ?? (await hashPassword(password)), nickname: username, userType: UserType.PLATFORM, merchantId: null, shopId: null },
-    [roleId],
-  );
-  if (opts.status !== undefined) await db.updateTable('admin_user').set({ status: opts.status }).where('id', '=', id).execute();
+  const id = await addStaff(db, {
+    username, passwordHash: opts.passwordHash ?? (await hashPassword(password)), userType: UserType.PLATFORM, merchantId: null, shopId: null,
+    permissions: opts.permissions ?? [],
+  });
+  if (opts.status !== undefined && opts.status !== 1) await setUserStatus(db, id, opts.status, authoredBy());
   return { id, username, password };
 }
 

@@ -1,10 +1,11 @@
 import { TokenService } from '../../src/platform/auth/tokens.js';
 import { hashPassword } from '../../src/platform/auth/password.js';
+import type { Executor } from '../../src/platform/db/executor.js';
 import type { Account, Channel } from '../../src/platform/http/context.js';
 import { UserType } from '../../src/platform/http/context.js';
-import { ensureRole, insertStaff } from '../../src/modules/staff/bootstrap.repository.js';
+import { insertRole, insertUser, replaceUserRoles, setUserStatus } from '../../src/modules/staff/index.js';
 import { loadStaffAccount } from '../../src/modules/auth/staff.repository.js';
-import { createMerchant, createShop, uniq } from './factories.js';
+import { authoredBy, createMerchant, createShop, uniq } from './factories.js';
 import type { TestApp } from './test-app.js';
 
 /**
@@ -42,14 +43,29 @@ export async function staffSession(
   }
   const username = uniq(`${opts.kind}_`);
   passwordHash ??= hashPassword(STAFF_PASSWORD);
-  const roleId = await ensureRole(t.db, uniq('role_'), `role of ${username}`, opts.permissions ?? []);
   const userType = opts.kind === 'platform' ? UserType.PLATFORM : opts.kind === 'merchant' ? UserType.MERCHANT : UserType.SHOP;
-  const userId = await insertStaff(t.db, { username, passwordHash: await passwordHash, nickname: username, userType, merchantId, shopId }, [roleId]);
-  if (opts.status !== undefined) await t.db.updateTable('admin_user').set({ status: opts.status }).where('id', '=', userId).execute();
+  const userId = await addStaff(t.db, { username, passwordHash: await passwordHash, userType, merchantId, shopId, permissions: opts.permissions ?? [] });
+  if (opts.status !== undefined && opts.status !== 1) await setUserStatus(t.db, userId, opts.status, authoredBy());
   const account = await loadStaffAccount(t.db, userId);
   if (!account) throw new Error(`staff ${username} cannot log in (status ${opts.status})`);
   const issued = await issueFor(t, account, 'manage');
   return { token: issued.accessToken, refreshToken: issued.refreshToken, userId, username, password: STAFF_PASSWORD, account, merchantId, shopId };
+}
+
+/**
+ * A staff user holding a role of its own (a global one, as the bootstrap's are) with exactly these
+ * permissions, through the staff module's front door, as addRole and addUser write them.
+ */
+export async function addStaff(
+  db: Executor,
+  u: { username: string; passwordHash: string; userType: number; merchantId: number | null; shopId: number | null; permissions: string[] },
+): Promise<number> {
+  const roleId = await insertRole(db, { code: uniq('role_'), name: `role of ${u.username}`, permissions: u.permissions, merchantId: null, shopId: null, remark: null }, null);
+  const userId = await insertUser(db, {
+    username: u.username, passwordHash: u.passwordHash, nickname: u.username, mobile: null, userType: u.userType, merchantId: u.merchantId, shopId: u.shopId, deptId: null,
+  }, null);
+  await replaceUserRoles(db, userId, [roleId]);
+  return userId;
 }
 
 /** A session for an account that exists (any kind), bound to the channel, as its login issues it. */

@@ -8,3 +8,4 @@ export { MemberError } from './member.errors.js';
 export { MemberPageResponse } from './member.schemas.js';
 export { findOrCreateMemberByMobile } from './channel-member.repository.js';
 export { lockMemberStatus, setMemberStatus } from './member-status.repository.js';
+export { upsertOnLogin } from './member.repository.js';

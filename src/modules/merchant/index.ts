@@ -3,6 +3,6 @@ export { merchantModule } from './merchant.module.js';
 export { MerchantFinance } from './merchant-finance.schemas.js';
 export { assertMerchantEnabled, type MerchantState } from './merchant-state.js';
 export { MerchantError } from './merchant.errors.js';
-export { findMerchantState, insertMerchant, isPlatformMerchant } from './merchant.repository.js';
+export { findMerchantState, insertMerchant, isPlatformMerchant, setMerchantStatus } from './merchant.repository.js';
 export { resolveRecordOwner } from './record-owner.js';
 export { settlementAccount } from './settlement-account.js';

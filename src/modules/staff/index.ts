@@ -5,7 +5,7 @@ export { firstUngrantable } from './grants.js';
 export { deletableUser } from './manageable.js';
 export { findRoleIdByCode, insertRole } from './role.repository.js';
 export { StaffError, grantBeyondOwn } from './staff.errors.js';
-export { insertUser, replaceUserRoles } from './staff.repository.js';
+export { insertUser, replaceUserRoles, setUserStatus } from './staff.repository.js';
 export { keepingASuperAdmin } from './super-admins.js';
 export { SHOP_ADMIN_CODE } from './system-roles.js';
 export { deleteShopStaff, ensureGlobalRole, freeUsername, insertShopUser, shopStaffIds } from './shop-staff.repository.js';

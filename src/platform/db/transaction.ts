@@ -48,13 +48,20 @@ export function assertNotInOwnTransaction(db: Executor): void {
   if (openTransaction.getStore() === db) throw new PoolQueryInTransactionError();
 }
 
+/** The transaction without the guard (its queries are the transaction's own), keeping any other plugin. */
+function withoutGuard(trx: Trx): Trx {
+  let inner = trx.withoutPlugins();
+  for (const plugin of trx.getExecutor().plugins) if (!(plugin instanceof TransactionGuard)) inner = inner.withPlugin(plugin);
+  return inner;
+}
+
 /**
  * Runs `work` in one transaction and gives it only the transaction. Nested use, or a query on `db`
  * from inside `work`, fails fast with PoolQueryInTransactionError instead of hanging (PGlite).
  */
 export async function inTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
   if (openTransaction.getStore() === db) throw new PoolQueryInTransactionError();
-  return db.transaction().execute((trx) => openTransaction.run(db, () => work(trx.withoutPlugins())));
+  return db.transaction().execute((trx) => openTransaction.run(db, () => work(withoutGuard(trx))));
 }
 
 /**
