@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCheckerAccount } from '../../src/modules/checker/checker-login.repository.js';
-import { createChecker } from '../helpers/factories.js';
+import { createCard, createChecker, createMember } from '../helpers/factories.js';
 import { issueFor, staffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import {
@@ -15,12 +15,14 @@ let t: TestApp;
 let rec: Recorder;
 let bank: BankChannel;
 let teller: string;
+let admin: string;
 
 beforeAll(async () => {
   rec = await recordingSms();
   t = await createTestApp({}, { store: rec.store, services: { sms: rec.sms } });
   bank = await createBankChannel(t.db, { operators: [{ total: 100, day: 100 }], pool: 30 });
   teller = await bankToken(t, await createBankUser(t.db, { businessId: bank.businessId, operatorRowId: bank.operators[0].id }));
+  admin = (await staffSession(t, { kind: 'platform', permissions: ['*'] })).token;
 });
 afterAll(async () => {
   await t?.close();
@@ -29,9 +31,46 @@ afterAll(async () => {
 
 const ACTIVATE = `${P}/activateBankCard`;
 
+// only the database shows the operation log
 async function operatorLog(bizId: string | null) {
   return t.db.selectFrom('operate_log').select(['module', 'action', 'account_kind', 'success', 'errcode', 'biz_id'])
     .where('path', '=', ACTIVATE).where('biz_id', bizId === null ? 'is' : '=', bizId).orderBy('id', 'desc').executeTakeFirst();
+}
+
+interface Activation { id: number; cardNumber: string | null; userName: string; userPhone: string; orderNo: string; userIdno: string; activeStatus: number }
+
+const viewers = new Map<number, Promise<string>>();
+/** A bank's activation records (of one operator when told) as its manager sees them, ID numbers whole. */
+async function activations(businessId: number, operatorId?: number): Promise<Activation[]> {
+  let viewer = viewers.get(businessId);
+  if (!viewer) {
+    viewer = createBankUser(t.db, { businessId, permissions: ['bank:export:plain'] }).then((u) => bankToken(t, u));
+    viewers.set(businessId, viewer);
+  }
+  const res = await t.post(`${P}/getActivationDetailList`, { pageSize: 200, ...(operatorId === undefined ? {} : { operatorId }) }, await viewer);
+  expect(res.body.errcode, JSON.stringify(res.body)).toBe(0);
+  expect(res.body.data.total).toBeLessThanOrEqual(200);
+  return res.body.data.list;
+}
+const activationsOf = async (businessId: number, phone: string) => (await activations(businessId)).filter((r) => r.userPhone === phone);
+
+/** The members whose mobile is the phone, as the member administration lists them. */
+async function membersWith(phone: string): Promise<Array<{ id: number; mobile: string }>> {
+  const res = await t.post('/manage-api/member/queryMemberPage', { mobile: phone, pageSize: 200 }, admin);
+  expect(res.body.errcode, JSON.stringify(res.body)).toBe(0);
+  return res.body.data.list.filter((m: { mobile: string }) => m.mobile === phone);
+}
+
+async function cardPage(filter: Record<string, unknown>) {
+  const res = await t.post('/manage-api/card/queryCardPage', { pageSize: 200, ...filter }, admin);
+  expect(res.body.errcode, JSON.stringify(res.body)).toBe(0);
+  return res.body.data as { total: number; list: Array<{ id: number; cardNumber: string; status: number; activated: boolean; orderNo: string | null }> };
+}
+
+async function getCard(cardNumber: string) {
+  const res = await t.post('/manage-api/card/getCard', { cardNumber }, admin);
+  expect(res.body.errcode, JSON.stringify(res.body)).toBe(0);
+  return res.body.data;
 }
 
 describe('who may activate', () => {
@@ -55,10 +94,11 @@ describe('who may activate', () => {
   it('refuses an operator of a disabled channel (1_014_000_003) and leaves nothing behind', async () => {
     const other = await createBankChannel(t.db, { pool: 2 });
     const token = await bankToken(t, await createBankUser(t.db, { businessId: other.businessId, operatorRowId: other.operators[0].id }));
+    // Written directly: no operation disables a bank channel (its management is not shown, spec B 4.4).
     await t.db.updateTable('channel_info').set({ status: 0 }).where('id', '=', other.channelInfoId).execute();
     const { res, person } = await activate(t, rec, token);
     expect(res.body.errcode).toBe(1_014_000_003);
-    expect(await t.db.selectFrom('activation_record').select('id').where('user_phone', '=', person.phone).execute()).toEqual([]);
+    expect(await activationsOf(other.businessId, person.phone)).toEqual([]);
   });
 });
 
@@ -88,8 +128,10 @@ describe('input', () => {
     while (!idNo.endsWith('X')) idNo = newIdNumber();
     const { res } = await activate(t, rec, teller, newPerson({ userIdno: idNo.toLowerCase() }));
     expect(res.body.data.code).toBe(200);
-    const row = await t.db.selectFrom('activation_record').select(['user_idno', 'user_id_type']).where('id', '=', res.body.data.data.id).executeTakeFirstOrThrow();
-    expect(row).toEqual({ user_idno: idNo, user_id_type: 1 });
+    expect((await activations(bank.businessId)).find((r) => r.id === res.body.data.data.id)?.userIdno).toBe(idNo);
+    // only the database shows the record's document type
+    const row = await t.db.selectFrom('activation_record').select(['user_id_type']).where('id', '=', res.body.data.data.id).executeTakeFirstOrThrow();
+    expect(row).toEqual({ user_id_type: 1 });
     const passport = await activate(t, rec, teller, newPerson({ userIdType: 2, userIdno: 'E12345678' }));
     expect(passport.res.body.data.code).toBe(200);
   });
@@ -130,15 +172,17 @@ describe('success', () => {
     });
     expect(Number(d.expireTime.slice(0, 4)) * 12 + Number(d.expireTime.slice(5, 7))).toBe(Number(d.activeTime.slice(0, 4)) * 12 + Number(d.activeTime.slice(5, 7)) + 12);
 
-    const card = await t.db.selectFrom('card').selectAll().where('card_number', '=', d.cardNumber).executeTakeFirstOrThrow();
-    expect(card).toMatchObject({ status: 2, card_model_id: bank.cardModelId, merchant_id: bank.merchantId, order_no: d.orderNo });
-    const binding = await t.db.selectFrom('card_binding').selectAll().where('card_id', '=', card.id).execute();
-    expect(binding).toHaveLength(1);
-    expect(binding[0]).toMatchObject({ member_id: d.memberId, name: person.userName, phone: person.phone, id_type: 1, id_no: person.userIdno });
-    const member = await t.db.selectFrom('member').selectAll().where('id', '=', d.memberId).executeTakeFirstOrThrow();
-    expect(member).toMatchObject({ mobile: person.phone, name: person.userName, status: 1, channel: 6 });
-    const record = await t.db.selectFrom('activation_record').selectAll().where('id', '=', d.id).executeTakeFirstOrThrow();
-    expect(record).toMatchObject({ active_status: 1, card_id: card.id, card_number: d.cardNumber, operator_id: bank.operators[0].id, channel_info_id: bank.channelInfoId });
+    const card = await getCard(d.cardNumber);
+    expect(card).toMatchObject({ status: 2, cardModelId: bank.cardModelId, merchantId: bank.merchantId, orderNo: d.orderNo });
+    expect(card.holder).toMatchObject({ memberId: d.memberId, name: person.userName, phone: person.phone, idType: '1', idNo: person.userIdno });
+    // only the database shows the card's bindings over time (the API shows its current holder)
+    expect(await t.db.selectFrom('card_binding').select('id').where('card_id', '=', card.id).execute()).toHaveLength(1);
+    const member = await t.post('/manage-api/member/getMember', { id: d.memberId }, admin);
+    expect(member.body.data).toMatchObject({ mobile: person.phone, name: person.userName, status: 1, channel: '6' });
+    // the operator's own records in the channel's bank (the bank has this one channel)
+    const record = (await activations(bank.businessId, bank.operators[0].operatorId)).find((r) => r.id === d.id);
+    expect(record).toMatchObject({ activeStatus: 1, cardNumber: d.cardNumber });
+    // only the database shows the channel order and its log (no operation shows them, spec B 4.4)
     const order = await t.db.selectFrom('channel_order').selectAll().where('order_no', '=', d.orderNo).executeTakeFirstOrThrow();
     expect(order).toMatchObject({ status: 2, card_id: card.id, member_id: d.memberId, amount: 9800, user_phone: person.phone });
     const logs = await t.db.selectFrom('channel_order_log').selectAll().where('order_id', '=', order.id).execute();
@@ -153,10 +197,10 @@ describe('success', () => {
 
   it('binds to the member that already has the phone instead of making another', async () => {
     const phone = newPhone();
-    const existing = (await t.db.insertInto('member').values({ open_id: `wx_${phone}`, mobile: phone, status: 1 }).returning('id').executeTakeFirstOrThrow()).id;
+    const existing = await createMember(t.db, { open_id: `wx_${phone}`, mobile: phone });
     const { res } = await activate(t, rec, teller, newPerson({ phone }));
     expect(res.body.data.data.memberId).toBe(existing);
-    expect(await t.db.selectFrom('member').select('id').where('mobile', '=', phone).execute()).toHaveLength(1);
+    expect(await membersWith(phone)).toHaveLength(1);
   });
 });
 
@@ -172,7 +216,7 @@ describe('duplicates in a channel (504)', () => {
     // the same number under another document type is the same person (see the test below)
     expect((await activate(t, rec, teller, newPerson({ userIdno: first.userIdno, userIdType: 2 }))).res.body.data.code).toBe(504);
     expect(await operatorLog(null)).toMatchObject({ success: false, errcode: 504 });
-    expect(await t.db.selectFrom('activation_record').select('id').where('user_phone', '=', first.phone).execute()).toHaveLength(1);
+    expect(await activationsOf(bank.businessId, first.phone)).toHaveLength(1);
 
     const other = await createBankChannel(t.db, { pool: 2 });
     const otherTeller = await bankToken(t, await createBankUser(t.db, { businessId: other.businessId, operatorRowId: other.operators[0].id }));
@@ -180,8 +224,10 @@ describe('duplicates in a channel (504)', () => {
     const elsewhere = await activate(t, rec, otherTeller, first);
     expect(elsewhere.res.body.data.code).toBe(200);
     // both cards bound to one member
-    const members = await t.db.selectFrom('activation_record').select('member_id').where('user_phone', '=', first.phone).execute();
-    expect(new Set(members.map((m) => m.member_id)).size).toBe(1);
+    const records = [...await activationsOf(bank.businessId, first.phone), ...await activationsOf(other.businessId, first.phone)];
+    expect(records).toHaveLength(2);
+    const members = await Promise.all(records.map(async (r) => (await getCard(r.cardNumber!)).holder.memberId));
+    expect(new Set(members).size).toBe(1);
   });
 
   it('refuses one person\'s number in another letter case, with separators or under another document type, writing nothing', async () => {
@@ -192,9 +238,11 @@ describe('duplicates in a channel (504)', () => {
     expect((await activate(t, rec, tok, newPerson({ userIdno: passport, userIdType: 2 }))).res.body.data.code).toBe(200);
     expect((await activate(t, rec, tok, newPerson({ userIdno: idCard }))).res.body.data.code).toBe(200);
     const written = async () => ({
-      records: (await t.db.selectFrom('activation_record').select('id').where('channel_info_id', '=', c.channelInfoId).execute()).length,
+      // the bank has this one channel
+      records: (await activations(c.businessId)).length,
+      // only the database shows the channel orders
       orders: (await t.db.selectFrom('channel_order').select('id').where('channel_info_id', '=', c.channelInfoId).execute()).length,
-      pool: (await t.db.selectFrom('card').select('id').where('card_model_id', '=', c.cardModelId).where('active_time', 'is', null).execute()).length,
+      pool: (await cardPage({ cardModelId: c.cardModelId, activated: false })).total,
     });
     const before = await written();
     expect(before).toEqual({ records: 2, orders: 2, pool: 8 });
@@ -209,7 +257,7 @@ describe('duplicates in a channel (504)', () => {
     for (const over of bypasses) {
       const { res, person } = await activate(t, rec, tok, newPerson(over));
       expect(res.body.data, JSON.stringify(over)).toEqual({ code: 504, msg: 'this ID number has already activated a card in this channel', data: null });
-      expect(await t.db.selectFrom('member').select('id').where('mobile', '=', person.phone).execute()).toEqual([]);
+      expect(await membersWith(person.phone)).toEqual([]);
     }
     expect(await written()).toEqual(before);
 
@@ -225,8 +273,10 @@ describe('duplicates in a channel (504)', () => {
     const { res } = await activate(t, rec, teller, newPerson({ userIdno: typed, userIdType: 2 }));
     expect(res.body.data.code).toBe(200);
     const stored = `G24${typed.slice(4, -1)}`;
-    const record = await t.db.selectFrom('activation_record').select(['user_idno', 'user_idno_key', 'order_id']).where('id', '=', res.body.data.data.id).executeTakeFirstOrThrow();
-    expect(record).toMatchObject({ user_idno: stored, user_idno_key: stored });
+    expect((await activations(bank.businessId)).find((r) => r.id === res.body.data.data.id)?.userIdno).toBe(stored);
+    // only the database shows the comparison key and the channel order
+    const record = await t.db.selectFrom('activation_record').select(['user_idno_key', 'order_id']).where('id', '=', res.body.data.data.id).executeTakeFirstOrThrow();
+    expect(record).toMatchObject({ user_idno_key: stored });
     expect((await t.db.selectFrom('channel_order').select('user_idno').where('id', '=', record.order_id).executeTakeFirstOrThrow()).user_idno).toBe(stored);
     const junk = await t.post(ACTIVATE, { ...newPerson({ userIdno: 'G24#463517', userIdType: 2 }), verifyCode: '123456' }, teller);
     expect(junk.body.errcode).toBe(400);
@@ -247,7 +297,7 @@ describe('duplicates in a channel (504)', () => {
     try {
       const { res, person } = await activate(t, rec, teller, newPerson({ userName: 'RACE-ID-HOLDER' }));
       expect(res.body.data).toEqual({ code: 504, msg: 'this ID number has already activated a card in this channel', data: null });
-      expect(await t.db.selectFrom('activation_record').select('id').where('user_phone', '=', person.phone).execute()).toEqual([]);
+      expect(await activationsOf(bank.businessId, person.phone)).toEqual([]);
     } finally {
       await sql.raw('drop trigger if exists bank_test_rival_id on activation_record').execute(t.db);
     }
@@ -263,7 +313,7 @@ describe('duplicates in a channel (504)', () => {
     const codes = answers.map((a) => a.body.data?.code).sort();
     expect(codes[0]).toBe(200);
     expect([500, 504]).toContain(codes[1]);
-    expect(await t.db.selectFrom('activation_record').select('id').where('channel_info_id', '=', c.channelInfoId).execute()).toHaveLength(1);
+    expect(await activations(c.businessId)).toHaveLength(1);
   });
 
   it('answers 504 when the unique index, not the check before it, catches the duplicate', async () => {
@@ -281,7 +331,7 @@ describe('duplicates in a channel (504)', () => {
     try {
       const { res, person } = await activate(t, rec, teller, newPerson({ userName: 'RACE-HOLDER' }));
       expect(res.body.data).toEqual({ code: 504, msg: 'this phone number has already activated a card in this channel', data: null });
-      expect(await t.db.selectFrom('activation_record').select('id').where('user_phone', '=', person.phone).execute()).toEqual([]);
+      expect(await activationsOf(bank.businessId, person.phone)).toEqual([]);
       expect(await operatorLog(null)).toMatchObject({ success: false, errcode: 504 });
     } finally {
       await sql.raw('drop trigger if exists bank_test_rival on activation_record').execute(t.db);
@@ -296,6 +346,7 @@ describe('quotas (503)', () => {
     for (let i = 0; i < 2; i++) expect((await activate(t, rec, tok)).res.body.data.code).toBe(200);
     const { res, person } = await activate(t, rec, tok);
     expect(res.body.data).toEqual({ code: 503, msg: "the operator's activation quota is used up: 2 of 2 cards activated", data: null });
+    // only the database shows the channel orders
     expect(await t.db.selectFrom('channel_order').select('id').where('user_phone', '=', person.phone).execute()).toEqual([]);
     expect(await operatorLog(null)).toMatchObject({ success: false, errcode: 503 });
   });
@@ -306,6 +357,7 @@ describe('quotas (503)', () => {
     expect((await activate(t, rec, tok)).res.body.data.code).toBe(200);
     const refused = await activate(t, rec, tok);
     expect(refused.res.body.data).toEqual({ code: 503, msg: "the operator's activation quota for today is used up: 1 of 1 cards activated today", data: null });
+    // Written directly: no operation backdates an activation to yesterday.
     await t.db.updateTable('activation_record').set({ active_time: sql<Date>`active_time - interval '1 day'` }).where('operator_id', '=', c.operators[0].id).execute();
     rec.advance(61);
     const retried = await t.post(ACTIVATE, { ...refused.person, verifyCode: await requestCode(t, rec, refused.person.phone, 'activate', tok) }, tok);
@@ -320,8 +372,9 @@ describe('card pool', () => {
     expect((await activate(t, rec, tok)).res.body.data.code).toBe(200);
     const { res, person } = await activate(t, rec, tok);
     expect(res.body).toEqual({ errcode: 1_014_000_001, errmsg: "no card is left in this channel's card pool: ask the card administrator to issue cards to the channel" });
+    // only the database shows the channel orders
     expect(await t.db.selectFrom('channel_order').select('id').where('user_phone', '=', person.phone).execute()).toEqual([]);
-    expect(await t.db.selectFrom('member').select('id').where('mobile', '=', person.phone).execute()).toEqual([]);
+    expect(await membersWith(person.phone)).toEqual([]);
     expect(await operatorLog(null)).toMatchObject({ success: false, errcode: 1_014_000_001 });
   });
 
@@ -329,13 +382,11 @@ describe('card pool', () => {
     const c = await createBankChannel(t.db, { pool: 0 });
     const tok = await bankToken(t, await createBankUser(t.db, { businessId: c.businessId, operatorRowId: c.operators[0].id }));
     // a sold card, another kind, another merchant's and a deleted card are not in the pool
-    const base = { card_model_id: c.cardModelId, status: 1, channel: 6, merchant_id: c.merchantId };
-    await t.db.insertInto('card').values([
-      { ...base, card_number: `S${newPhone()}`, active_time: new Date() },
-      { ...base, card_number: `K${newPhone()}`, card_model_id: (await createBankChannel(t.db, { pool: 0 })).cardModelId },
-      { ...base, card_number: `M${newPhone()}`, merchant_id: (await createBankChannel(t.db, { pool: 0 })).merchantId },
-      { ...base, card_number: `D${newPhone()}`, is_deleted: true },
-    ]).execute();
+    const base = { card_model_id: c.cardModelId, status: 1, channel: 6, merchant_id: c.merchantId, medium: 1, active_time: null, expire_time: null };
+    await createCard(t.db, { ...base, card_number: `S${newPhone()}`, active_time: new Date() });
+    await createCard(t.db, { ...base, card_number: `K${newPhone()}`, card_model_id: (await createBankChannel(t.db, { pool: 0 })).cardModelId });
+    await createCard(t.db, { ...base, card_number: `M${newPhone()}`, merchant_id: (await createBankChannel(t.db, { pool: 0 })).merchantId });
+    await createCard(t.db, { ...base, card_number: `D${newPhone()}`, is_deleted: true });
     expect((await activate(t, rec, tok)).res.body.errcode).toBe(1_014_000_001);
   });
 });
@@ -359,12 +410,14 @@ describe('a failure after the card is bound', () => {
         const res = await t.post(ACTIVATE, { ...person, verifyCode }, tok);
         expect(res.body).toEqual({ errcode: 500, errmsg: 'internal server error' });
 
+        // only the database shows the channel orders
         expect(await t.db.selectFrom('channel_order').select('id').where('user_phone', '=', person.phone).execute()).toEqual([]);
-        expect(await t.db.selectFrom('activation_record').select('id').where('user_phone', '=', person.phone).execute()).toEqual([]);
-        expect(await t.db.selectFrom('member').select('id').where('mobile', '=', person.phone).execute()).toEqual([]);
+        expect(await activationsOf(c.businessId, person.phone)).toEqual([]);
+        expect(await membersWith(person.phone)).toEqual([]);
+        // only the database shows an ended binding as well as a current one
         expect(await t.db.selectFrom('card_binding').select('id').where('phone', '=', person.phone).execute()).toEqual([]);
-        const pool = await t.db.selectFrom('card').select(['status', 'active_time', 'order_no']).where('card_model_id', '=', c.cardModelId).execute();
-        expect(pool).toEqual(Array(3).fill({ status: 1, active_time: null, order_no: null }));
+        const pool = await cardPage({ cardModelId: c.cardModelId });
+        expect(pool.list.map(({ status, activated, orderNo }) => ({ status, activated, orderNo }))).toEqual(Array(3).fill({ status: 1, activated: false, orderNo: null }));
         expect(rec.sender.lastTo(person.phone)?.template).toBe('verifyCode');
         expect(await operatorLog(null)).toMatchObject({ success: false, errcode: 500 });
 

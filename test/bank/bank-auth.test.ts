@@ -104,6 +104,7 @@ describe('bankLogin', () => {
     const code = await requestCode(t, rec, user.mobile, 'login');
     const wrong = await t.post(`${P}/bankLogin`, loginBody(user, code === '111111' ? '222222' : '111111'));
     expect(wrong.body.data).toEqual({ code: 501, msg: 'the SMS code is wrong', data: null });
+    // only the database shows the login log
     const logs = await t.db.selectFrom('login_log').select(['account_kind', 'success', 'errcode']).where('username', '=', user.mobile).orderBy('id').execute();
     expect(logs).toEqual([
       { account_kind: 'bank', success: false, errcode: 1_002_000_004 },
@@ -121,6 +122,8 @@ describe('bankLogin', () => {
   it('tells a disabled user so after a right password', async () => {
     const user = await operator();
     const code = await requestCode(t, rec, user.mobile, 'login');
+    // Written directly: no operation disables a bank user (their management is not shown, spec B 4.4), and the
+    // code is texted only to a user who may log in, so it cannot be made disabled.
     await t.db.updateTable('bank_user').set({ status: 0 }).where('id', '=', user.id).execute();
     expect((await t.post(`${P}/bankLogin`, loginBody(user, code))).body.errcode).toBe(1_002_000_001);
   });
@@ -141,10 +144,12 @@ describe('bankLogin', () => {
     const ops = await t.post(`${P}/bankOperatorList`, {}, accessToken);
     expect(ops.body.data.map((o: { id: number }) => o.id)).toEqual([bank.operators[0].id]);
     expect((await t.post(`${P}/bankLogin`, loginBody(user, code))).body.data.code).toBe(500);
+    // only the database shows a bank user's last login
     const row = await t.db.selectFrom('bank_user').select(['last_login_at']).where('id', '=', user.id).executeTakeFirstOrThrow();
     expect(row.last_login_at).not.toBeNull();
 
     // The relations are the session's: a new operator link is seen at the next login, not by this session.
+    // Written directly: no operation links a bank user to another operator.
     await t.db.updateTable('bank_user').set({ operator_id: bank.operators[1].id }).where('id', '=', user.id).execute();
     const refreshed = await t.post('/manage-api/auth/refreshToken', { refreshToken });
     expect(refreshed.body.errcode).toBe(0);
@@ -182,6 +187,7 @@ describe('bankUserLogin', () => {
     expect(wrong.body.data).toEqual({ code: 501, msg: 'the SMS code is wrong', data: null });
 
     // 502: the phone's activation has gone (its records were removed by an operator)
+    // Written directly: no operation of this service removes activation records.
     await t.db.deleteFrom('activation_record').where('user_phone', '=', person.phone).execute();
     expect((await t.post(`${P}/bankUserLogin`, { mobile: person.phone, verifyCode: code })).body.data).toEqual({
       code: 502, msg: 'this phone number has no card activated through a bank channel', data: null,
@@ -200,6 +206,7 @@ describe('bankUserLogin', () => {
     expect((await t.post(`${P}/bankUserLogin`, { mobile: stranger, verifyCode: code })).body.data).toEqual({
       code: 500, msg: 'the SMS code has expired, please request a new one', data: null,
     });
+    // only the database shows the login log
     const logs = await t.db.selectFrom('login_log').select(['account_kind', 'success', 'errcode']).where('username', '=', stranger).orderBy('id').execute();
     expect(logs).toEqual([
       { account_kind: 'member', success: false, errcode: 1_002_000_005 },
@@ -231,7 +238,9 @@ describe('bankUserLogin', () => {
   it('refuses the holder of a disabled member', async () => {
     const teller = await bankToken(t, await operator());
     const { res: activated, person } = await activate(t, rec, teller);
-    await t.db.updateTable('member').set({ status: 0 }).where('id', '=', activated.body.data.data.memberId).execute();
+    const staff = await staffSession(t, { kind: 'platform', permissions: ['member:write'] });
+    const disabled = await t.post('/manage-api/member/updateMemberStatus', { id: activated.body.data.data.memberId, status: 0 }, staff.token);
+    expect(disabled.body.errcode, disabled.body.errmsg).toBe(0);
     rec.advance(61); // past the resend gap that the activation code opened
     const code = await requestCode(t, rec, person.phone, 'user-login');
     expect((await t.post(`${P}/bankUserLogin`, { mobile: person.phone, verifyCode: code })).body.errcode).toBe(1_002_000_001);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCardModel, createMerchant, createShop, createSku, createSpu, uniq } from '../helpers/factories.js';
+import { createCard, createCardModel, createCardModelRule, createMerchant, createShop, createSku, createSpu, uniq } from '../helpers/factories.js';
 import { itRefusesWhatStaffOperationsRefuse } from '../helpers/rejection-matrix.js';
 import { staffSession, type StaffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -82,14 +82,14 @@ describe('card models', () => {
     const m = await addOk(merchantA, { price: 19800 });
     const before = (await t.post(`${P}/queryCardModelPriceHistory`, { cardModelId: m.id }, merchantA.token)).body.data;
     // A card activated under the old price and validity.
-    const card = await t.db.insertInto('card').values({ card_number: uniq('9').slice(0, 20), card_model_id: m.id, status: 2, active_time: new Date('2026-01-10T02:00:00Z'), expire_time: new Date('2027-01-10T02:00:00Z') }).returning('id').executeTakeFirstOrThrow();
+    const card = await createCard(t.db, { card_number: uniq('9').slice(0, 20), card_model_id: m.id, status: 2, active_time: new Date('2026-01-10T02:00:00Z'), expire_time: new Date('2027-01-10T02:00:00Z') });
     expect((await t.post(`${P}/updateCardModel`, { id: m.id, name: m.name, price: 25800, validityMonths: 24 }, merchantA.token)).body.errcode).toBe(0);
     const history = (await t.post(`${P}/queryCardModelPriceHistory`, { cardModelId: m.id }, merchantA.token)).body.data;
     expect(history).toHaveLength(2);
     expect(history[0]).toMatchObject({ price: 19800, validityMonths: 12, validFrom: before[0].validFrom, validTo: expect.any(String) });
     expect(history[1]).toMatchObject({ price: 25800, validityMonths: 24, validFrom: history[0].validTo, validTo: null });
-    const row = await t.db.selectFrom('card').select(['expire_time']).where('id', '=', card.id).executeTakeFirstOrThrow();
-    expect(row.expire_time?.toISOString()).toBe('2027-01-10T02:00:00.000Z');
+    // 2027-01-10T02:00:00Z, shown in the test time zone (Asia/Shanghai)
+    expect((await t.post('/manage-api/card/getCard', { id: card }, merchantA.token)).body.data.expireTime).toBe('2027-01-10 10:00:00');
     // A rename alone adds no history.
     expect((await t.post(`${P}/updateCardModel`, { id: m.id, name: `${m.name}!`, price: 25800 }, merchantA.token)).body.errcode).toBe(0);
     expect((await t.post(`${P}/queryCardModelPriceHistory`, { cardModelId: m.id }, merchantA.token)).body.data).toHaveLength(2);
@@ -124,7 +124,7 @@ describe('card models', () => {
     const a = await addOk(merchantA, { name: `${tag} A` });
     const b = await addOk(merchantB, { name: `${tag} B` });
     const platformModel = await addOk(platform, { name: `${tag} P` });
-    await t.db.insertInto('card_model_resource_rule').values({ card_model_id: platformModel.id, resource_id: org.spotA1, settlement_way: 5 }).execute();
+    await createCardModelRule(t.db, { card_model_id: platformModel.id, resource_id: org.spotA1, settlement_way: 5 });
     const ids = async (who: StaffSession) => ((await t.post(`${P}/queryCardModelPage`, { name: tag }, who.token)).body.data.list as ModelOut[]).map((m) => m.id);
     expect(await ids(platform)).toEqual([platformModel.id, b.id, a.id]);
     expect(await ids(merchantA)).toEqual([platformModel.id, a.id]);
@@ -146,6 +146,7 @@ describe('card models', () => {
     await t.post(`${P}/updateCardModel`, { id: m.id, name: m.name, price: 1 }, merchantA.token);
     await t.post(`${P}/updateCardModelStatus`, { id: m.id, status: 0 }, merchantA.token);
     await t.post(`${P}/updateCardModelAllocation`, { id: m.id, allocationEnabled: true }, merchantA.token);
+    // only the database shows the operation log
     const rows = await t.db.selectFrom('operate_log').select(['module', 'action', 'success']).where('biz_id', '=', String(m.id))
       .where('path', 'like', '/manage-api/cardModel/%').orderBy('id').execute();
     expect(rows.map((r) => [r.module, r.action, r.success])).toEqual([

@@ -46,8 +46,9 @@ afterAll(() => t?.close());
 async function cards(n = 1, body: Record<string, unknown> = {}): Promise<string[]> {
   const batch = await t.post(`${C}/generateCardBatch`, { cardModelId: org.model, count: n, medium: 1, merchantId: org.seller, shopId: org.sellerShop, ...body }, platform.token);
   expect(batch.body.errcode, batch.body.errmsg).toBe(0);
-  const rows = await t.db.selectFrom('card').select('card_number').where('batch_id', '=', batch.body.data.id).orderBy('id').execute();
-  return rows.map((r) => r.card_number);
+  const page = await t.post(`${C}/queryCardPage`, { batchId: batch.body.data.id, pageSize: 200 }, platform.token);
+  expect(page.body.data.total).toBe(n);
+  return [...page.body.data.list].sort((a: { id: number }, b: { id: number }) => a.id - b.id).map((c: { cardNumber: string }) => c.cardNumber);
 }
 
 async function activated(body: Record<string, unknown> = {}): Promise<string> {
@@ -176,6 +177,7 @@ describe('binding', () => {
     const idNo = idNumber('19700101', '888');
     const res = await t.post(`${C}/bindCard`, { cardNumber, ...holder({ idNo, facePhoto: photo }) }, seller.token);
     expect(res.body.errcode, res.body.errmsg).toBe(0);
+    // only the database shows the face library's people (searched by the face service, not an operation)
     const enrolled = await t.db.selectFrom('face_person').select('person_id').where('person_id', '=', idNo).execute();
     expect(enrolled).toHaveLength(1);
   });
@@ -205,6 +207,7 @@ describe('binding', () => {
     expect(after).toMatchObject({ status: 1, holder: null, statusReason: 'sold back' });
     expect((await t.post(`${C}/unbindCard`, { cardNumber }, seller.token)).body.errcode).toBe(1_023_000_006);
     expect((await t.post(`${C}/bindCard`, { cardNumber, ...holder({ name: 'Second holder' }) }, seller.token)).body.data.holder.name).toBe('Second holder');
+    // only the database shows an ended binding, kept for history
     const rows = await t.db.selectFrom('card_binding').select(['name', 'is_deleted']).where('card_id', '=', after.id).orderBy('id').execute();
     expect(rows).toEqual([{ name: 'Wang Fang', is_deleted: true }, { name: 'Second holder', is_deleted: false }]);
   });
@@ -224,8 +227,10 @@ describe('disable, enable, expiry', () => {
   it('reads a card past its expiry as expired at once, and the expiry job stores it', async () => {
     const cardNumber = await bound();
     const id = (await get(cardNumber)).data.id;
+    // Written directly: only time passing takes a bound card past its expiry.
     await t.db.updateTable('card').set({ active_time: new Date(Date.now() - 86_400_000), expire_time: new Date(Date.now() - 1000) }).where('id', '=', id).execute();
     expect((await get(cardNumber)).data.status).toBe(4);
+    // only the database shows the stored status (the API reads an expired card as 4 at once)
     expect((await t.db.selectFrom('card').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status).toBe(2);
     const page = await t.post(`${C}/queryCardPage`, { cardNumber, status: 4 }, platform.token);
     expect(page.body.data.total).toBe(1);
@@ -233,6 +238,7 @@ describe('disable, enable, expiry', () => {
     expect((await t.db.selectFrom('card').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status).toBe(4);
     expect(await expireCards(t.db)).toBe(0);
     // Two runs at once (two instances) share the work and neither fails.
+    // every card of the database the job may store, all taken past their expiry directly (as above)
     const ids = await t.db.selectFrom('card').select('id').where('batch_id', 'is not', null).where('active_time', 'is not', null).where('status', 'in', [1, 2]).execute();
     await t.db.updateTable('card').set({ active_time: new Date(Date.now() - 86_400_000), expire_time: new Date(Date.now() - 1000) }).where('id', 'in', ids.map((r) => r.id)).execute();
     const [a, b] = await Promise.all([expireCards(t.db), expireCards(t.db)]);
@@ -276,6 +282,7 @@ describe('reading and scoping', () => {
     await t.post(`${C}/disableCard`, { cardNumber }, seller.token);
     await t.post(`${C}/enableCard`, { id }, seller.token);
     await t.post(`${C}/unbindCard`, { id }, seller.token);
+    // only the database shows the operation log
     const rows = await t.db.selectFrom('operate_log').select(['module', 'action', 'success']).where('biz_id', '=', String(id)).where('path', 'like', `${C}/%`).orderBy('id').execute();
     expect(rows.map((r) => [r.module, r.action, r.success])).toEqual([
       ['卡片管理', '激活卡', true], ['卡片管理', '绑定卡', true], ['卡片管理', '停用卡', true], ['卡片管理', '启用卡', true], ['卡片管理', '解绑卡', true],

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import bcrypt from 'bcryptjs';
 import { hashToken } from '../../src/platform/auth/token-codec.js';
+import { setCheckerStatus } from '../../src/modules/verifier/index.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import {
   createCardModel, createCardModelRule, createChecker, createCheckerConfig, createCheckerRelation, createMerchant, createShop,
-  createSku, createSkuEntrance, createSpu, createTicketsSku, randomMobile,
+  createSku, createSkuEntrance, createSpu, createTicketsSku, randomMobile, authoredBy,
 } from '../helpers/factories.js';
 
 const LOGIN = '/app-api/auth/checkerLogin';
@@ -87,6 +88,7 @@ describe('verifier login (POST /app-api/auth/checkerLogin)', () => {
     });
     expect(Object.keys(d.ticketsSkuList[0])).toHaveLength(39);
 
+    // only the database shows the login IP and the login stamps to the millisecond (the relations' too)
     const row = await db.selectFrom('checker').select(['last_login_at', 'last_login_ip']).where('id', '=', checker.id).executeTakeFirstOrThrow();
     expect(Date.now() - row.last_login_at!.getTime()).toBeLessThan(60_000);
     expect(row.last_login_ip).toBe('127.0.0.1');
@@ -94,6 +96,7 @@ describe('verifier login (POST /app-api/auth/checkerLogin)', () => {
     expect(relations).toHaveLength(2);
     expect(relations.every((r) => r.last_login_at?.getTime() === row.last_login_at!.getTime())).toBe(true);
 
+    // only the database shows the login log and the operation log
     const logins = await db.selectFrom('login_log').selectAll().where('account_kind', '=', 'checker').where('account_id', '=', checker.id).execute();
     expect(logins).toEqual([expect.objectContaining({ username: checker.mobile, success: true, errcode: 0 })]);
     const ops = await db.selectFrom('operate_log').selectAll().where('account_kind', '=', 'checker').where('account_id', '=', checker.id).execute();
@@ -116,6 +119,7 @@ describe('verifier login (POST /app-api/auth/checkerLogin)', () => {
     expect(wrong.body).toEqual({ errcode: 1002000000, errmsg: unknown.body.errmsg });
     expect(unknown.body.errcode).toBe(1002000000);
     expect(wrong.status).toBe(200);
+    // only the database shows the login log
     const failed = await t.db.selectFrom('login_log').select(['account_id', 'success']).where('account_kind', '=', 'checker').where('success', '=', false)
       .where('username', 'in', [checker.mobile]).execute();
     expect(failed).toEqual([{ account_id: checker.id, success: false }]);
@@ -156,6 +160,7 @@ describe('verifier login (POST /app-api/auth/checkerLogin)', () => {
     const hash = prefix + bcrypt.hashSync('Legacy@Pass1', 4).slice(4);
     const checker = await createChecker(t.db, { password_hash: hash, password: 'Legacy@Pass1' });
     expect((await login(checker.mobile, 'Legacy@Pass1')).body.errcode).toBe(0);
+    // only the database shows the password hash
     const row = await t.db.selectFrom('checker').select('password_hash').where('id', '=', checker.id).executeTakeFirstOrThrow();
     expect(row.password_hash).toMatch(/^\$argon2id\$/);
     expect((await login(checker.mobile, 'Legacy@Pass1')).body.errcode).toBe(0);
@@ -198,6 +203,7 @@ describe('verifier session', () => {
     const { checker, accessToken } = await loginNew();
     expect((await t.post(LOGOUT, {}, accessToken)).body).toEqual({ errcode: 0, errmsg: 'success' });
     expect((await t.post(LOGOUT, {}, accessToken)).body.errcode).toBe(401);
+    // only the database shows the operation log
     const ops = await t.db.selectFrom('operate_log').select(['action', 'success']).where('account_id', '=', checker.id)
       .where('account_kind', '=', 'checker').orderBy('id').execute();
     expect(ops).toEqual([{ action: '核销员登录', success: true }, { action: '核销员退出', success: true }]);
@@ -218,7 +224,8 @@ describe('verifier session', () => {
 
   it('ends when the verifier is disabled and its cached session is gone', async () => {
     const { checker, accessToken } = await loginNew();
-    await t.db.updateTable('checker').set({ status: 0 }).where('id', '=', checker.id).execute();
+    // the verifier owner's own write, not updateCheckerStatus, which revokes the sessions itself: this is about the session reload
+    await setCheckerStatus(t.db, checker.id, 0, authoredBy());
     // The store keeps the session until it expires; an operator disabling a verifier also revokes it.
     await t.store.del(`sess:${hashToken(accessToken)}`);
     expect((await t.post(LOGOUT, {}, accessToken)).body.errcode).toBe(401);

@@ -26,10 +26,14 @@ beforeAll(async () => {
   merchantB = await staffSession(t, { kind: 'merchant', merchantId: w.merchantB, permissions: ALL });
   shopA1 = await staffSession(t, { kind: 'shop', shopId: w.shopA1, permissions: ALL });
   shopA2 = await staffSession(t, { kind: 'shop', shopId: await createShop(t.db, { merchant_id: w.merchantA }), permissions: ALL });
-  await t.db.insertInto('merchant_finance').values([
-    { merchant_id: w.merchantA, name: '景区公司A', bank: '工商银行', bank_account: '6222000011112222' },
-    { merchant_id: w.merchantB, name: '景区公司B', bank: '建设银行', bank_account: '6227000033334444' },
-  ]).execute();
+  const finance = await staffSession(t, { kind: 'platform', permissions: ['merchantFinance:write'] });
+  for (const account of [
+    { merchantId: w.merchantA, name: '景区公司A', bank: '工商银行', bankAccount: '6222000011112222' },
+    { merchantId: w.merchantB, name: '景区公司B', bank: '建设银行', bankAccount: '6227000033334444' },
+  ]) {
+    const added = await t.post('/manage-api/merchantFinance/addMerchantFinance', account, finance.token);
+    expect(added.body.errcode, added.body.errmsg).toBe(0);
+  }
 });
 afterAll(() => t?.close());
 
@@ -45,11 +49,17 @@ async function orders(period = PERIOD): Promise<{ a: number; b: number }> {
   const calc = await t.post('/manage-api/estimation/calcEstimationCard', { cardModelId: w.model, profit: PROFIT, issueNum: ISSUE, estimationPeriod: period }, platform.token);
   const sub = await t.post('/manage-api/estimation/submitEstimationCard', { id: calc.body.data.id }, platform.token);
   expect(sub.body.errcode, sub.body.errmsg).toBe(0);
-  const rows = await t.db.selectFrom('settlement').select(['id', 'settlement_merchant_id']).where('estimation_id', '=', calc.body.data.id).execute();
-  return { a: rows.find((r) => r.settlement_merchant_id === w.merchantA)!.id, b: rows.find((r) => r.settlement_merchant_id === w.merchantB)!.id };
+  return ordersOf(calc.body.data.id);
 }
-const status = async (id: number) => (await t.db.selectFrom('settlement').select('settlement_status').where('id', '=', id).executeTakeFirstOrThrow()).settlement_status;
-const detailId = async (id: number) => (await t.db.selectFrom('settlement_detail').select('id').where('settlement_id', '=', id).orderBy('resource_id').executeTakeFirstOrThrow()).id;
+/** The orders of merchants A and B that submitting the estimation made, as the page lists them. */
+async function ordersOf(estimationId: number): Promise<{ a: number; b: number }> {
+  const rows = (await ok('querySettlementCardPage', { estimationId, pageSize: 200 })).list as Array<{ id: number; settlementMerchantId: number }>;
+  return { a: rows.find((r) => r.settlementMerchantId === w.merchantA)!.id, b: rows.find((r) => r.settlementMerchantId === w.merchantB)!.id };
+}
+const status = async (id: number) => (await ok('getSettlementCard', { id })).settlementStatus as number;
+type Detail = { id: number; resourceId: number; settlementAmount: number; decreaseAmount: number; increaseAmount: number; settlementAmountActual: number };
+/** The order's detail of the lowest resource id. */
+const detailId = async (id: number) => ((await ok('getSettlementCard', { id })).details as Detail[]).reduce((x, y) => (y.resourceId < x.resourceId ? y : x)).id;
 
 /** Every move, as the one who may make it, with a valid body. */
 const MOVES = {
@@ -123,9 +133,11 @@ describe('the status machine', () => {
     await ok('paySettlementCard', { id, amount: adjusted, voucher: 'TX-9' });
     const done = await ok('getSettlementCard', { id });
     expect(done).toMatchObject({ settlementStatus: 6, paidAmount: adjusted, settlementFiles: 'https://files.example/invoice.pdf' });
+    // only the database shows the payment rows and who paid
     const pay = await t.db.selectFrom('settlement_payment').select(['amount', 'voucher', 'paid_by']).where('settlement_id', '=', id).execute();
     expect(pay).toEqual([{ amount: adjusted, voucher: 'TX-9', paid_by: platform.userId }]);
 
+    // only the database shows the status log and the operation log
     const log = await t.db.selectFrom('settlement_log').select(['action', 'from_status', 'to_status']).where('settlement_id', '=', id).orderBy('id').execute();
     expect(log.map((l) => [l.action, l.from_status, l.to_status])).toEqual([
       ['create', null, 1], ['confirm', 1, 2], ['calc', 2, 3], ['review-pass', 3, 4], ['invoice', 4, 5], ['pay', 5, 6],
@@ -144,6 +156,7 @@ describe('the status machine', () => {
     expect((await MOVES.confirm(id)).body.errcode).toBe(0);
     expect((await MOVES.void(id)).body.errcode).toBe(0);
     expect(await status(id)).toBe(9);
+    // only the database shows the status log
     const log = await t.db.selectFrom('settlement_log').select(['action', 'to_status', 'remark']).where('settlement_id', '=', id).orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
     expect(log).toEqual({ action: 'void', to_status: 9, remark: 'duplicate' });
   });
@@ -173,6 +186,7 @@ describe('the status machine', () => {
     const [p, r] = await Promise.all([MOVES.pass(other), MOVES.reject(other)]);
     expect([p.body.errcode, r.body.errcode].sort()).toEqual([0, 409]);
     expect(await status(other)).toBe(p.body.errcode === 0 ? 4 : 1);
+    // only the database shows the status log
     const moves = await t.db.selectFrom('settlement_log').select('action').where('settlement_id', 'in', [id, other]).where('action', '<>', 'create').execute();
     // id: confirm + the one calc; other: confirm, calc + the one review
     expect(moves).toHaveLength(2 + 3);
@@ -226,8 +240,8 @@ describe('afresh, delete, check details, export', () => {
     expect(after.details.map((d: { checkNum: number; settlementAmountActual: number }) => [d.checkNum, d.settlementAmountActual])).toEqual([[3, 11666], [3, 11665], [2, 1111]]);
     expect(after.totalAmount).toBe(11666 + 11665 + 1111);
     expect(after.details[2]).toEqual(before[2] as unknown as typeof after.details[2]);
-    const snaps = await t.db.selectFrom('settlement_check_detail').select('settlement_detail_id').where('settlement_id', '=', b).execute();
-    expect(snaps.filter((s) => s.settlement_detail_id === before[0].id)).toHaveLength(2);
+    expect((await ok('querySettlementCardCheckDetailPage', { settlementDetailId: before[0].id, pageSize: 200 })).total).toBe(2);
+    // only the database shows who recalculated the order
     const row = await t.db.selectFrom('settlement').select(['afresh_by', 'afresh_time']).where('id', '=', b).executeTakeFirstOrThrow();
     expect(row.afresh_by).toBe(platform.userId);
     const { a } = await orders();
@@ -238,9 +252,10 @@ describe('afresh, delete, check details, export', () => {
   it('deletes an order with its details, check details and payments, keeping a log row', async () => {
     const id = await orderAt(6);
     await ok('deleteSettlementCard', { id });
-    for (const table of ['settlement', 'settlement_detail', 'settlement_check_detail', 'settlement_payment'] as const) {
-      const col = table === 'settlement' ? 'id' : 'settlement_id';
-      expect(await t.db.selectFrom(table).select(col as 'id').where(col as 'id', '=', id).execute(), table).toEqual([]);
+    expect((await call('getSettlementCard', { id }, platform)).body).toEqual({ errcode: 404, errmsg: 'settlement order not found' });
+    // only the database shows that the gone order's rows went with it, and the status log
+    for (const table of ['settlement_detail', 'settlement_check_detail', 'settlement_payment'] as const) {
+      expect(await t.db.selectFrom(table).select('settlement_id').where('settlement_id', '=', id).execute(), table).toEqual([]);
     }
     const log = await t.db.selectFrom('settlement_log').select(['action', 'from_status']).where('settlement_id', '=', id).orderBy('id', 'desc').executeTakeFirstOrThrow();
     expect(log).toEqual({ action: 'delete', from_status: 6 });
@@ -277,7 +292,11 @@ describe('afresh, delete, check details, export', () => {
 });
 
 describe('what a recalculation or an adjustment may not leave behind', () => {
-  const detailRow = (id: number) => t.db.selectFrom('settlement_detail').select(['settlement_amount', 'decrease_amount', 'increase_amount', 'settlement_amount_actual']).where('id', '=', id).executeTakeFirstOrThrow();
+  /** A detail's amounts as getSettlementCard shows them. */
+  const detailRow = async (order: number, id: number) => {
+    const d = ((await ok('getSettlementCard', { id: order })).details as Detail[]).find((x) => x.id === id)!;
+    return { settlementAmount: d.settlementAmount, decreaseAmount: d.decreaseAmount, increaseAmount: d.increaseAmount, settlementAmountActual: d.settlementAmountActual };
+  };
 
   it('refuses a recalculation that would leave a kept decrease above the new amount (409), changing nothing', async () => {
     const late = await addCheck(t, w, 'r1', '2026-03-19 10:00:00'); // 60.00 × 0.85 → r1 settles 308.50 + 51.00
@@ -286,16 +305,17 @@ describe('what a recalculation or an adjustment may not leave behind', () => {
       const r1 = await detailId(a);
       expect((await MOVES.confirm(a)).body.errcode).toBe(0);
       await ok('calcSettlementCard', { id: a, details: [{ id: r1, decreaseAmount: 35950 }] });
-      const before = await detailRow(r1);
-      expect(before).toEqual({ settlement_amount: 35950, decrease_amount: 35950, increase_amount: 0, settlement_amount_actual: 0 });
+      const before = await detailRow(a, r1);
+      expect(before).toEqual({ settlementAmount: 35950, decreaseAmount: 35950, increaseAmount: 0, settlementAmountActual: 0 });
 
+      // Written directly, here and below: no operation withdraws a check-in of a past period.
       await t.db.updateTable('card_check').set({ is_deleted: true }).where('id', '=', late).execute();
       const res = await call('afreshSettlementCard', { settlementId: a, settlementDetailId: r1 }, platform);
       expect(res.body).toEqual({
         errcode: 409,
         errmsg: `detail ${r1} would settle for less than 0 after the recalculation (30850 cents recalculated, a decrease of 35950 cents kept): lower its decrease with calcSettlementCard first`,
       });
-      expect(await detailRow(r1)).toEqual(before);
+      expect(await detailRow(a, r1)).toEqual(before);
       expect((await ok('getSettlementCard', { id: a })).totalAmount).toBe(TOTAL_A - 30850);
       expect(await status(a)).toBe(3);
     } finally {
@@ -311,7 +331,7 @@ describe('what a recalculation or an adjustment may not leave behind', () => {
     expect(res.body.errcode).toBe(400);
     expect(res.body.errmsg).toBe(`details is invalid: the order would total ${TOTAL_A + 300_000_000_000} cents, more than the 100000000000 cents one payment can carry`);
     expect(await status(a)).toBe(2);
-    expect((await detailRow(details[0].id)).increase_amount).toBe(0);
+    expect((await detailRow(a, details[0].id)).increaseAmount).toBe(0);
     // Up to the limit is fine, and can be paid.
     await ok('calcSettlementCard', { id: a, details: [{ id: details[1].id, increaseAmount: 100_000_000_000 - TOTAL_A }] });
     expect((await ok('getSettlementCard', { id: a })).totalAmount).toBe(100_000_000_000);
@@ -335,6 +355,7 @@ describe('what a recalculation or an adjustment may not leave behind', () => {
     };
     const spotA = await spot(w.merchantA, w.shopA1);
     const spotB = await spot(w.merchantB, w.shopB1);
+    // Written directly: check-ins dated in a past period (the check-in operation stamps the present).
     const check = (s: { spu: number; sku: number }, consume: number) => t.db.insertInto('card_check').values({
       card_id: w.card, card_model_id: model, sku_id: s.sku, resource_id: s.spu, checker_id: w.checker,
       tourist_name: '王五', tourist_mobile: '13800003333', consume_num: consume, check_time: '2026-03-15 10:00:00', check_date: '2026-03-15',
@@ -343,9 +364,7 @@ describe('what a recalculation or an adjustment may not leave behind', () => {
     await check(spotB, 1);
     const calc = await t.post('/manage-api/estimation/calcEstimationCard', { cardModelId: model, profit: 1000, issueNum: 1, estimationPeriod: PERIOD }, platform.token);
     expect((await t.post('/manage-api/estimation/submitEstimationCard', { id: calc.body.data.id }, platform.token)).body.errcode).toBe(0);
-    const rows = await t.db.selectFrom('settlement').select(['id', 'settlement_merchant_id']).where('estimation_id', '=', calc.body.data.id).execute();
-    const a = rows.find((r) => r.settlement_merchant_id === w.merchantA)!.id;
-    const b = rows.find((r) => r.settlement_merchant_id === w.merchantB)!.id;
+    const { a, b } = await ordersOf(calc.body.data.id);
     const total = async (id: number) => (await ok('getSettlementCard', { id })).totalAmount as number;
     expect([await total(a), await total(b)]).toEqual([500, 500]);
 

@@ -25,6 +25,13 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
+/** The roles of exactly this name, as the platform (which sees every role) pages them. */
+async function rolesNamed(name: string): Promise<Array<{ id: number; name: string }>> {
+  const res = await t.post('/manage-api/system/role/queryRolePage', { name, pageSize: 200 }, root.token);
+  expect(res.body.errcode, res.body.errmsg).toBe(0);
+  return res.body.data.list.filter((r: { name: string }) => r.name === name);
+}
+
 type RoleOut = { id: number; code: string; name: string; permissions: string[]; merchantId: number | null; shopId: number | null; userCount: number; status: number };
 
 async function addOk(who: StaffSession, body: Record<string, unknown>): Promise<RoleOut> {
@@ -153,20 +160,20 @@ describe('roles', () => {
       const res = await t.post(`${R}/addRole`, { name: 'Squat', permissions: [], code }, who.token);
       expect(res.body, code).toEqual({ errcode: 409, errmsg: `role code "${code}" is reserved for a role the system creates itself: choose another code` });
     }
-    expect(await t.db.selectFrom('role').select('id').where('name', '=', 'Squat').execute()).toEqual([]);
+    expect(await rolesNamed('Squat')).toEqual([]);
     expect((await addOk(merchantA, { name: 'Near miss', code: uniq('shop_admin_') })).merchantId).toBe(org.merchantA);
   });
 
   it('adds no role under a disabled merchant (1_022_000_001)', async () => {
     const merchantId = await createMerchant(t.db, { name: uniq('Dormant ') });
     const name = uniq('Dormant role ');
-    await t.db.updateTable('merchant').set({ status: 0 }).where('id', '=', merchantId).execute();
+    expect((await t.post('/manage-api/merchant/updateMerchantStatus', { id: merchantId, status: 0 }, root.token)).body.errcode).toBe(0);
     const refused = await t.post(`${R}/addRole`, { name, permissions: [], merchantId }, root.token);
     expect(refused.body).toEqual({ errcode: 1_022_000_001, errmsg: expect.stringMatching(/^merchant ".+" is disabled: enable it first$/) });
     const shopId = await createShop(t.db, { merchant_id: merchantId });
     expect((await t.post(`${R}/addRole`, { name, permissions: [], shopId }, root.token)).body.errcode).toBe(1_022_000_001);
-    expect(await t.db.selectFrom('role').select('id').where('name', '=', name).execute()).toEqual([]);
-    await t.db.updateTable('merchant').set({ status: 1 }).where('id', '=', merchantId).execute();
+    expect(await rolesNamed(name)).toEqual([]);
+    expect((await t.post('/manage-api/merchant/updateMerchantStatus', { id: merchantId, status: 1 }, root.token)).body.errcode).toBe(0);
     expect((await addOk(root, { name, permissions: [], merchantId })).merchantId).toBe(merchantId);
   });
 
@@ -202,6 +209,7 @@ describe('roles', () => {
     await t.post(`${R}/updateRole`, { id: r.id, name: 'Logged 2', permissions: [] }, merchantA.token);
     await t.post(`${R}/updateRoleStatus`, { id: r.id, status: 0 }, merchantA.token);
     await t.post(`${R}/deleteRole`, { id: r.id }, merchantA.token);
+    // only the database shows the operation log
     const rows = await t.db.selectFrom('operate_log').select(['module', 'action', 'success']).where('biz_id', '=', String(r.id))
       .where('path', 'like', '/manage-api/system/role/%').orderBy('id').execute();
     expect(rows.map((x) => [x.module, x.action, x.success])).toEqual([

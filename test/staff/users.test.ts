@@ -3,7 +3,7 @@ import { createDept, createMerchant, createShop, uniq } from '../helpers/factori
 import { itRefusesWhatStaffOperationsRefuse } from '../helpers/rejection-matrix.js';
 import { staffSession, type StaffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { ensureRole } from '../../src/modules/staff/bootstrap.repository.js';
+import { insertRole } from '../../src/modules/staff/index.js';
 
 const U = '/manage-api/system/user';
 const ALL = ['staff:read', 'staff:write'];
@@ -42,10 +42,7 @@ async function addOk(who: StaffSession, body: Record<string, unknown>): Promise<
   return res.body.data;
 }
 const role = (permissions: string[], o: { merchantId?: number; shopId?: number } = {}) =>
-  ensureRole(t.db, uniq('r_'), 'test role', permissions).then(async (id) => {
-    if (o.merchantId || o.shopId) await t.db.updateTable('role').set({ merchant_id: o.merchantId ?? null, shop_id: o.shopId ?? null }).where('id', '=', id).execute();
-    return id;
-  });
+  insertRole(t.db, { code: uniq('r_'), name: 'test role', permissions, merchantId: o.merchantId ?? null, shopId: o.shopId ?? null, remark: null }, null);
 
 describe('rejection matrix', () => {
   itRefusesWhatStaffOperationsRefuse(() => t, {
@@ -99,6 +96,7 @@ describe('adding users', () => {
     const u = await addOk(platform, { userType: 2, merchantId: org.merchantA, deptId: org.deptA, nickname, mobile: '13912345678' });
     expect(u).toMatchObject({ userType: 2, merchantId: org.merchantA, shopId: null, deptId: org.deptA, nickname, mobile: '13912345678', status: 1, roles: [] });
     expect(u.password).toMatch(/^(?=.*[A-Z])(?=.*[a-z])(?=.*\d).{12}$/);
+    // only the database shows the password hash
     const row = await t.db.selectFrom('admin_user').select('password_hash').where('id', '=', u.id).executeTakeFirstOrThrow();
     expect(row.password_hash).toMatch(/^\$argon2id\$/);
     const login = await t.loginStaff(u.username, u.password);
@@ -244,6 +242,7 @@ describe('status, passwords, deletion', () => {
     expect((await t.post(`${U}/deleteUser`, { id: u.id }, merchantA.token)).body.errcode).toBe(0);
     expect((await t.post(`${U}/getUser`, { id: u.id }, s.accessToken)).body.errcode).toBe(401);
     await expect(t.loginStaff(u.username, u.password)).rejects.toThrow();
+    // only the database shows the deleted user's row, kept for history
     const row = await t.db.selectFrom('admin_user').select(['is_deleted']).where('id', '=', u.id).executeTakeFirstOrThrow();
     expect(row.is_deleted).toBe(true);
   });
@@ -285,6 +284,7 @@ describe('operation log', () => {
     await t.post(`${U}/resetUserPassword`, { id: u.id }, platform.token);
     await t.post(`${U}/updateUserStatus`, { id: u.id, status: 0 }, platform.token);
     await t.post(`${U}/deleteUser`, { id: u.id }, platform.token);
+    // only the database shows the operation log
     const rows = await t.db.selectFrom('operate_log').select(['module', 'action', 'success']).where('biz_id', '=', String(u.id))
       .where('path', 'like', '/manage-api/system/user/%').orderBy('id').execute();
     expect(rows.map((r) => r.action)).toEqual(['新增用户', '修改用户', '重置密码', '启用/停用用户', '删除用户']);
@@ -296,17 +296,23 @@ describe('the last administrator', () => {
   it('refuses a change that would leave no enabled account holding *', async () => {
     const boss = await staffSession(t, { kind: 'platform', permissions: ['*'] });
     // Every other holder of * goes first (the bootstrap admin and the test's own).
-    const others = await t.db.selectFrom('admin_user as u').innerJoin('user_role as ur', 'ur.user_id', 'u.id').innerJoin('role as r', 'r.id', 'ur.role_id')
-      .select('u.id').where('u.id', '<>', boss.userId).where('u.status', '=', 1).where('u.is_deleted', '=', false)
-      .where((eb) => eb(eb.val('*'), '=', eb.fn.any('r.permissions'))).execute();
+    const roles = (await t.post('/manage-api/system/role/queryRoleList', {}, boss.token)).body.data as Array<{ id: number; permissions: string[] }>;
+    const holders = new Set<number>();
+    for (const r of roles.filter((x) => x.permissions.includes('*'))) {
+      const page = (await t.post(`${U}/queryUserPage`, { roleId: r.id, status: 1, pageSize: 200 }, boss.token)).body.data;
+      expect(page.total).toBeLessThanOrEqual(200);
+      for (const u of page.list as Array<{ id: number }>) holders.add(u.id);
+    }
+    expect(holders).toContain(boss.userId);
+    const others = [...holders].filter((id) => id !== boss.userId).map((id) => ({ id }));
     for (const o of others) expect((await t.post(`${U}/updateUserStatus`, { id: o.id, status: 0 }, boss.token)).body.errcode).toBe(0);
     const res = await t.post(`${U}/assignUserRoles`, { id: boss.userId, roleIds: [] }, boss.token);
     expect(res.body.errcode).toBe(1_022_000_004);
     const superRole = boss.account.permissions.includes('*')
-      ? (await t.db.selectFrom('user_role').select('role_id').where('user_id', '=', boss.userId).executeTakeFirstOrThrow()).role_id : 0;
+      ? ((await t.post(`${U}/getUser`, { id: boss.userId }, boss.token)).body.data.roles as Array<{ id: number }>)[0].id : 0;
     const roleOff = await t.post('/manage-api/system/role/updateRoleStatus', { id: superRole, status: 0 }, boss.token);
     expect(roleOff.body.errcode).toBe(1_022_000_004);
-    for (const o of others) await t.db.updateTable('admin_user').set({ status: 1 }).where('id', '=', o.id).execute();
+    for (const o of others) expect((await t.post(`${U}/updateUserStatus`, { id: o.id, status: 1 }, boss.token)).body.errcode).toBe(0);
     expect((await t.post('/manage-api/system/role/updateRoleStatus', { id: superRole, status: 0 }, boss.token)).body.errcode).toBe(0);
   });
 });
