@@ -14,6 +14,8 @@ let platform: StaffSession;
 let merchantA: StaffSession;
 let shopA1: StaffSession;
 let merchantB: StaffSession;
+/** changes merchants and verifier relations through their own operations */
+let ops: StaffSession;
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -32,7 +34,10 @@ beforeAll(async () => {
   merchantA = await staffSession(t, { kind: 'merchant', merchantId: mA, permissions: ALL });
   shopA1 = await staffSession(t, { kind: 'shop', shopId: sA1, permissions: ALL });
   merchantB = await staffSession(t, { kind: 'merchant', merchantId: mB, permissions: ALL });
+  ops = await staffSession(t, { kind: 'platform', permissions: ['merchant:write', 'checker:write'] });
 });
+const succeeds = async (path: string, body: object) =>
+  expect((await t.post(`/manage-api${path}`, body, ops.token)).body).toMatchObject({ errcode: 0, errmsg: 'success' });
 afterAll(() => t?.close());
 
 type Entrance = { id: number; skuId: number; entranceName: string; merchantId: number | null; shopId: number | null; goodsId: number | null; createdBy: string | null; createdTime: string | null };
@@ -103,6 +108,7 @@ describe('adding', () => {
       createdBy: String(merchantA.userId), createdTime: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
     })));
     expect(await get(created.id, shopA1)).toEqual(created);
+    // only the database shows the SKU's own merchant and shop (the answer shows its entrances')
     const row = await t.db.selectFrom('sku').select(['merchant_id', 'shop_id']).where('id', '=', created.id).executeTakeFirstOrThrow();
     expect(row).toEqual({ merchant_id: org.merchantA, shop_id: org.shopA1 });
   });
@@ -119,9 +125,10 @@ describe('adding', () => {
     const goods = await createSpu(t.db, { shop_id: await createShop(t.db, { merchant_id: merchant }) });
     expect((await t.post(`${P}/addSku`, sku({ goodsId: goods, skuEntranceList: [{ entranceName: 'East gate' }] }), platform.token)).body)
       .toEqual({ errcode: 1_022_000_001, errmsg: `merchant "${name}" is disabled: enable it first` });
-    expect(await t.db.selectFrom('sku').select('id').where('goods_id', '=', goods).execute()).toEqual([]);
+    expect((await t.post(`${P}/querySkuList`, { goodsId: goods }, platform.token)).body.data).toEqual([]);
+    // only the database shows an entrance row left behind without its SKU
     expect(await t.db.selectFrom('sku_entrance').select('id').where('goods_id', '=', goods).execute()).toEqual([]);
-    await t.db.updateTable('merchant').set({ status: 1 }).where('id', '=', merchant).execute();
+    await succeeds('/merchant/updateMerchantStatus', { id: merchant, status: 1 });
     expect((await addOk(platform, sku({ goodsId: goods }))).goodsId).toBe(goods);
   });
 
@@ -148,6 +155,7 @@ describe('updating', () => {
     // Codes are taken as numeric strings as well as numbers, and answered as strings.
     expect(after).toMatchObject({ skuName: 'Renamed', showPrice: 100, stock: 10, status: '3', mold: '2' });
     expect(after.skuEntranceList.map((e) => [e.id === north.id, e.entranceName])).toEqual([[true, 'North gate'], [false, 'Lake pier']]);
+    // only the database shows the removed entrance kept for history, marked deleted
     const gone = await t.db.selectFrom('sku_entrance').select('is_deleted').where('id', '=', south.id).executeTakeFirstOrThrow();
     expect(gone.is_deleted).toBe(true);
     // Without skuEntranceList the entrances stay as they are.
@@ -207,11 +215,13 @@ describe('deleting', () => {
       errcode: 409,
       errmsg: `the SKU is still referenced by 1 card model (id ${model}), 1 verifier relation (id ${relation}) and 1 ticket kind (id ${ticket}): remove or move those first`,
     });
+    // Written directly: the card module deletes no card model, and the catalog module removes no ticket kind.
     await t.db.updateTable('card_model').set({ is_deleted: true }).where('id', '=', model).execute();
-    await t.db.deleteFrom('checker_relation').where('id', '=', relation).execute();
+    await succeeds('/checker/updateCheckerRelation', { checkerId: checker.id, relations: [] });
     await t.db.updateTable('tickets_sku').set({ is_deleted: true }).where('id', '=', ticket).execute();
     expect((await t.post(`${P}/deleteSku`, { id: s.id }, merchantA.token)).body).toEqual({ errcode: 0, errmsg: 'success' });
     expect((await t.post(`${P}/getSku`, { id: s.id }, merchantA.token)).body).toEqual({ errcode: 404, errmsg: 'SKU not found' });
+    // only the database shows the entrances kept for history, marked deleted with their SKU
     const gates = await t.db.selectFrom('sku_entrance').select('is_deleted').where('sku_id', '=', s.id).execute();
     expect(gates).toEqual([{ is_deleted: true }]);
   });
@@ -252,6 +262,7 @@ describe('scoping and lists', () => {
     const s = await addOk(merchantA, sku());
     await update(merchantA, { id: s.id, skuName: 'Logged' });
     await t.post(`${P}/deleteSku`, { id: s.id }, merchantA.token);
+    // only the database shows the operation log
     const rows = await t.db.selectFrom('operate_log').select(['module', 'action', 'success'])
       .where('account_id', '=', merchantA.userId).where('biz_id', '=', String(s.id)).orderBy('id').execute();
     expect(rows.map((r) => r.action)).toEqual(['新增SKU', '修改SKU', '删除SKU']);

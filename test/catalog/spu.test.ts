@@ -14,6 +14,8 @@ let platform: StaffSession;
 let merchantA: StaffSession;
 let shopA1: StaffSession;
 let merchantB: StaffSession;
+/** changes merchants and card-model rules through their own operations */
+let ops: StaffSession;
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -28,7 +30,10 @@ beforeAll(async () => {
   merchantA = await staffSession(t, { kind: 'merchant', merchantId: mA, permissions: ALL });
   shopA1 = await staffSession(t, { kind: 'shop', shopId: org.shopA1, permissions: ALL });
   merchantB = await staffSession(t, { kind: 'merchant', merchantId: mB, permissions: ALL });
+  ops = await staffSession(t, { kind: 'platform', permissions: ['merchant:write', 'cardModel:write'] });
 });
+const succeeds = async (who: StaffSession, path: string, body: object) =>
+  expect((await t.post(`/manage-api${path}`, body, who.token)).body).toEqual({ errcode: 0, errmsg: 'success' });
 afterAll(() => t?.close());
 
 type SpuOut = { id: number; name: string; shopId: number; resourceType: number; costPrice: number | null; stock: number | null; status: number; description: string | null; shopsName: string | null };
@@ -83,6 +88,7 @@ describe('resources', () => {
       id: expect.any(Number), name: 'Cloud bamboo path', shopId: org.shopA1, resourceType: 2, costPrice: 3000, stock: 500, status: 1,
       description: 'A 4A spot', shopsName: org.shopA1Name,
     });
+    // only the database shows the owning merchant and the author
     const row = await t.db.selectFrom('spu').select(['merchant_id', 'created_by']).where('id', '=', created.id).executeTakeFirstOrThrow();
     expect(row).toEqual({ merchant_id: org.merchantA, created_by: merchantA.userId });
     expect((await t.post(`${P}/getSpu`, { id: created.id }, shopA1.token)).body.data).toEqual(created);
@@ -120,9 +126,9 @@ describe('resources', () => {
     const elsewhere = await addOk(platform, spu());
     expect((await t.post(`${P}/updateSpu`, { id: elsewhere.id, ...spu({ shopId: shop }) }, platform.token)).body).toEqual(disabled);
     expect((await t.post(`${P}/getSpu`, { id: elsewhere.id }, platform.token)).body.data.shopId).toBe(org.shopA1);
-    const rows = await t.db.selectFrom('spu').select('id').where('merchant_id', '=', merchant).execute();
-    expect(rows).toEqual([]);
-    await t.db.updateTable('merchant').set({ status: 1 }).where('id', '=', merchant).execute();
+    // the merchant's only shop holds no resource
+    expect((await t.post(`${P}/querySpuList`, { shopId: shop }, platform.token)).body.data).toEqual([]);
+    await succeeds(ops, '/merchant/updateMerchantStatus', { id: merchant, status: 1 });
     expect((await addOk(platform, spu({ shopId: shop }))).shopId).toBe(shop);
   });
 
@@ -137,9 +143,9 @@ describe('resources', () => {
       errmsg: `resourceType is invalid: the resource is a tourism card (1) and 2 SKUs (ids ${carded1}, ${carded2}) carry cardNum: remove those or move them to another tourism-card resource first`,
     });
     expect((await t.post(`${P}/getSpu`, { id: card.id }, merchantA.token)).body.data.resourceType).toBe(1);
-    await t.db.updateTable('sku').set({ is_deleted: true }).where('id', '=', carded1).execute();
+    await succeeds(merchantA, '/sku/deleteSku', { id: carded1 });
     expect((await retype()).body.errmsg).toMatch(/and 1 SKU \(id \d+\) carries cardNum:/);
-    await t.db.updateTable('sku').set({ is_deleted: true }).where('id', '=', carded2).execute();
+    await succeeds(merchantA, '/sku/deleteSku', { id: carded2 });
     // SKUs without cardNum do not hold the type.
     expect((await retype()).body).toEqual({ errcode: 0, errmsg: 'success' });
     expect((await t.post(`${P}/getSpu`, { id: card.id }, merchantA.token)).body.data.resourceType).toBe(2);
@@ -150,6 +156,7 @@ describe('resources', () => {
     const sku1 = await createSku(t.db, { goods_id: s.id });
     const sku2 = await createSku(t.db, { goods_id: s.id });
     const rule = await createCardModelRule(t.db, { resource_id: s.id });
+    // Written directly: the coupon module has no operation or function that adds or removes a template.
     const tpl = await t.db.insertInto('coupon_template').values({
       name: 'Spot coupon', total_count: -1, take_limit_count: 1, take_type: 1, validity_type: 2, fixed_start_term: 0, fixed_end_term: 30,
       discount_type: 1, discount_price: 500, product_scope: 2, product_scope_values: [s.id],
@@ -159,8 +166,8 @@ describe('resources', () => {
       errcode: 409,
       errmsg: `the resource is still referenced by 2 SKUs (ids ${sku1}, ${sku2}), 1 card-model rule (id ${rule}) and 1 coupon template (id ${tpl.id}): remove or move those first`,
     });
-    await t.db.updateTable('sku').set({ is_deleted: true }).where('goods_id', '=', s.id).execute();
-    await t.db.updateTable('card_model_resource_rule').set({ is_deleted: true }).where('id', '=', rule).execute();
+    for (const id of [sku1, sku2]) await succeeds(merchantA, '/sku/deleteSku', { id });
+    await succeeds(ops, '/cardModel/deleteCardModelRule', { id: rule });
     await t.db.updateTable('coupon_template').set({ is_deleted: true }).where('id', '=', tpl.id).execute();
     expect((await t.post(`${P}/deleteSpu`, { id: s.id }, merchantA.token)).body).toEqual({ errcode: 0, errmsg: 'success' });
     expect((await t.post(`${P}/getSpu`, { id: s.id }, merchantA.token)).body).toEqual({ errcode: 404, errmsg: 'resource (spu) not found' });
@@ -197,6 +204,7 @@ describe('resources', () => {
     const s = await addOk(shopA1, spu());
     await t.post(`${P}/updateSpu`, { id: s.id, ...spu({ name: 'Logged' }) }, shopA1.token);
     await t.post(`${P}/deleteSpu`, { id: s.id }, shopA1.token);
+    // only the database shows the operation log
     const rows = await t.db.selectFrom('operate_log').select(['module', 'action', 'success'])
       .where('account_id', '=', shopA1.userId).where('biz_id', '=', String(s.id)).orderBy('id').execute();
     expect(rows).toEqual([

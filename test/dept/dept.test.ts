@@ -14,10 +14,14 @@ let platform: StaffSession;
 let merchantA: StaffSession;
 let shopA1: StaffSession;
 let merchantB: StaffSession;
+let merchantAName: string;
+/** sets up merchants, staff and sales institutions through their own operations */
+let ops: StaffSession;
 
 beforeAll(async () => {
   t = await createTestApp();
-  const merchantAId = await createMerchant(t.db, { name: `Lakeside Group ${uniq()}` });
+  merchantAName = `Lakeside Group ${uniq()}`;
+  const merchantAId = await createMerchant(t.db, { name: merchantAName });
   const merchantBId = await createMerchant(t.db);
   org = {
     merchantA: merchantAId,
@@ -30,7 +34,13 @@ beforeAll(async () => {
   merchantA = await staffSession(t, { kind: 'merchant', merchantId: org.merchantA, permissions: ALL });
   shopA1 = await staffSession(t, { kind: 'shop', shopId: org.shopA1, permissions: ALL });
   merchantB = await staffSession(t, { kind: 'merchant', merchantId: org.merchantB, permissions: ALL });
+  ops = await staffSession(t, { kind: 'platform', permissions: ['merchant:write', 'staff:write', 'sales:write'] });
 });
+const succeeds = async (path: string, body: object) => {
+  const res = await t.post(`/manage-api${path}`, body, ops.token);
+  expect(res.body.errcode, res.body.errmsg).toBe(0);
+  return res.body.data;
+};
 afterAll(() => t?.close());
 
 type DeptOut = { id: number; merchantId: number | null; merchantName: string | null; shopId: number | null; shopName: string | null; name: string; parentId: number; sort: number; leaderUserId: number | null; phone: string | null; email: string | null; isEnabled: boolean };
@@ -86,9 +96,8 @@ describe('rejection matrix', () => {
 describe('adding', () => {
   it('adds a top-level department and answers it with its merchant\'s and shop\'s names', async () => {
     const top = await addOk(platform, { name: ' Operations ', sort: 3, merchantId: org.merchantA, phone: '0571-88886666', email: 'ops@example.com', tenantId: 7 });
-    const merchantName = (await t.db.selectFrom('merchant').select('name').where('id', '=', org.merchantA).executeTakeFirstOrThrow()).name;
     expect(top).toEqual({
-      id: expect.any(Number), merchantId: org.merchantA, merchantName, shopId: null, shopName: null, name: 'Operations', parentId: 0, sort: 3,
+      id: expect.any(Number), merchantId: org.merchantA, merchantName: merchantAName, shopId: null, shopName: null, name: 'Operations', parentId: 0, sort: 3,
       leaderUserId: null, phone: '0571-88886666', email: 'ops@example.com', isEnabled: true,
     });
     expect(await get(top.id)).toEqual(top);
@@ -109,14 +118,14 @@ describe('adding', () => {
     const refused = { errcode: 400, errmsg: 'merchantId is required for a top-level department (or shopId, whose merchant it takes)' };
     expect((await add(platform, { name: uniq('Ops '), parentId: 0, sort: 0 })).body).toEqual(refused);
     const own = await createMerchant(t.db, { merchant_type: 1 });
+    let second: number | undefined;
     try {
       expect(await addOk(platform, { name: uniq('Platform ops ') })).toMatchObject({ merchantId: own, shopId: null });
       // Two platform merchants: which one is meant cannot be told, so the owner must be named.
-      const second = await createMerchant(t.db, { merchant_type: 1 });
+      second = await createMerchant(t.db, { merchant_type: 1 });
       expect((await add(platform, { name: uniq('Ops '), parentId: 0, sort: 0 })).body).toEqual(refused);
-      await t.db.updateTable('merchant').set({ is_deleted: true }).where('id', '=', second).execute();
     } finally {
-      await t.db.updateTable('merchant').set({ merchant_type: 2 }).where('merchant_type', '=', 1).execute();
+      for (const id of [own, second]) if (id) await succeeds('/merchant/updateMerchant', { id, name: uniq('Former platform '), merchantType: 2 });
     }
   });
 
@@ -148,13 +157,13 @@ describe('adding', () => {
   });
 
   it('adds nothing under a disabled merchant (1_022_000_001): not at the top, under a shop, or under a department; a move within it is not an add', async () => {
-    const merchant = await createMerchant(t.db);
+    const name = uniq('Dormant ');
+    const merchant = await createMerchant(t.db, { name });
     const shop = await createShop(t.db, { merchant_id: merchant });
-    const { name } = await t.db.selectFrom('merchant').select('name').where('id', '=', merchant).executeTakeFirstOrThrow();
     const top = await addOk(platform, { name: uniq('Top '), merchantId: merchant });
     const other = await addOk(platform, { name: uniq('Other '), merchantId: merchant });
-    await t.db.updateTable('merchant').set({ status: 0 }).where('id', '=', merchant).execute();
-    const count = async () => (await t.db.selectFrom('dept').select('id').where('merchant_id', '=', merchant).execute()).length;
+    await succeeds('/merchant/updateMerchantStatus', { id: merchant, status: 0 });
+    const count = async () => ((await t.post(`${P}/queryDeptList`, { merchantId: merchant }, platform.token)).body.data as DeptOut[]).length;
 
     const disabled = { errcode: 1_022_000_001, errmsg: `merchant "${name}" is disabled: enable it first` };
     expect((await add(platform, { name: uniq('Sub '), parentId: top.id, sort: 1 })).body).toEqual(disabled);
@@ -163,7 +172,7 @@ describe('adding', () => {
     expect(await count()).toBe(2);
     expect((await update(platform, { id: other.id, name: other.name, parentId: top.id, sort: 0 })).body.errcode).toBe(0);
 
-    await t.db.updateTable('merchant').set({ status: 1 }).where('id', '=', merchant).execute();
+    await succeeds('/merchant/updateMerchantStatus', { id: merchant, status: 1 });
     await addOk(platform, { name: uniq('Sub '), parentId: top.id, sort: 1 });
   });
 
@@ -241,15 +250,15 @@ describe('deleting', () => {
     const top = await addOk(merchantA, { name: uniq('Busy ') });
     const child = await addOk(merchantA, { name: 'Sub', parentId: top.id });
     const staff = await staffSession(t, { kind: 'merchant', merchantId: org.merchantA });
-    await t.db.updateTable('admin_user').set({ dept_id: top.id }).where('id', '=', staff.userId).execute();
-    const sales = await t.db.insertInto('sales').values({ name: 'Desk', dept_id: top.id, merchant_id: org.merchantA }).returning('id').executeTakeFirstOrThrow();
+    await succeeds('/system/user/updateUser', { id: staff.userId, deptId: top.id });
+    const sales = await succeeds('/sales/addSales', { name: 'Desk', deptId: top.id });
     const refused = await t.post(`${P}/deleteDept`, { id: top.id }, merchantA.token);
     expect(refused.body).toEqual({
       errcode: 409,
       errmsg: `the department is still referenced by 1 sub-department (id ${child.id}), 1 staff user (id ${staff.userId}) and 1 sales institution (id ${sales.id}): remove or move those first`,
     });
-    await t.db.updateTable('sales').set({ is_deleted: true }).where('id', '=', sales.id).execute();
-    await t.db.updateTable('admin_user').set({ dept_id: null }).where('id', '=', staff.userId).execute();
+    await succeeds('/sales/deleteSales', { id: sales.id });
+    await succeeds('/system/user/deleteUser', { id: staff.userId });
     expect((await t.post(`${P}/deleteDept`, { id: top.id }, merchantA.token)).body.errmsg).toMatch(/1 sub-department/);
     expect((await t.post(`${P}/deleteDept`, { id: child.id }, merchantA.token)).body.errcode).toBe(0);
     expect((await t.post(`${P}/deleteDept`, { id: top.id }, merchantA.token)).body.errcode).toBe(0);
@@ -296,6 +305,7 @@ describe('operation log', () => {
     await update(merchantA, { id: d.id, name: d.name, parentId: 0, sort: 5 });
     await update(merchantA, { id: d.id, name: d.name, parentId: d.id, sort: 5 });
     await t.post(`${P}/deleteDept`, { id: d.id }, merchantA.token);
+    // only the database shows the operation log
     const rows = await t.db.selectFrom('operate_log').select(['module', 'action', 'success', 'errcode'])
       .where('account_id', '=', merchantA.userId).where('biz_id', '=', String(d.id)).orderBy('id').execute();
     expect(rows.map((r) => [r.module, r.action, r.success, Number(r.errcode)])).toEqual([

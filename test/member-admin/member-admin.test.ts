@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCardModel, createMember, createMerchant, createShop, uniq } from '../helpers/factories.js';
+import { createCard, createCardBinding, createCardModel, createMember, createMerchant, createShop } from '../helpers/factories.js';
 import { itRefusesWhatStaffOperationsRefuse } from '../helpers/rejection-matrix.js';
 import { issueFor, staffSession, type StaffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -26,14 +26,14 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-/** A member holding a bound card sold by the shop. */
-async function memberWithCard(shopId: number, merchantId: number) {
-  const memberId = await createMember(t.db, { mobile: '13800138000', nickname: 'Traveller' });
-  const card = await t.db.insertInto('card')
-    .values({ card_number: uniq('C').slice(0, 30), card_model_id: org.model, status: 2, merchant_id: merchantId, shop_id: shopId, active_time: new Date(), expire_time: new Date(Date.now() + 86_400_000 * 365) })
-    .returning('id').executeTakeFirstOrThrow();
-  await t.db.insertInto('card_binding').values({ card_id: card.id, member_id: memberId, name: 'Li Lei', phone: '13800138000', id_type: 1, id_no: '11010519491231002X' }).execute();
-  return { memberId, cardId: card.id };
+/** A member (with any other columns given) holding a bound card sold by the shop. */
+async function memberWithCard(shopId: number, merchantId: number, member: Parameters<typeof createMember>[1] = {}) {
+  const memberId = await createMember(t.db, { mobile: '13800138000', nickname: 'Traveller', ...member });
+  const cardId = await createCard(t.db, {
+    card_model_id: org.model, status: 2, merchant_id: merchantId, shop_id: shopId, active_time: new Date(), expire_time: new Date(Date.now() + 86_400_000 * 365),
+  });
+  await createCardBinding(t.db, { card_id: cardId, member_id: memberId, name: 'Li Lei', phone: '13800138000', id_type: 1, id_no: '11010519491231002X' });
+  return { memberId, cardId };
 }
 
 describe('rejection matrix', () => {
@@ -46,8 +46,7 @@ describe('rejection matrix', () => {
 
 describe('members on the manage channel', () => {
   it('shows a member with its cards; password never leaves', async () => {
-    const { memberId, cardId } = await memberWithCard(org.shopA1, org.merchantA);
-    await t.db.updateTable('member').set({ password_hash: '$argon2id$v=19$secret' }).where('id', '=', memberId).execute();
+    const { memberId, cardId } = await memberWithCard(org.shopA1, org.merchantA, { password_hash: '$argon2id$v=19$secret' });
     const res = await t.post(`${M}/getMember`, { id: memberId }, platform.token);
     expect(res.body.data).toMatchObject({ id: memberId, mobile: '13800138000', nickname: 'Traveller', status: 1, password: null, isDeleted: false });
     expect(res.body.data.cards).toEqual([expect.objectContaining({ cardId, cardModelId: org.model, status: 2 })]);
@@ -82,14 +81,15 @@ describe('members on the manage channel', () => {
   });
 
   it('answers the member as its queryMemberPage row, with its living cards newest binding first, within the scope', async () => {
-    const memberId = await createMember(t.db, { mobile: '13800138001', nickname: 'Collector' });
-    await t.db.updateTable('member').set({ birthday: '1990-05-04', channel: 6 }).where('id', '=', memberId).execute();
+    const memberId = await createMember(t.db, { mobile: '13800138001', nickname: 'Collector', birthday: '1990-05-04', channel: 6 });
     const card = async (shopId: number, merchantId: number, boundAt: string, cardDeleted = false, bindingDeleted = false) => {
-      const c = await t.db.insertInto('card')
-        .values({ card_number: uniq('C').slice(0, 30), card_model_id: org.model, status: 2, merchant_id: merchantId, shop_id: shopId, is_deleted: cardDeleted, active_time: new Date(), expire_time: new Date('2027-06-30T00:00:00+08:00') })
-        .returning('id').executeTakeFirstOrThrow();
-      await t.db.insertInto('card_binding').values({ card_id: c.id, member_id: memberId, name: 'Han Meimei', phone: '13800138001', id_type: 1, id_no: '11010519491231002X', bound_at: new Date(boundAt), is_deleted: bindingDeleted }).execute();
-      return c.id;
+      const c = await createCard(t.db, {
+        card_model_id: org.model, status: 2, merchant_id: merchantId, shop_id: shopId, is_deleted: cardDeleted, active_time: new Date(), expire_time: new Date('2027-06-30T00:00:00+08:00'),
+      });
+      await createCardBinding(t.db, {
+        card_id: c, member_id: memberId, name: 'Han Meimei', phone: '13800138001', id_type: 1, id_no: '11010519491231002X', bound_at: new Date(boundAt), is_deleted: bindingDeleted,
+      });
+      return c;
     };
     const a1 = await card(org.shopA1, org.merchantA, '2026-03-01T10:00:00+08:00');
     const a2 = await card(org.shopA2, org.merchantA, '2026-05-01T10:00:00+08:00');
@@ -123,6 +123,7 @@ describe('members on the manage channel', () => {
     expect((await t.post(`${M}/getMember`, { id: memberId }, platform.token)).body.data.status).toBe(0);
     expect((await t.post(`${M}/updateMemberStatus`, { id: memberId, status: 1 }, platform.token)).body.errcode).toBe(0);
     expect(await loadMemberAccount(t.db, memberId)).not.toBeNull();
+    // only the database shows the operation log
     const rows = await t.db.selectFrom('operate_log').select(['module', 'action', 'success']).where('biz_id', '=', String(memberId))
       .where('path', '=', `${M}/updateMemberStatus`).orderBy('id').execute();
     expect(rows.map((r) => [r.module, r.action, r.success])).toEqual([

@@ -6,7 +6,7 @@ import { RegionResponse, type Region } from '../../src/modules/region/region.sch
 import { Envelope, PageInfo } from '../../src/platform/http/schemas.js';
 import fastJson from 'fast-json-stringify';
 import { testStorePrefix } from '../helpers/store-prefix.js';
-import { createMember, createShop, uniq } from '../helpers/factories.js';
+import { createMember, createMerchant, createShop, uniq } from '../helpers/factories.js';
 
 const M = '/manage-api/region';
 const LIST = '/open-api/region/queryRegionList';
@@ -196,8 +196,9 @@ describe('deleteRegion of a region still in use', () => {
   it('refuses a region a shop, a hotel or a member names (409, naming them) and deletes it once none does', async () => {
     const del = (id: number) => t.post(`${M}/deleteRegion`, { id }, token);
     const district = await addOk({ name: '引用区', levelType: 3, parentId: 320100 });
-    const shop = await createShop(t.db, { district_id: String(district.id) });
-    const { merchant_id: merchantId } = await t.db.selectFrom('shop').select('merchant_id').where('id', '=', shop).executeTakeFirstOrThrow();
+    const merchantId = await createMerchant(t.db);
+    const shop = await createShop(t.db, { merchant_id: merchantId, district_id: String(district.id) });
+    // Written directly: the hotel module has no operation or function that adds or removes a hotel.
     const hotel = (await t.db.insertInto('hotel_info').values({
       merchant_id: merchantId, shop_id: shop, name: `Hotel ${uniq()}`, city_id: String(district.id), images: [], tags: [], location_tags: [], highlights: [],
     }).returning('id').executeTakeFirstOrThrow()).id;
@@ -210,8 +211,9 @@ describe('deleteRegion of a region still in use', () => {
     expect((await get(district.id)).body.data).toEqual(district);
 
     // Logically deleted records do not hold it; a living one still does.
-    await t.db.updateTable('shop').set({ is_deleted: true }).where('id', '=', shop).execute();
     await t.db.updateTable('hotel_info').set({ is_deleted: true }).where('id', '=', hotel).execute();
+    expect((await t.post('/manage-api/shop/deleteShop', { id: shop }, token)).body).toEqual({ errcode: 0, errmsg: 'success' });
+    // Written directly: no operation deletes a member or moves one to another area.
     await t.db.updateTable('member').set({ is_deleted: true }).where('id', '=', members[0]).execute();
     expect((await del(district.id)).body.errmsg).toBe(`the region is still referenced by 1 member (id ${members[1]}): remove or move those first`);
     await t.db.updateTable('member').set({ area_id: 320102 }).where('id', '=', members[1]).execute();
@@ -316,6 +318,7 @@ describe('the cache', () => {
   it('serves the tree and the list from the cache: a row written behind the service is not seen', async () => {
     await tree();
     await list({ levelType: 1 });
+    // Written directly on purpose: the row must bypass the service to show the cache serving without it.
     const sneaked = await t.db.insertInto('region').values({ name: 'sneaked in', level_type: 1, parent_id: 0 }).returning('id').executeTakeFirstOrThrow();
     expect(findInTree(await tree(), sneaked.id)).toBeUndefined();
     expect((await list({ idList: [sneaked.id] }))).toEqual([]);
