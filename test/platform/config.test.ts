@@ -3,40 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
 describe('loadConfig defaults (docs/architecture.md §7)', () => {
-  it('runs with nothing set', () => {
-    const c = loadConfig({});
-    expect(c).toMatchObject({
-      port: 8080,
-      host: '127.0.0.1',
-      dataDir: path.resolve('./data'),
-      databaseUrl: null,
-      databasePoolMax: 10,
-      databaseConnectTimeoutMs: 5_000,
-      databaseQueryTimeoutMs: 30_000,
-      redisUrl: null,
-      tz: 'Asia/Shanghai',
-      logLevel: 'info',
-      nodeEnv: 'development',
-      adminUsername: 'admin',
-      adminPassword: null,
-      captchaBypassCode: null,
-      smsBypassCode: null,
-      accessTokenTtlS: 1800,
-      refreshTokenTtlS: 2_592_000,
-      storage: 'local',
-      uploadMaxBytes: 20 * 1024 * 1024,
-      faceProvider: 'local',
-      smsProvider: 'log',
-      demo: false,
-      loginRatePerMin: 30,
-      captchaRatePerMin: 60,
-      openAppKey: null,
-      openAppSecret: null,
-      trustProxy: false,
-      backup: { dir: path.resolve('./data/backups'), stagingDir: path.resolve('./data'), everyMs: 24 * 60 * 60 * 1000, keep: 7 },
-    });
-  });
-
   it('puts backups under DATA_DIR unless BACKUP_DIR says where, and takes BACKUP_INTERVAL_HOURS=0 as off', () => {
     expect(loadConfig({ DATA_DIR: '/srv/tc' }).backup.dir).toBe(path.resolve('/srv/tc/backups'));
     expect(loadConfig({ DATA_DIR: '/srv/tc', BACKUP_DIR: '/mnt/backups', BACKUP_INTERVAL_HOURS: '0', BACKUP_KEEP: '30' }).backup)
