@@ -647,8 +647,7 @@ function main(): number {
     console.log(usage());
     return 0;
   }
-  // npm takes a bare --dry-run for itself and hands it on only as npm_config_dry_run.
-  const dryRun = parsed.values['dry-run'] === true || process.env.npm_config_dry_run === 'true';
+  const dryRun = parsed.values['dry-run'] === true;
   if (parsed.positionals.length !== 1) {
     console.error(usage());
     return 2;

@@ -10,9 +10,8 @@ import { buildApp } from '../../src/app.js';
 import { openDatabase, type Database, type Db } from '../../src/platform/db/database.js';
 import { openStore, type Store } from '../../src/platform/store/index.js';
 import type { PlatformServices } from '../../src/platform/services.js';
-import { adminUrl } from './global-setup.js';
 import { testStorePrefix } from './store-prefix.js';
-import { TEST_ADMIN, TEST_TZ } from './test-env.js';
+import { adminUrl, TEST_ADMIN, TEST_TZ } from './test-env.js';
 import { attachContractCheck } from './contract-check.js';
 
 export interface TestDb {
@@ -25,7 +24,13 @@ export interface TestDb {
 export async function openTestDatabase(): Promise<TestDb> {
   const url = process.env.DATABASE_URL || null;
   if (!url) {
-    const database = openDatabase({ databaseUrl: null, dataDir: '.test-cache', tz: TEST_TZ, inMemory: true, loadDataDir: readFileSync(inject('pgliteSnapshot')) });
+    const database = openDatabase({
+      databaseUrl: null,
+      dataDir: '.test-cache',
+      tz: TEST_TZ,
+      inMemory: true,
+      loadDataDir: readFileSync(inject('pgliteSnapshot')),
+    });
     return { database, db: database.db, close: () => database.close() };
   }
   const name = `tc_t_${inject('runId')}_${randomBytes(4).toString('hex')}`;
@@ -61,10 +66,17 @@ export interface TestApp {
   database: Database;
   store: Store;
   /** POST a JSON body (or GET when method says so) with an optional access token. */
-  call(method: 'GET' | 'POST', url: string, opts?: { body?: unknown; token?: string; headers?: Record<string, string> }): Promise<CallResult>;
+  call(
+    method: 'GET' | 'POST',
+    url: string,
+    opts?: { body?: unknown; token?: string; headers?: Record<string, string> },
+  ): Promise<CallResult>;
   post(url: string, body?: unknown, token?: string): Promise<CallResult>;
   /** Logs a staff user in through the captcha, reading the code from the store as a person reads the image. */
-  loginStaff(username?: string, password?: string): Promise<{ accessToken: string; refreshToken: string; userId: number }>;
+  loginStaff(
+    username?: string,
+    password?: string,
+  ): Promise<{ accessToken: string; refreshToken: string; userId: number }>;
   close(): Promise<void>;
 }
 
@@ -105,7 +117,12 @@ export async function createTestApp(
   const call: TestApp['call'] = async (method, url, opts = {}) => {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    const res = await app.inject({ method, url, headers, ...(opts.body !== undefined ? { payload: opts.body as object } : {}) });
+    const res = await app.inject({
+      method,
+      url,
+      headers,
+      ...(opts.body !== undefined ? { payload: opts.body as object } : {}),
+    });
     let body: CallResult['body'];
     try {
       body = res.json();

@@ -12,3 +12,10 @@ declare module 'vitest' {
     runId: string;
   }
 }
+
+/** `url` with its database replaced by `database` (test databases live beside the one configured). */
+export function adminUrl(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = '/' + database;
+  return u.toString();
+}
