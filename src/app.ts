@@ -1,3 +1,4 @@
+import { sharedSerializerFactory } from './platform/http/serializer.js';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { requestForLog } from './platform/http/request-log.js';
 import cookie from '@fastify/cookie';
@@ -78,7 +79,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     bodyLimit: 1024 * 1024,
     // x-empty-list: an annotation the input guard reads (input-guard.ts), not a rule of ajv's.
     ajv: { customOptions: { verbose: true, coerceTypes: false, keywords: [EMPTY_LIST_KEYWORD] } },
-    schemaController: { compilersFactory: { buildValidator: guardedValidatorFactory() } },
+    schemaController: { compilersFactory: { buildValidator: guardedValidatorFactory(), buildSerializer: sharedSerializerFactory() } },
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,
     requestTimeout: config.http.requestTimeoutMs,
