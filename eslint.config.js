@@ -3,6 +3,7 @@
 import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import globals from 'globals';
+import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 const modules = readdirSync(new URL('./src/modules/', import.meta.url), { withFileTypes: true })
@@ -21,15 +22,22 @@ const deepImportsExcept = (own) => ({
 const restricted = (...patterns) => ['error', { patterns }];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'data/**', 'node_modules/**', '.test-cache/**', 'coverage/**', 'test/client/openapi-types.ts'] },
+  {
+    ignores: ['dist/**', 'data/**', 'node_modules/**', '.test-cache/**', 'coverage/**', 'test/client/openapi-types.ts'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // Layout is Prettier's: rules that would contradict it are off.
+  prettier,
   {
     languageOptions: { ecmaVersion: 2023, sourceType: 'module', globals: globals.node },
     rules: {
       // The sanitisers strip control characters on purpose (input guard, xlsx cells, file names).
       'no-control-regex': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
     },
   },
   // Tests and benchmarks take what a library hands them as it comes.
