@@ -38,12 +38,21 @@ const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
 async function bareWriterRate(sample: Record<string, unknown>[], n: number): Promise<number> {
   const columns = detailExportColumns('2026-05', '畅游年卡');
   let bytes = 0;
-  const sink = new Writable({ write(chunk: Buffer, _enc, cb) { bytes += chunk.length; cb(); } });
-  const writer = new XlsxStreamWriter(sink, columns.map((c) => ({ header: c.header, kind: c.kind ?? 'text', width: c.width })));
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      bytes += chunk.length;
+      cb();
+    },
+  });
+  const writer = new XlsxStreamWriter(
+    sink,
+    columns.map((c) => ({ header: c.header, kind: c.kind ?? 'text', width: c.width })),
+  );
   const t0 = performance.now();
   for (let i = 0; i < n; i += 5000) {
     const chunk = [];
-    for (let k = i; k < Math.min(n, i + 5000); k++) chunk.push(columns.map((c) => c.value(sample[k % sample.length] as never)));
+    for (let k = i; k < Math.min(n, i + 5000); k++)
+      chunk.push(columns.map((c) => c.value(sample[k % sample.length] as never)));
     await writer.writeRows(chunk);
   }
   await writer.finish();
@@ -59,7 +68,11 @@ function memoryOf(pid: number): { rss: number; peak: number } {
 }
 
 async function startService(env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, serviceNodeArgs(), { cwd: repoRoot, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, serviceNodeArgs(), {
+    cwd: repoRoot,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   for (let i = 0; i < 1200; i++) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
     try {
@@ -74,7 +87,9 @@ async function startService(env: NodeJS.ProcessEnv, port: number): Promise<Child
 
 function curlTo(file: string, url: string, token: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const c = spawn('curl', ['-sSf', '-o', file, '-H', `authorization: Bearer ${token}`, url], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const c = spawn('curl', ['-sSf', '-o', file, '-H', `authorization: Bearer ${token}`, url], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     c.on('error', reject);
     c.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`curl exited ${code}`))));
   });
@@ -113,31 +128,58 @@ try {
   // One batch whose ROWS details name 1,000 parks of 50 merchants.
   await raw.query(`insert into merchant (name) select 'Merchant ' || g from generate_series(1, 50) g`);
   await raw.query(`insert into shop (name, merchant_id) select 'Shop ' || id, id from merchant`);
-  await raw.query(`insert into spu (name, shop_id, merchant_id, resource_type) select '景区 ' || g, s.id, s.merchant_id, 2 from generate_series(1, 1000) g join shop s on s.id = (select min(id) from shop) + g % 50`);
-  const { rows: [model] } = await raw.query(`insert into card_model (name, price, allocation_enabled) values ('畅游年卡', 19800, true) returning id`);
-  const { rows: [batch] } = await raw.query(
+  await raw.query(
+    `insert into spu (name, shop_id, merchant_id, resource_type) select '景区 ' || g, s.id, s.merchant_id, 2 from generate_series(1, 1000) g join shop s on s.id = (select min(id) from shop) + g % 50`,
+  );
+  const {
+    rows: [model],
+  } = await raw.query(
+    `insert into card_model (name, price, allocation_enabled) values ('畅游年卡', 19800, true) returning id`,
+  );
+  const {
+    rows: [batch],
+  } = await raw.query(
     `insert into distribute_batch (batch_no, year, month, quarter, card_model_id, card_model_name, card_model_price, valid_user_count, total_distribute_amount, park_count, exec_time, calc_mode, ratio)
-     values ('DA202605-bench', 2026, 5, 2, $1, '畅游年卡', 19800, 1000000, 0, $2, now(), 'ratio', 80) returning id`, [model.id, ROWS]);
+     values ('DA202605-bench', 2026, 5, 2, $1, '畅游年卡', 19800, 1000000, 0, $2, now(), 'ratio', 80) returning id`,
+    [model.id, ROWS],
+  );
   const t0 = performance.now();
   await raw.query(
     `insert into distribute_detail (batch_id, year, month, card_model_id, park_id, park_name, merchant_id, shop_id, check_num, distribute_percent, distribute_amount)
      select $1, 2026, 5, $2, s.id, s.name, s.merchant_id, s.shop_id, 1 + g % 997, round(100.0 / $3, 4), 100 + g % 100000
-     from generate_series(1, $3) g join spu s on s.id = (select min(id) from spu) + g % 1000`, [batch.id, model.id, ROWS]);
-  await raw.query(`update distribute_batch set total_distribute_amount = (select sum(distribute_amount) from distribute_detail where batch_id = $1) where id = $1`, [batch.id]);
+     from generate_series(1, $3) g join spu s on s.id = (select min(id) from spu) + g % 1000`,
+    [batch.id, model.id, ROWS],
+  );
+  await raw.query(
+    `update distribute_batch set total_distribute_amount = (select sum(distribute_amount) from distribute_detail where batch_id = $1) where id = $1`,
+    [batch.id],
+  );
   await raw.query('vacuum analyze distribute_detail');
   console.log(`  (made ${fmt(ROWS)} detail rows in ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
 
   const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: repoRoot, stdio: 'inherit' });
   if (build.status !== 0) throw new Error('npm run build failed');
   const port = await freePort();
-  service = await startService({
-    ...process.env, DATABASE_URL: url, REDIS_URL: '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
-    DATA_DIR: dir, ADMIN_PASSWORD: 'Bench@2026', DEMO: '',
-  }, port);
+  service = await startService(
+    {
+      ...process.env,
+      DATABASE_URL: url,
+      REDIS_URL: '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      DATA_DIR: dir,
+      ADMIN_PASSWORD: 'Bench@2026',
+      DEMO: '',
+    },
+    port,
+  );
   const exportUrl = `http://127.0.0.1:${port}/manage-api/distributeAmount/exportDistributeDetail?batchId=${batch.id}`;
   // A first small request rebuilds the session and warms the route.
   const warm = await fetch(`http://127.0.0.1:${port}/manage-api/distributeAmount/getDistributeBatch`, {
-    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ id: batch.id }),
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ id: batch.id }),
   });
   if ((await warm.json()).errcode !== 0) throw new Error('the bench session was refused');
   const before = memoryOf(service.pid!);
@@ -163,25 +205,58 @@ try {
   for (;;) {
     const r = await raw.query(
       `select id, park_id, park_name, check_num, distribute_percent, distribute_amount
-       from distribute_detail where batch_id = $1 and id > $2 order by id limit 5000`, [batch.id, afterId]);
+       from distribute_detail where batch_id = $1 and id > $2 order by id limit 5000`,
+      [batch.id, afterId],
+    );
     seen += r.rows.length;
     if (r.rows.length < 5000) break;
     afterId = r.rows[r.rows.length - 1].id;
   }
   const readRate = seen / ((performance.now() - b0) / 1000);
-  const sample = (await raw.query(`select id, park_id, park_name, check_num, distribute_percent, distribute_amount from distribute_detail where batch_id = $1 order by id limit 5000`, [batch.id])).rows;
+  const sample = (
+    await raw.query(
+      `select id, park_id, park_name, check_num, distribute_percent, distribute_amount from distribute_detail where batch_id = $1 order by id limit 5000`,
+      [batch.id],
+    )
+  ).rows;
   const writerRate = await bareWriterRate(sample, ROWS);
   await raw.end();
 
   const rate = ROWS / seconds;
-  console.log(`allocation exportDistributeDetail on PostgreSQL, npm start bundle → curl: ${fmt(ROWS)} detail rows, file ${mb(statSync(file).size)} MB`);
+  console.log(
+    `allocation exportDistributeDetail on PostgreSQL, npm start bundle → curl: ${fmt(ROWS)} detail rows, file ${mb(statSync(file).size)} MB`,
+  );
   console.log(`  export: ${seconds.toFixed(1)} s = ${fmt(rate)} rows/s (target ≥ 100,000)`);
-  console.log(`  service peak RSS (VmHWM): ${mb(after.peak)} MB (target ≤ 256); ${mb(before.rss)} MB before the export, peak until then ${mb(before.peak)} MB`);
-  console.log(`  baseline 1, the bare workbook writer fed the same rows from memory: ${fmt(writerRate)} rows/s; export / writer ${(rate / writerRate).toFixed(2)}`);
-  console.log(`  baseline 2, the same keyset reads by a raw pg client: ${fmt(readRate)} rows/s; export / reads ${(rate / readRate).toFixed(2)}`);
-  report({ goal: `exportDistributeDetail of ${fmt(ROWS)} rows, rate`, value: rate, unit: 'rows/s', baseline: { name: 'raw keyset reads', value: readRate }, ratio: rate / readRate, target: '≥ 100,000 rows/s', met: rate >= 100_000, database: 'postgres' });
-  report({ goal: `exportDistributeDetail of ${fmt(ROWS)} rows, peak RSS`, value: after.peak / 1024 / 1024, unit: 'MB', target: '≤ 256 MB', met: after.peak / 1024 / 1024 <= 256, database: 'postgres' });
-  console.log(`  workbook rows read back (header + details + total): ${fmt(sheetRows)} (expected ${fmt(ROWS + 2)}); batch status after: ${status} (expected 3)`);
+  console.log(
+    `  service peak RSS (VmHWM): ${mb(after.peak)} MB (target ≤ 256); ${mb(before.rss)} MB before the export, peak until then ${mb(before.peak)} MB`,
+  );
+  console.log(
+    `  baseline 1, the bare workbook writer fed the same rows from memory: ${fmt(writerRate)} rows/s; export / writer ${(rate / writerRate).toFixed(2)}`,
+  );
+  console.log(
+    `  baseline 2, the same keyset reads by a raw pg client: ${fmt(readRate)} rows/s; export / reads ${(rate / readRate).toFixed(2)}`,
+  );
+  report({
+    goal: `exportDistributeDetail of ${fmt(ROWS)} rows, rate`,
+    value: rate,
+    unit: 'rows/s',
+    baseline: { name: 'raw keyset reads', value: readRate },
+    ratio: rate / readRate,
+    target: '≥ 100,000 rows/s',
+    met: rate >= 100_000,
+    database: 'postgres',
+  });
+  report({
+    goal: `exportDistributeDetail of ${fmt(ROWS)} rows, peak RSS`,
+    value: after.peak / 1024 / 1024,
+    unit: 'MB',
+    target: '≤ 256 MB',
+    met: after.peak / 1024 / 1024 <= 256,
+    database: 'postgres',
+  });
+  console.log(
+    `  workbook rows read back (header + details + total): ${fmt(sheetRows)} (expected ${fmt(ROWS + 2)}); batch status after: ${status} (expected 3)`,
+  );
   if (sheetRows !== ROWS + 2 || status !== 3) process.exitCode = 1;
 } finally {
   if (service && service.exitCode === null) {

@@ -26,7 +26,18 @@ const { UserType } = await import('../src/platform/http/context.js');
 export async function issuePlatformToken(db: Db, store: Store, permissions: string[]): Promise<string> {
   const tag = randomBytes(4).toString('hex');
   const roleId = await ensureRole(db, `bench_${tag}`, `bench ${tag}`, permissions);
-  const userId = await insertStaff(db, { username: `bench_${tag}`, passwordHash: 'x', nickname: 'bench', userType: UserType.PLATFORM, merchantId: null, shopId: null }, [roleId]);
+  const userId = await insertStaff(
+    db,
+    {
+      username: `bench_${tag}`,
+      passwordHash: 'x',
+      nickname: 'bench',
+      userType: UserType.PLATFORM,
+      merchantId: null,
+      shopId: null,
+    },
+    [roleId],
+  );
   const account = (await loadStaffAccount(db, userId))!;
   const tokens = new TokenService(db, store, { accessS: 3600, refreshS: 7200 });
   const issued = await tokens.issue(db, account, 'manage', null);
@@ -35,7 +46,12 @@ export async function issuePlatformToken(db: Db, store: Store, permissions: stri
 }
 
 export async function openBenchApp(databaseUrl: string) {
-  const config = loadConfig({ DATABASE_URL: databaseUrl, DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'tc-bench-')), LOG_LEVEL: 'silent', TZ: process.env.TZ! });
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'tc-bench-')),
+    LOG_LEVEL: 'silent',
+    TZ: process.env.TZ!,
+  });
   const database = openDatabase({ databaseUrl, dataDir: config.dataDir, tz: config.tz });
   const store = await openStore(null, 'bench:');
   const app = await buildApp({ config, database, store, logger: false });
@@ -58,7 +74,11 @@ export async function openBenchApp(databaseUrl: string) {
  * tc_bench_<random> database on `serverUrl`'s server, migrated, seeded with `scale` check rows and
  * dropped by `drop()`.
  */
-export async function demoDatabase(serverUrl: string, scale: number, reuse: string | null): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function demoDatabase(
+  serverUrl: string,
+  scale: number,
+  reuse: string | null,
+): Promise<{ url: string; drop: () => Promise<void> }> {
   if (reuse) return { url: reuse, drop: async () => {} };
   const { migrateToLatest } = await import('../src/platform/db/migrate.js');
   const { seedReferenceData } = await import('../src/seed/reference.js');
@@ -79,7 +99,9 @@ export async function demoDatabase(serverUrl: string, scale: number, reuse: stri
 }
 
 /** A new, empty tc_bench_<random> database on `serverUrl`'s server, and how to drop it. */
-export async function scratchDatabase(serverUrl: string): Promise<{ name: string; url: string; drop: () => Promise<void>; keep: () => Promise<void> }> {
+export async function scratchDatabase(
+  serverUrl: string,
+): Promise<{ name: string; url: string; drop: () => Promise<void>; keep: () => Promise<void> }> {
   const { default: pg } = await import('pg');
   const name = `tc_bench_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });

@@ -37,12 +37,27 @@ const request: Request = {
   setupRequest(req) {
     if (next >= job.maxCards) throw new Error('out of bench cards');
     const serial = job.firstCard + next++;
-    return { ...req, body: JSON.stringify({ skuId: job.skuId, entranceId: job.entranceId, cardNumber: `B${String(serial).padStart(9, '0')}`, nonce: `scan-${serial}` }) };
+    return {
+      ...req,
+      body: JSON.stringify({
+        skuId: job.skuId,
+        entranceId: job.entranceId,
+        cardNumber: `B${String(serial).padStart(9, '0')}`,
+        nonce: `scan-${serial}`,
+      }),
+    };
   },
   onResponse(_status, body) {
     if (body.startsWith('{"errcode":0,')) ok++;
   },
 };
 const started = performance.now();
-const result = await autocannon({ url: job.url, connections: job.connections, duration: job.seconds, requests: [request] } as unknown as Parameters<typeof autocannon>[0]);
-process.stdout.write(JSON.stringify({ done: result.requests.total, ok, seconds: (performance.now() - started) / 1000 }));
+const result = await autocannon({
+  url: job.url,
+  connections: job.connections,
+  duration: job.seconds,
+  requests: [request],
+} as unknown as Parameters<typeof autocannon>[0]);
+process.stdout.write(
+  JSON.stringify({ done: result.requests.total, ok, seconds: (performance.now() - started) / 1000 }),
+);

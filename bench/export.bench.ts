@@ -35,7 +35,8 @@ import { report } from './report.js';
 if (!process.env.BENCH_EXPORT_CAPPED) {
   const heap = serviceNodeArgs().filter((a) => a.startsWith('--max-old-space-size'));
   const child = spawn(process.execPath, [...heap, ...process.execArgv, fileURLToPath(import.meta.url)], {
-    stdio: 'inherit', env: { ...process.env, BENCH_EXPORT_CAPPED: '1' },
+    stdio: 'inherit',
+    env: { ...process.env, BENCH_EXPORT_CAPPED: '1' },
   });
   process.exit(await new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1))));
 }
@@ -60,7 +61,12 @@ try {
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
   const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
   process.env.TZ = config.tz;
-  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir, tz: config.tz, inMemory: !config.databaseUrl });
+  const database = openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir,
+    tz: config.tz,
+    inMemory: !config.databaseUrl,
+  });
   cleanups.push(() => database.close());
   const db = database.db;
   await migrateToLatest(db);
@@ -69,14 +75,19 @@ try {
   cleanups.push(() => sql`drop table if exists ${sql.table(table)}`.execute(db));
   await sql`create table ${sql.table(table)} (
     id bigint primary key, park_name text not null, check_num integer not null,
-    distribute_percent numeric(9, 6) not null, distribute_amount bigint not null, created_at timestamptz not null)`.execute(db);
+    distribute_percent numeric(9, 6) not null, distribute_amount bigint not null, created_at timestamptz not null)`.execute(
+    db,
+  );
   await sql`insert into ${sql.table(table)}
     select g, '景区 ' || (g % 200), (g * 7) % 977, round(((g % 10000) / 10000.0)::numeric, 6), (g * 37) % 10000000,
            timestamptz '2026-05-01 00:00:00+08' + (g % 86400) * interval '1 second'
     from generate_series(1, ${ROWS}) g`.execute(db);
 
   const batches = async (after: Row | null, limit: number): Promise<Row[]> => {
-    const r = await sql<Row>`select * from ${sql.table(table)} where id > ${after?.id ?? 0} order by id limit ${limit}`.execute(db);
+    const r =
+      await sql<Row>`select * from ${sql.table(table)} where id > ${after?.id ?? 0} order by id limit ${limit}`.execute(
+        db,
+      );
     return r.rows;
   };
 
@@ -100,7 +111,13 @@ try {
     name: 'bench',
     routes: () => [
       defineRoute({
-        method: 'POST', path: '/bench/xlsx', channels: ['manage'], auth: 'public', summary: 'bench', tags: ['bench'], response: 'file',
+        method: 'POST',
+        path: '/bench/xlsx',
+        channels: ['manage'],
+        auth: 'public',
+        summary: 'bench',
+        tags: ['bench'],
+        response: 'file',
         handler: async () =>
           new XlsxExport<Row>({
             fileName: '分配明细.xlsx',
@@ -118,7 +135,13 @@ try {
           }),
       }),
       defineRoute({
-        method: 'POST', path: '/bench/csv', channels: ['manage'], auth: 'public', summary: 'bench', tags: ['bench'], response: 'file',
+        method: 'POST',
+        path: '/bench/csv',
+        channels: ['manage'],
+        auth: 'public',
+        summary: 'bench',
+        tags: ['bench'],
+        response: 'file',
         handler: async () => new FileResponse('text/csv; charset=utf-8', Readable.from(csvLines())),
       }),
     ],
@@ -142,7 +165,15 @@ try {
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
     const seconds = (performance.now() - started) / 1000;
     clearInterval(sampler);
-    return { kind, status: res.status, bytes, seconds, rowsPerS: ROWS / seconds, peakRssMb: peak / 1024 / 1024, growthMb: (peak - before) / 1024 / 1024 };
+    return {
+      kind,
+      status: res.status,
+      bytes,
+      seconds,
+      rowsPerS: ROWS / seconds,
+      peakRssMb: peak / 1024 / 1024,
+      growthMb: (peak - before) / 1024 / 1024,
+    };
   }
 
   const csv = await measure('csv');
@@ -152,11 +183,31 @@ try {
 
   console.log(`export of ${ROWS.toLocaleString('en')} rows on ${database.kind}, keyset batches of ${BATCH}, over HTTP`);
   for (const m of [csv, xlsx]) {
-    console.log(`  ${m.kind.padEnd(4)}  ${m.seconds.toFixed(2)} s  ${Math.round(m.rowsPerS).toLocaleString('en')} rows/s  ${(m.bytes / 1e6).toFixed(1)} MB  peak RSS ${m.peakRssMb.toFixed(0)} MB (+${m.growthMb.toFixed(0)} MB during the export)`);
+    console.log(
+      `  ${m.kind.padEnd(4)}  ${m.seconds.toFixed(2)} s  ${Math.round(m.rowsPerS).toLocaleString('en')} rows/s  ${(m.bytes / 1e6).toFixed(1)} MB  peak RSS ${m.peakRssMb.toFixed(0)} MB (+${m.growthMb.toFixed(0)} MB during the export)`,
+    );
   }
-  console.log(`  xlsx/csv ratio ${(xlsx.rowsPerS / baseline).toFixed(2)}  (targets: xlsx ≥ 100,000 rows/s → ${xlsx.rowsPerS >= 100_000 ? 'met' : 'NOT met'}; peak RSS ≤ 256 MB → ${xlsx.peakRssMb <= 256 ? 'met' : 'NOT met'})`);
-  report({ goal: `xlsx export of ${ROWS.toLocaleString('en')} rows (${database.kind}), rate`, value: xlsx.rowsPerS, unit: 'rows/s', baseline: { name: 'csv of the same reads', value: baseline }, ratio: xlsx.rowsPerS / baseline, target: '≥ 100,000 rows/s', met: xlsx.rowsPerS >= 100_000, database: database.kind });
-  report({ goal: `xlsx export of ${ROWS.toLocaleString('en')} rows (${database.kind}), peak RSS`, value: xlsx.peakRssMb, unit: 'MB', target: '≤ 256 MB', met: xlsx.peakRssMb <= 256, database: database.kind });
+  console.log(
+    `  xlsx/csv ratio ${(xlsx.rowsPerS / baseline).toFixed(2)}  (targets: xlsx ≥ 100,000 rows/s → ${xlsx.rowsPerS >= 100_000 ? 'met' : 'NOT met'}; peak RSS ≤ 256 MB → ${xlsx.peakRssMb <= 256 ? 'met' : 'NOT met'})`,
+  );
+  report({
+    goal: `xlsx export of ${ROWS.toLocaleString('en')} rows (${database.kind}), rate`,
+    value: xlsx.rowsPerS,
+    unit: 'rows/s',
+    baseline: { name: 'csv of the same reads', value: baseline },
+    ratio: xlsx.rowsPerS / baseline,
+    target: '≥ 100,000 rows/s',
+    met: xlsx.rowsPerS >= 100_000,
+    database: database.kind,
+  });
+  report({
+    goal: `xlsx export of ${ROWS.toLocaleString('en')} rows (${database.kind}), peak RSS`,
+    value: xlsx.peakRssMb,
+    unit: 'MB',
+    target: '≤ 256 MB',
+    met: xlsx.peakRssMb <= 256,
+    database: database.kind,
+  });
 } finally {
   for (const undo of cleanups.reverse()) await undo();
 }

@@ -47,12 +47,16 @@ async function baselineCopy(url: string, n: number): Promise<number> {
     function* text(): Generator<string> {
       for (let i = 0; i < n; i += 4000) {
         let s = '';
-        for (let k = i; k < Math.min(n, i + 4000); k++) s += `${k + 1}\t${k % 1000}\t${new Date(base + k * 1000).toISOString()}\n`;
+        for (let k = i; k < Math.min(n, i + 4000); k++)
+          s += `${k + 1}\t${k % 1000}\t${new Date(base + k * 1000).toISOString()}\n`;
         yield s;
       }
     }
     const t0 = performance.now();
-    await pipeline(Readable.from(text(), { objectMode: false }), client.query(copyFrom('copy bench_narrow from stdin')));
+    await pipeline(
+      Readable.from(text(), { objectMode: false }),
+      client.query(copyFrom('copy bench_narrow from stdin')),
+    );
     return n / ((performance.now() - t0) / 1000);
   } finally {
     await client.end();
@@ -65,7 +69,13 @@ async function generate(url: string, loadMode: 'auto' | 'triggers') {
     await migrateToLatest(database.db);
     await seedReferenceData(database.db, { adminUsername: 'admin', adminPassword: 'Bench@2026', openApp: null });
     const t0 = performance.now();
-    const result = await generateDemoData(database, { scale: SCALE, seed: 1, now: parseDay('2026-06-30')!, databaseUrl: url, loadMode });
+    const result = await generateDemoData(database, {
+      scale: SCALE,
+      seed: 1,
+      now: parseDay('2026-06-30')!,
+      databaseUrl: url,
+      loadMode,
+    });
     if (result.status !== 'created') throw new Error(result.message);
     // The stats' seconds end before the commit; this is the call's wall time, commit included.
     return { ...result.stats, committedSeconds: (performance.now() - t0) / 1000 };
@@ -84,16 +94,35 @@ const report = await withFreshDatabase(async (url) => {
 const { baseline, stats } = report;
 const overall = stats.checkRows / stats.seconds;
 console.log(`demo generator → PostgreSQL, ${fmt(stats.checkRows)} check rows (${stats.loadMode} load)`);
-console.log(`  check phase (COPY + index rebuild + FK check): ${stats.checkSeconds.toFixed(1)} s = ${fmt(stats.checkRate)} rows/s`);
-console.log(`  whole run (catalog, ${fmt(stats.rows.card)} cards, ${fmt(stats.rows.member)} members, checks, commit): ${stats.seconds.toFixed(1)} s = ${fmt(overall)} check rows/s`);
-console.log(`  baseline: plain COPY of ${fmt(SCALE)} narrow rows into an unindexed temp table: ${fmt(baseline)} rows/s`);
+console.log(
+  `  check phase (COPY + index rebuild + FK check): ${stats.checkSeconds.toFixed(1)} s = ${fmt(stats.checkRate)} rows/s`,
+);
+console.log(
+  `  whole run (catalog, ${fmt(stats.rows.card)} cards, ${fmt(stats.rows.member)} members, checks, commit): ${stats.seconds.toFixed(1)} s = ${fmt(overall)} check rows/s`,
+);
+console.log(
+  `  baseline: plain COPY of ${fmt(SCALE)} narrow rows into an unindexed temp table: ${fmt(baseline)} rows/s`,
+);
 for (const [step, seconds] of Object.entries(stats.steps)) console.log(`    ${step}: ${seconds.toFixed(2)} s`);
 console.log(`    commit: ${(stats.committedSeconds - stats.seconds).toFixed(2)} s`);
-console.log(`  ratio generator / baseline: check phase ${(stats.checkRate / baseline).toFixed(2)}, whole run ${(overall / baseline).toFixed(2)}`);
-reportResult({ goal: 'demo generator, check rows into PostgreSQL', value: overall, unit: 'rows/s', baseline: { name: 'plain COPY', value: baseline }, ratio: overall / baseline, target: '≥ 100,000 rows/s', met: overall >= 100_000, database: 'postgres' });
+console.log(
+  `  ratio generator / baseline: check phase ${(stats.checkRate / baseline).toFixed(2)}, whole run ${(overall / baseline).toFixed(2)}`,
+);
+reportResult({
+  goal: 'demo generator, check rows into PostgreSQL',
+  value: overall,
+  unit: 'rows/s',
+  baseline: { name: 'plain COPY', value: baseline },
+  ratio: overall / baseline,
+  target: '≥ 100,000 rows/s',
+  met: overall >= 100_000,
+  database: 'postgres',
+});
 
 if (WITH_TRIGGERS) {
   const slow = await withFreshDatabase((url) => generate(url, 'triggers'));
-  console.log(`  through per-row FK triggers (load mode "triggers"): ${slow.checkSeconds.toFixed(1)} s = ${fmt(slow.checkRate)} rows/s ` +
-    `(${(slow.checkRate / baseline).toFixed(2)} of baseline); whole run ${slow.seconds.toFixed(1)} s`);
+  console.log(
+    `  through per-row FK triggers (load mode "triggers"): ${slow.checkSeconds.toFixed(1)} s = ${fmt(slow.checkRate)} rows/s ` +
+      `(${(slow.checkRate / baseline).toFixed(2)} of baseline); whole run ${slow.seconds.toFixed(1)} s`,
+  );
 }

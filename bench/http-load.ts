@@ -11,7 +11,14 @@
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
-interface Job { url: string; body: string; bodiesFile?: string; headers: Record<string, string>; connections: number; seconds: number }
+interface Job {
+  url: string;
+  body: string;
+  bodiesFile?: string;
+  headers: Record<string, string>;
+  connections: number;
+  seconds: number;
+}
 
 const job = JSON.parse(process.argv[2]) as Job;
 const bodies = job.bodiesFile ? (JSON.parse(readFileSync(job.bodiesFile, 'utf8')) as string[]) : null;
@@ -21,10 +28,27 @@ const bodies = job.bodiesFile ? (JSON.parse(readFileSync(job.bodiesFile, 'utf8')
 let client = 0;
 const share = bodies ? Math.max(1, Math.floor(bodies.length / job.connections)) : 0;
 const r = await autocannon({
-  url: job.url, method: 'POST', body: job.body, headers: { 'content-type': 'application/json', ...job.headers }, connections: job.connections, duration: job.seconds,
-  ...(bodies ? { setupClient: (c: { setRequests(r: Array<{ body: string }>): void }) => {
-    const from = (client++ * share) % bodies.length;
-    c.setRequests(bodies.slice(from, from + share).map((body) => ({ body })));
-  } } : {}),
+  url: job.url,
+  method: 'POST',
+  body: job.body,
+  headers: { 'content-type': 'application/json', ...job.headers },
+  connections: job.connections,
+  duration: job.seconds,
+  ...(bodies
+    ? {
+        setupClient: (c: { setRequests(r: Array<{ body: string }>): void }) => {
+          const from = (client++ * share) % bodies.length;
+          c.setRequests(bodies.slice(from, from + share).map((body) => ({ body })));
+        },
+      }
+    : {}),
 });
-process.stdout.write(JSON.stringify({ rps: r.requests.total / r.duration, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, timeouts: r.timeouts }));
+process.stdout.write(
+  JSON.stringify({
+    rps: r.requests.total / r.duration,
+    p99: r.latency.p99,
+    errors: r.errors,
+    non2xx: r.non2xx,
+    timeouts: r.timeouts,
+  }),
+);

@@ -7,9 +7,15 @@ import path from 'node:path';
  */
 export function runLoadProcess<T>(script: string, job: unknown): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, script), JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(import.meta.dirname, script), JSON.stringify(job)],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let text = '';
     child.stdout.on('data', (c: Buffer) => (text += c.toString()));
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(text) as T) : reject(new Error(`${script} exited ${code}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(JSON.parse(text) as T) : reject(new Error(`${script} exited ${code}`)),
+    );
   });
 }

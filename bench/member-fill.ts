@@ -10,7 +10,13 @@
 import { sql } from 'kysely';
 import type { Db } from '../src/platform/db/database.js';
 import type { Executor } from '../src/platform/db/executor.js';
-import { canLoadWithoutTriggers, dropPlainIndexes, rebuildIndexes, setBulkMemory, setReplicationRole } from '../src/seed/demo/demo.repository.js';
+import {
+  canLoadWithoutTriggers,
+  dropPlainIndexes,
+  rebuildIndexes,
+  setBulkMemory,
+  setReplicationRole,
+} from '../src/seed/demo/demo.repository.js';
 import { FAST_LOAD_REPLAYED_TRIGGERS, rebuildHolderTables } from '../src/seed/demo/replayed-triggers.js';
 
 const TABLES = ['merchant', 'shop', 'card_model', 'member', 'card', 'card_binding'] as const;
@@ -43,7 +49,9 @@ export async function fillMembers(db: Db, members: number): Promise<number> {
 async function insertRows(db: Executor, members: number): Promise<void> {
   const cards = cardCount(members);
   await sql`insert into merchant (name) select 'Bench merchant ' || g from generate_series(1, 20) g`.execute(db);
-  await sql`insert into shop (merchant_id, name) select m.id, 'Shop ' || m.id || '-' || k from merchant m, generate_series(1, 3) k`.execute(db);
+  await sql`insert into shop (merchant_id, name) select m.id, 'Shop ' || m.id || '-' || k from merchant m, generate_series(1, 3) k`.execute(
+    db,
+  );
   await sql`insert into card_model (name, price) values ('Bench card', 19800)`.execute(db);
   await sql`
     insert into member (open_id, mobile, status, channel, register_terminal, nickname, created_at)

@@ -76,7 +76,11 @@ async function median(fn: () => Promise<unknown>): Promise<number> {
 /** The plan's node lines without costs, and whether it reads the whole member table. */
 async function plan(db: Db, q: Compilable): Promise<{ lines: string[]; fullScan: boolean }> {
   const c = q.compile();
-  const r = await sql<{ 'QUERY PLAN': string }>`explain ${sql.raw(VERBOSE ? '(analyze, costs off)' : '(costs off)')} ${sql.raw(c.sql.replace(/\$(\d+)/g, (_, i) => literal(c.parameters[Number(i) - 1])))}`.execute(db);
+  const r = await sql<{
+    'QUERY PLAN': string;
+  }>`explain ${sql.raw(VERBOSE ? '(analyze, costs off)' : '(costs off)')} ${sql.raw(c.sql.replace(/\$(\d+)/g, (_, i) => literal(c.parameters[Number(i) - 1])))}`.execute(
+    db,
+  );
   const lines = r.rows.map((x) => x['QUERY PLAN']);
   return { lines, fullScan: lines.some((l) => /Seq Scan on member\b/.test(l)) };
 }
@@ -95,14 +99,41 @@ await withDatabase(async (db) => {
   await migrateToLatest(db);
   const filled = await db.selectFrom('member').select('id').limit(1).executeTakeFirst();
   if (!filled) await fillMembers(db, MEMBERS);
-  console.log(`member page on ${PGLITE ? 'PGlite' : 'PostgreSQL'}: ${MEMBERS.toLocaleString('en-US')} members, ${CARDS.toLocaleString('en-US')} cards (filled in ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  console.log(
+    `member page on ${PGLITE ? 'PGlite' : 'PostgreSQL'}: ${MEMBERS.toLocaleString('en-US')} members, ${CARDS.toLocaleString('en-US')} cards (filled in ${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+  );
   const merchants = (await db.selectFrom('merchant').select('id').orderBy('id').execute()).map((r) => r.id);
-  const smallShop = await db.selectFrom('shop').select(['id', 'merchant_id']).where('merchant_id', '=', merchants[7]).orderBy('id').executeTakeFirstOrThrow();
-  const someMobile = (await db.selectFrom('member').select('mobile').where('id', '=', merchants.length * 1000).executeTakeFirst())?.mobile ?? '13000000000';
-  const firstId = Number((await db.selectFrom('member').select(sql<number>`min(id)`.as('id')).executeTakeFirstOrThrow()).id);
+  const smallShop = await db
+    .selectFrom('shop')
+    .select(['id', 'merchant_id'])
+    .where('merchant_id', '=', merchants[7])
+    .orderBy('id')
+    .executeTakeFirstOrThrow();
+  const someMobile =
+    (
+      await db
+        .selectFrom('member')
+        .select('mobile')
+        .where('id', '=', merchants.length * 1000)
+        .executeTakeFirst()
+    )?.mobile ?? '13000000000';
+  const firstId = Number(
+    (
+      await db
+        .selectFrom('member')
+        .select(sql<number>`min(id)`.as('id'))
+        .executeTakeFirstOrThrow()
+    ).id,
+  );
 
   let probe = 0;
-  const baseline = await median(() => db.selectFrom('member').selectAll().where('id', '=', firstId + (probe++ * 7919) % MEMBERS).execute());
+  const baseline = await median(() =>
+    db
+      .selectFrom('member')
+      .selectAll()
+      .where('id', '=', firstId + ((probe++ * 7919) % MEMBERS))
+      .execute(),
+  );
   console.log(`  baseline (one member by primary key): ${baseline.toFixed(2)} ms`);
 
   const week = { start: new Date(2026, 3, 1), end: new Date(2026, 3, 7, 23, 59, 59) };
@@ -121,17 +152,31 @@ await withDatabase(async (db) => {
   for (const [label, filter, scope] of cases) {
     const q = memberPageQuery(db, filter, scope);
     const pageQ = q.limit(10).offset(0);
-    const countQ = q.clearSelect().clearOrderBy().select(sql<number>`count(*)`.as('total'));
+    const countQ = q
+      .clearSelect()
+      .clearOrderBy()
+      .select(sql<number>`count(*)`.as('total'));
     const tallied = totalFromTally(filter, scope);
-    const count = tallied ? () => countLivingMembers(db, filter) : async () => Number((await countQ.executeTakeFirstOrThrow()).total);
+    const count = tallied
+      ? () => countLivingMembers(db, filter)
+      : async () => Number((await countQ.executeTakeFirstOrThrow()).total);
     const pageMs = await median(() => pageQ.execute());
     const countMs = await median(count);
     const total = await count();
-    if (tallied && total !== Number((await countQ.executeTakeFirstOrThrow()).total)) throw new Error(`${label}: the tally disagrees with count(*)`);
+    if (tallied && total !== Number((await countQ.executeTakeFirstOrThrow()).total))
+      throw new Error(`${label}: the tally disagrees with count(*)`);
     const [pagePlan, countPlan] = [await plan(db, pageQ), tallied ? null : await plan(db, countQ)];
-    console.log(`  ${label}: ${total.toLocaleString('en-US')} rows; page ${pageMs.toFixed(1)} ms (×${(pageMs / baseline).toFixed(0)} baseline), `
-      + `${tallied ? 'tally' : 'count'} ${countMs.toFixed(1)} ms (×${(countMs / baseline).toFixed(0)})${pagePlan.fullScan || countPlan?.fullScan ? '  [reads the whole member table]' : ''}`);
-    const shown = (p: { lines: string[] }) => (VERBOSE ? '\n' + p.lines.join('\n') : p.lines.map((l) => l.trim()).slice(0, 6).join(' | '));
+    console.log(
+      `  ${label}: ${total.toLocaleString('en-US')} rows; page ${pageMs.toFixed(1)} ms (×${(pageMs / baseline).toFixed(0)} baseline), ` +
+        `${tallied ? 'tally' : 'count'} ${countMs.toFixed(1)} ms (×${(countMs / baseline).toFixed(0)})${pagePlan.fullScan || countPlan?.fullScan ? '  [reads the whole member table]' : ''}`,
+    );
+    const shown = (p: { lines: string[] }) =>
+      VERBOSE
+        ? '\n' + p.lines.join('\n')
+        : p.lines
+            .map((l) => l.trim())
+            .slice(0, 6)
+            .join(' | ');
     console.log(`      page plan:  ${shown(pagePlan)}`);
     if (countPlan) console.log(`      count plan: ${shown(countPlan)}`);
   }

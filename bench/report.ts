@@ -22,7 +22,9 @@ export interface BenchResult {
 export function report(result: BenchResult): void {
   const bench = process.env.BENCH_NAME ?? process.argv[1]?.split('/').pop() ?? 'bench';
   const line = { bench, ...result };
-  console.log(`  → ${result.goal}: ${fmt(result.value)} ${result.unit}${result.ratio !== undefined ? `, ratio ${result.ratio.toFixed(2)}` : ''} (target ${result.target}: ${result.met ? 'met' : 'NOT met'})`);
+  console.log(
+    `  → ${result.goal}: ${fmt(result.value)} ${result.unit}${result.ratio !== undefined ? `, ratio ${result.ratio.toFixed(2)}` : ''} (target ${result.target}: ${result.met ? 'met' : 'NOT met'})`,
+  );
   if (process.env.BENCH_RESULTS_FILE) appendFileSync(process.env.BENCH_RESULTS_FILE, JSON.stringify(line) + '\n');
 }
 

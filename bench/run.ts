@@ -30,12 +30,30 @@ for (const file of files) {
     });
     child.on('close', resolve);
   });
-  console.log(`=== ${file}: ${code === 0 ? 'done' : `FAILED (exit ${code})`} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `=== ${file}: ${code === 0 ? 'done' : `FAILED (exit ${code})`} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
   if (code !== 0) failed.push(file);
 }
 
-interface Row { bench: string; goal: string; value: number; unit: string; ratio?: number; baseline?: { name: string; value: number }; target: string; met: boolean; database?: string }
-const fresh: Row[] = existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+interface Row {
+  bench: string;
+  goal: string;
+  value: number;
+  unit: string;
+  ratio?: number;
+  baseline?: { name: string; value: number };
+  target: string;
+  met: boolean;
+  database?: string;
+}
+const fresh: Row[] = existsSync(resultsFile)
+  ? readFileSync(resultsFile, 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+  : [];
 rmSync(scratch, { recursive: true, force: true });
 
 // A partial run replaces the rows of the benches it ran on the databases it ran them on, and keeps the
@@ -44,9 +62,23 @@ const target = path.join(benchDir, 'results.json');
 const ran = new Set(files.map((f) => f.replace(/\.bench\.ts$/, '')));
 const ranOn = new Set(fresh.map((r) => `${r.bench}|${r.database ?? ''}`));
 const previous: Row[] = existsSync(target) ? (JSON.parse(readFileSync(target, 'utf8')).results ?? []) : [];
-const replaced = (r: Row) => ran.has(r.bench) && (ranOn.has(`${r.bench}|${r.database ?? ''}`) || !fresh.some((f) => f.bench === r.bench));
-const rows = [...previous.filter((r) => !replaced(r)), ...fresh].sort((a, b) => a.bench.localeCompare(b.bench) || (a.database ?? '').localeCompare(b.database ?? ''));
-writeFileSync(target, JSON.stringify({ measuredAt: new Date().toISOString(), machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}`, results: rows }, null, 2) + '\n');
+const replaced = (r: Row) =>
+  ran.has(r.bench) && (ranOn.has(`${r.bench}|${r.database ?? ''}`) || !fresh.some((f) => f.bench === r.bench));
+const rows = [...previous.filter((r) => !replaced(r)), ...fresh].sort(
+  (a, b) => a.bench.localeCompare(b.bench) || (a.database ?? '').localeCompare(b.database ?? ''),
+);
+writeFileSync(
+  target,
+  JSON.stringify(
+    {
+      measuredAt: new Date().toISOString(),
+      machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}`,
+      results: rows,
+    },
+    null,
+    2,
+  ) + '\n',
+);
 
 const table = rows.map((r) => ({
   bench: r.bench,

@@ -16,7 +16,12 @@ const repoRoot = path.resolve(import.meta.dirname, '..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Spawns `command` in a process group of its own and answers the ms until `url` first answers 200. */
-async function timeToFirstAnswer(command: string, args: string[], url: string, env: NodeJS.ProcessEnv): Promise<{ ms: number; child: ChildProcess; output: () => string }> {
+async function timeToFirstAnswer(
+  command: string,
+  args: string[],
+  url: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ ms: number; child: ChildProcess; output: () => string }> {
   const started = performance.now();
   const child = spawn(command, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
@@ -74,7 +79,14 @@ try {
   const first = await timeToFirstAnswer('npm', ['start'], readyz, serviceEnv);
   await stop(first.child);
   console.log(`start-up: first start (create, migrate, seed ${dataDir}): ${first.ms.toFixed(0)} ms`);
-  report({ goal: 'start to ready, fresh data directory', value: first.ms, unit: 'ms', target: '≤ 10,000 ms', met: first.ms <= 10_000, database: 'pglite' });
+  report({
+    goal: 'start to ready, fresh data directory',
+    value: first.ms,
+    unit: 'ms',
+    target: '≤ 10,000 ms',
+    met: first.ms <= 10_000,
+    database: 'pglite',
+  });
 
   const starts: number[] = [];
   for (let i = 0; i < STARTS; i++) {
@@ -102,7 +114,16 @@ try {
   console.log(`  npm start → /readyz 200, persisted data dir: median ${m.toFixed(0)} ms   (runs: ${fmt(starts)})`);
   console.log(`  bare node -e http server → first 200:         median ${b.toFixed(0)} ms   (runs: ${fmt(baseline)})`);
   console.log(`  ratio service/bare: ${(m / b).toFixed(1)}×`);
-  report({ goal: 'start to ready, existing data directory', value: m, unit: 'ms', baseline: { name: 'bare node server', value: b }, ratio: m / b, target: '≤ 3,000 ms', met: m <= 3000, database: 'pglite' });
+  report({
+    goal: 'start to ready, existing data directory',
+    value: m,
+    unit: 'ms',
+    baseline: { name: 'bare node server', value: b },
+    ratio: m / b,
+    target: '≤ 3,000 ms',
+    met: m <= 3000,
+    database: 'pglite',
+  });
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -101,7 +101,10 @@ function resetPeak(pid: number): boolean {
 
 const agent = new http.Agent({ keepAlive: true });
 
-function request(url: string, opts: { method?: string; headers?: Record<string, string>; body?: Buffer | string }): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+function request(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: Buffer | string },
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: opts.method ?? 'POST', headers: opts.headers, agent }, (res) => {
       const chunks: Buffer[] = [];
@@ -115,7 +118,10 @@ function request(url: string, opts: { method?: string; headers?: Record<string, 
 }
 
 async function json(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await request(url, { headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await request(url, {
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const parsed = JSON.parse(res.body.toString());
   if (parsed.errcode !== 0) throw new Error(`${url}: ${parsed.errmsg}`);
   return { ...res, data: parsed.data };
@@ -124,8 +130,15 @@ async function json(url: string, body: unknown, headers: Record<string, string> 
 function multipartBody(fields: Record<string, string>, bytes: Buffer): { body: Buffer; type: string } {
   const boundary = `----bench${randomBytes(8).toString('hex')}`;
   const parts: Buffer[] = [];
-  for (const [k, v] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
-  parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="blob"\r\nContent-Type: application/octet-stream\r\n\r\n`), bytes, Buffer.from(`\r\n--${boundary}--\r\n`));
+  for (const [k, v] of Object.entries(fields))
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
+  parts.push(
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="blob"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    ),
+    bytes,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  );
   return { body: Buffer.concat(parts), type: `multipart/form-data; boundary=${boundary}` };
 }
 
@@ -153,7 +166,11 @@ async function timed<T>(f: () => Promise<T>): Promise<{ seconds: number; out: T 
 }
 
 /** Sends every chunk of `source` (`parallel` in flight), each built by `post`; answers the last answer that says completed. */
-async function sendChunks(source: string, parallel: number, post: (n: number, total: number, bytes: Buffer) => Promise<string | null>): Promise<{ fileKey: string | null; completingS: number }> {
+async function sendChunks(
+  source: string,
+  parallel: number,
+  post: (n: number, total: number, bytes: Buffer) => Promise<string | null>,
+): Promise<{ fileKey: string | null; completingS: number }> {
   const total = Math.ceil(SIZE / CHUNK);
   const handle = await open(source, 'r');
   let next = 1;
@@ -185,10 +202,25 @@ async function benchAdmin(username: string, password: string): Promise<void> {
   const { ensureRole, insertStaff } = await import('../src/modules/staff/bootstrap.repository.js');
   const { SUPER_ADMIN_ROLE } = await import('../src/seed/reference.js');
   const { hashPassword } = await import('../src/platform/auth/password.js');
-  const database = openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: os.tmpdir(), tz: process.env.TZ ?? 'Asia/Shanghai' });
+  const database = openDatabase({
+    databaseUrl: process.env.DATABASE_URL,
+    dataDir: os.tmpdir(),
+    tz: process.env.TZ ?? 'Asia/Shanghai',
+  });
   await migrateToLatest(database.db);
   const roleId = await ensureRole(database.db, SUPER_ADMIN_ROLE, 'Super administrator', ['*']);
-  await insertStaff(database.db, { username, passwordHash: await hashPassword(password), nickname: username, userType: 1, merchantId: null, shopId: null }, [roleId]);
+  await insertStaff(
+    database.db,
+    {
+      username,
+      passwordHash: await hashPassword(password),
+      nickname: username,
+      userType: 1,
+      merchantId: null,
+      shopId: null,
+    },
+    [roleId],
+  );
   await database.close();
 }
 
@@ -199,14 +231,32 @@ async function measure(): Promise<void> {
   const bypass = randomBytes(4).toString('hex');
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: repoRoot, stdio: 'inherit' });
   await benchAdmin(username, password);
-  const service = await start([...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof2'] : []), ...serviceNodeArgs()], {
-    ...process.env, DATA_DIR: path.join(dataDir, 'service'), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'development',
-    ADMIN_USERNAME: username, ADMIN_PASSWORD: password, CAPTCHA_BYPASS_CODE: bypass,
+  const service = await start(
+    [...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof2'] : []), ...serviceNodeArgs()],
+    {
+      ...process.env,
+      DATA_DIR: path.join(dataDir, 'service'),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'development',
+      ADMIN_USERNAME: username,
+      ADMIN_PASSWORD: password,
+      CAPTCHA_BYPASS_CODE: bypass,
+    },
+  );
+  const bare = await start(['--input-type=module', '-e', BARE_SERVER], {
+    ...process.env,
+    BARE_DIR: path.join(dataDir, 'bare'),
   });
-  const bare = await start(['--input-type=module', '-e', BARE_SERVER], { ...process.env, BARE_DIR: path.join(dataDir, 'bare') });
   try {
     const captcha = await request(`${service.url}/manage-api/auth/getRandomCodeImg`, { method: 'GET' });
-    const login = await json(`${service.url}/manage-api/auth/login`, { username, password, code: bypass, uuid: String(captcha.headers['x-captcha-key']) });
+    const login = await json(`${service.url}/manage-api/auth/login`, {
+      username,
+      password,
+      code: bypass,
+      uuid: String(captcha.headers['x-captcha-key']),
+    });
     const auth = { authorization: `Bearer ${login.data.accessToken}` };
     const idle = memoryOf(service.child.pid!);
     const peakReset = resetPeak(service.child.pid!);
@@ -216,39 +266,65 @@ async function measure(): Promise<void> {
     const copyTo = path.join(dataDir, 'copy.bin');
     const kernelCopy = await timed(() => copyFile(source, copyTo));
     await unlink(copyTo);
-    const streamCopy = await timed(() => pipeline(createReadStream(source, { highWaterMark: MiB }), createWriteStream(copyTo)));
+    const streamCopy = await timed(() =>
+      pipeline(createReadStream(source, { highWaterMark: MiB }), createWriteStream(copyTo)),
+    );
     await unlink(copyTo);
 
-    const bareRun = await timed(() => sendChunks(source, 1, async (n, total, bytes) => {
-      const { body, type } = multipartBody({ uploadId: 'bare', totalChunks: String(total), chunkNumber: String(n), fileKey: 'bench.pdf' }, bytes);
-      await request(`${bare.url}/chunk`, { headers: { 'content-type': type }, body });
-      return null;
-    }));
+    const bareRun = await timed(() =>
+      sendChunks(source, 1, async (n, total, bytes) => {
+        const { body, type } = multipartBody(
+          { uploadId: 'bare', totalChunks: String(total), chunkNumber: String(n), fileKey: 'bench.pdf' },
+          bytes,
+        );
+        await request(`${bare.url}/chunk`, { headers: { 'content-type': type }, body });
+        return null;
+      }),
+    );
 
-    const upload = (parallel: number) => timed(async () => {
-      const init = await json(`${service.url}/manage-api/oss/multipartFileInit`, { fileName: 'bench.pdf' }, auth);
-      return sendChunks(source, parallel, async (n, total, bytes) => {
-        const { body, type } = multipartBody({ uploadId: init.data.uploadId, totalChunks: String(total), chunkNumber: String(n), fileKey: 'bench.pdf' }, bytes);
-        const res = JSON.parse((await request(`${service.url}/manage-api/oss/multipartUpload`, { headers: { ...auth, 'content-type': type }, body })).body.toString());
-        if (res.errcode !== 0) throw new Error(`chunk ${n}: ${res.errmsg}`);
-        return res.data.completed ? (res.data.fileKey as string) : null;
+    const upload = (parallel: number) =>
+      timed(async () => {
+        const init = await json(`${service.url}/manage-api/oss/multipartFileInit`, { fileName: 'bench.pdf' }, auth);
+        return sendChunks(source, parallel, async (n, total, bytes) => {
+          const { body, type } = multipartBody(
+            { uploadId: init.data.uploadId, totalChunks: String(total), chunkNumber: String(n), fileKey: 'bench.pdf' },
+            bytes,
+          );
+          const res = JSON.parse(
+            (
+              await request(`${service.url}/manage-api/oss/multipartUpload`, {
+                headers: { ...auth, 'content-type': type },
+                body,
+              })
+            ).body.toString(),
+          );
+          if (res.errcode !== 0) throw new Error(`chunk ${n}: ${res.errmsg}`);
+          return res.data.completed ? (res.data.fileKey as string) : null;
+        });
       });
-    });
     const sequential = await upload(1);
     const afterSequential = memoryOf(service.child.pid!);
     const parallel = await upload(PARALLEL);
     const afterParallel = memoryOf(service.child.pid!);
 
-    const download = async (fileKey: string | null) => timed(() => new Promise<string>((resolve, reject) => {
-      const req = http.request(`${service.url}/manage-api/oss/download`, { method: 'POST', agent, headers: { ...auth, 'content-type': 'application/json' } }, (res) => {
-        const hash = createHash('sha256');
-        res.on('data', (c: Buffer) => hash.update(c));
-        res.on('end', () => resolve(hash.digest('hex')));
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(JSON.stringify({ fileKey }));
-    }));
+    const download = async (fileKey: string | null) =>
+      timed(
+        () =>
+          new Promise<string>((resolve, reject) => {
+            const req = http.request(
+              `${service.url}/manage-api/oss/download`,
+              { method: 'POST', agent, headers: { ...auth, 'content-type': 'application/json' } },
+              (res) => {
+                const hash = createHash('sha256');
+                res.on('data', (c: Buffer) => hash.update(c));
+                res.on('end', () => resolve(hash.digest('hex')));
+                res.on('error', reject);
+              },
+            );
+            req.on('error', reject);
+            req.end(JSON.stringify({ fileKey }));
+          }),
+      );
     const down = await download(sequential.out.fileKey);
     const downParallel = await download(parallel.out.fileKey);
     const peak = memoryOf(service.child.pid!);
@@ -256,24 +332,44 @@ async function measure(): Promise<void> {
     const bareMemory = memoryOf(bare.child.pid!);
 
     const rate = (s: number) => SIZE / MB / s;
-    const row = (name: string, s: number) => console.log(`  ${name.padEnd(52)} ${rate(s).toFixed(0).padStart(6)} MB/s   ${s.toFixed(2)} s`);
-    console.log(`chunked upload of ${SIZE / MB} MB in ${Math.ceil(SIZE / CHUNK)} chunks of ${CHUNK / MiB} MiB, service as npm start runs it ` +
-      `(${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}, ${process.env.STORAGE ?? 'local'} storage)`);
+    const row = (name: string, s: number) =>
+      console.log(`  ${name.padEnd(52)} ${rate(s).toFixed(0).padStart(6)} MB/s   ${s.toFixed(2)} s`);
+    console.log(
+      `chunked upload of ${SIZE / MB} MB in ${Math.ceil(SIZE / CHUNK)} chunks of ${CHUNK / MiB} MiB, service as npm start runs it ` +
+        `(${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}, ${process.env.STORAGE ?? 'local'} storage)`,
+    );
     row('plain copy: copyFile', kernelCopy.seconds);
     row('plain copy: read/write streams', streamCopy.seconds);
     row('bare Fastify + multipart into files, one at a time', bareRun.seconds);
     row('service chunked upload, one chunk at a time', sequential.seconds);
     row(`service chunked upload, ${PARALLEL} chunks in flight`, parallel.seconds);
     row('service download', down.seconds);
-    console.log(`  of which the completing request (join + sha256 of the whole file): ${sequential.out.completingS.toFixed(2)} s sequential, ${parallel.out.completingS.toFixed(2)} s parallel`);
+    console.log(
+      `  of which the completing request (join + sha256 of the whole file): ${sequential.out.completingS.toFixed(2)} s sequential, ${parallel.out.completingS.toFixed(2)} s parallel`,
+    );
     const ratio = (base: number, s: number) => (base / s).toFixed(2);
-    console.log(`  ratio upload/stream copy:  ${ratio(streamCopy.seconds, sequential.seconds)} sequential, ${ratio(streamCopy.seconds, parallel.seconds)} parallel`);
-    console.log(`  ratio upload/bare receive: ${ratio(bareRun.seconds, sequential.seconds)} sequential, ${ratio(bareRun.seconds, parallel.seconds)} parallel`);
-    console.log(`  downloads equal the source by sha256: ${down.out === sourceSha && downParallel.out === sourceSha ? 'yes' : 'NO'}`);
-    report({ goal: `chunked upload of ${SIZE / MB} MB, service peak RSS`, value: peak.peakMb, unit: 'MB', target: '≤ 128 MB', met: peak.peakMb <= 128, database: process.env.DATABASE_URL ? 'postgres' : 'pglite' });
-    console.log(`  service RSS: ${idle.rssMb.toFixed(0)} MB idle after start (${idle.peakMb.toFixed(0)} MB peak while starting), ` +
-      `peak ${peak.peakMb.toFixed(0)} MB ${peakReset ? 'from the first upload to the last download' : 'since start (the peak could not be reset)'} ` +
-      `(target ≤ 128 MB); bare server peak ${bareMemory.peakMb.toFixed(0)} MB`);
+    console.log(
+      `  ratio upload/stream copy:  ${ratio(streamCopy.seconds, sequential.seconds)} sequential, ${ratio(streamCopy.seconds, parallel.seconds)} parallel`,
+    );
+    console.log(
+      `  ratio upload/bare receive: ${ratio(bareRun.seconds, sequential.seconds)} sequential, ${ratio(bareRun.seconds, parallel.seconds)} parallel`,
+    );
+    console.log(
+      `  downloads equal the source by sha256: ${down.out === sourceSha && downParallel.out === sourceSha ? 'yes' : 'NO'}`,
+    );
+    report({
+      goal: `chunked upload of ${SIZE / MB} MB, service peak RSS`,
+      value: peak.peakMb,
+      unit: 'MB',
+      target: '≤ 128 MB',
+      met: peak.peakMb <= 128,
+      database: process.env.DATABASE_URL ? 'postgres' : 'pglite',
+    });
+    console.log(
+      `  service RSS: ${idle.rssMb.toFixed(0)} MB idle after start (${idle.peakMb.toFixed(0)} MB peak while starting), ` +
+        `peak ${peak.peakMb.toFixed(0)} MB ${peakReset ? 'from the first upload to the last download' : 'since start (the peak could not be reset)'} ` +
+        `(target ≤ 128 MB); bare server peak ${bareMemory.peakMb.toFixed(0)} MB`,
+    );
     if (down.out !== sourceSha || downParallel.out !== sourceSha) process.exitCode = 1;
   } finally {
     agent.destroy();

@@ -48,7 +48,10 @@ function sourceHash() {
   const hash = createHash('sha256');
   hash.update(JSON.stringify(OPTIONS));
   hash.update(esbuild.version);
-  const files = [...filesUnder(path.join(root, 'src')), ...['package.json', 'package-lock.json', 'tsconfig.json', 'scripts/build.mjs'].map((f) => path.join(root, f))];
+  const files = [
+    ...filesUnder(path.join(root, 'src')),
+    ...['package.json', 'package-lock.json', 'tsconfig.json', 'scripts/build.mjs'].map((f) => path.join(root, f)),
+  ];
   for (const file of files.filter(existsSync).sort()) {
     hash.update(path.relative(root, file));
     hash.update('\0');
@@ -87,9 +90,12 @@ function prune(current) {
   const now = Date.now();
   const entries = readdirSync(builds).map((name) => ({ name, mtime: statSync(path.join(builds, name)).mtimeMs }));
   for (const e of entries) {
-    if (e.name.startsWith('.tmp-') && now - e.mtime > ABANDONED_MS) rmSync(path.join(builds, e.name), { recursive: true, force: true });
+    if (e.name.startsWith('.tmp-') && now - e.mtime > ABANDONED_MS)
+      rmSync(path.join(builds, e.name), { recursive: true, force: true });
   }
-  const finished = entries.filter((e) => !e.name.startsWith('.') && e.name !== current).sort((a, b) => b.mtime - a.mtime);
+  const finished = entries
+    .filter((e) => !e.name.startsWith('.') && e.name !== current)
+    .sort((a, b) => b.mtime - a.mtime);
   for (const e of finished.slice(KEEP_PREVIOUS)) rmSync(path.join(builds, e.name), { recursive: true, force: true });
 }
 

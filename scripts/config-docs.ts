@@ -36,7 +36,8 @@ function defaultCell(name: EnvName): string {
   if (!('default' in schema)) return schema.unset ?? 'unset';
   const value = schema.default;
   if (value === false) return 'off';
-  if (typeof value === 'number' && name.endsWith('_BYTES') && value % MiB === 0) return `\`${value}\` (${value / MiB} MiB)`;
+  if (typeof value === 'number' && name.endsWith('_BYTES') && value % MiB === 0)
+    return `\`${value}\` (${value / MiB} MiB)`;
   return `\`${String(value)}\``;
 }
 
@@ -68,10 +69,16 @@ export function configTable(target: Target): string {
     '',
     '| variable | default | allowed | meaning |',
     '|---|---|---|---|',
-    ...names.map((name) => `| \`${name}\` | ${cell(defaultCell(name))} | ${cell(allowedCell(name))} | ${cell(descriptionCell(name))} |`),
+    ...names.map(
+      (name) =>
+        `| \`${name}\` | ${cell(defaultCell(name))} | ${cell(allowedCell(name))} | ${cell(descriptionCell(name))} |`,
+    ),
   ];
   if (target.commonOnly) {
-    lines.push('', `The commonly set ${names.length} of ${ENV_NAMES.length}; every variable is in docs/operations.md §9.`);
+    lines.push(
+      '',
+      `The commonly set ${names.length} of ${ENV_NAMES.length}; every variable is in docs/operations.md §9.`,
+    );
   }
   return lines.join('\n');
 }
@@ -101,7 +108,9 @@ function main(args: string[]): number {
   for (const { file, current, expected } of renderTargets()) {
     if (current === expected) continue;
     if (check) {
-      process.stderr.write(`${file}: the configuration table differs from src/config-schema.ts (run node --import tsx scripts/config-docs.ts)\n`);
+      process.stderr.write(
+        `${file}: the configuration table differs from src/config-schema.ts (run node --import tsx scripts/config-docs.ts)\n`,
+      );
       stale++;
     } else {
       writeFileSync(path.join(ROOT, file), expected);

@@ -19,23 +19,176 @@ const root = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
  */
 const RESERVED = new Set([
   // the layout
-  'app', 'main', 'config', 'config-schema', 'db', 'index', 'module', 'modules', 'platform', 'seed', 'src', 'test', 'tests',
-  'helpers', 'spec', 'scripts', 'docs', 'adr', 'dist', 'bench', 'data', 'node-modules', 'types', 'tables', 'migrations',
-  'manage-api', 'app-api', 'mp-api', 'open-api', 'openapi', 'system',
+  'app',
+  'main',
+  'config',
+  'config-schema',
+  'db',
+  'index',
+  'module',
+  'modules',
+  'platform',
+  'seed',
+  'src',
+  'test',
+  'tests',
+  'helpers',
+  'spec',
+  'scripts',
+  'docs',
+  'adr',
+  'dist',
+  'bench',
+  'data',
+  'node-modules',
+  'types',
+  'tables',
+  'migrations',
+  'manage-api',
+  'app-api',
+  'mp-api',
+  'open-api',
+  'openapi',
+  'system',
   // PostgreSQL reserved key words
-  'all', 'analyse', 'analyze', 'and', 'any', 'array', 'as', 'asc', 'asymmetric', 'authorization', 'binary', 'both', 'case',
-  'cast', 'check', 'collate', 'collation', 'column', 'concurrently', 'constraint', 'create', 'cross', 'current-catalog',
-  'current-date', 'current-role', 'current-schema', 'current-time', 'current-timestamp', 'current-user', 'default',
-  'deferrable', 'desc', 'distinct', 'do', 'else', 'end', 'except', 'false', 'fetch', 'for', 'foreign', 'freeze', 'from',
-  'full', 'grant', 'group', 'having', 'ilike', 'in', 'initially', 'inner', 'intersect', 'into', 'is', 'isnull', 'join',
-  'lateral', 'leading', 'left', 'like', 'limit', 'localtime', 'localtimestamp', 'natural', 'not', 'notnull', 'null',
-  'offset', 'on', 'only', 'or', 'order', 'outer', 'overlaps', 'placing', 'primary', 'references', 'returning', 'right',
-  'select', 'session-user', 'similar', 'some', 'symmetric', 'system-user', 'table', 'tablesample', 'then', 'to',
-  'trailing', 'true', 'union', 'unique', 'user', 'using', 'variadic', 'verbose', 'when', 'where', 'window', 'with',
+  'all',
+  'analyse',
+  'analyze',
+  'and',
+  'any',
+  'array',
+  'as',
+  'asc',
+  'asymmetric',
+  'authorization',
+  'binary',
+  'both',
+  'case',
+  'cast',
+  'check',
+  'collate',
+  'collation',
+  'column',
+  'concurrently',
+  'constraint',
+  'create',
+  'cross',
+  'current-catalog',
+  'current-date',
+  'current-role',
+  'current-schema',
+  'current-time',
+  'current-timestamp',
+  'current-user',
+  'default',
+  'deferrable',
+  'desc',
+  'distinct',
+  'do',
+  'else',
+  'end',
+  'except',
+  'false',
+  'fetch',
+  'for',
+  'foreign',
+  'freeze',
+  'from',
+  'full',
+  'grant',
+  'group',
+  'having',
+  'ilike',
+  'in',
+  'initially',
+  'inner',
+  'intersect',
+  'into',
+  'is',
+  'isnull',
+  'join',
+  'lateral',
+  'leading',
+  'left',
+  'like',
+  'limit',
+  'localtime',
+  'localtimestamp',
+  'natural',
+  'not',
+  'notnull',
+  'null',
+  'offset',
+  'on',
+  'only',
+  'or',
+  'order',
+  'outer',
+  'overlaps',
+  'placing',
+  'primary',
+  'references',
+  'returning',
+  'right',
+  'select',
+  'session-user',
+  'similar',
+  'some',
+  'symmetric',
+  'system-user',
+  'table',
+  'tablesample',
+  'then',
+  'to',
+  'trailing',
+  'true',
+  'union',
+  'unique',
+  'user',
+  'using',
+  'variadic',
+  'verbose',
+  'when',
+  'where',
+  'window',
+  'with',
   // JavaScript reserved words
-  'await', 'break', 'catch', 'class', 'const', 'continue', 'debugger', 'delete', 'enum', 'export', 'extends', 'finally',
-  'function', 'if', 'implements', 'import', 'instanceof', 'interface', 'let', 'new', 'package', 'private', 'protected',
-  'public', 'return', 'static', 'super', 'switch', 'this', 'throw', 'try', 'typeof', 'var', 'void', 'while', 'yield',
+  'await',
+  'break',
+  'catch',
+  'class',
+  'const',
+  'continue',
+  'debugger',
+  'delete',
+  'enum',
+  'export',
+  'extends',
+  'finally',
+  'function',
+  'if',
+  'implements',
+  'import',
+  'instanceof',
+  'interface',
+  'let',
+  'new',
+  'package',
+  'private',
+  'protected',
+  'public',
+  'return',
+  'static',
+  'super',
+  'switch',
+  'this',
+  'throw',
+  'try',
+  'typeof',
+  'var',
+  'void',
+  'while',
+  'yield',
 ]);
 
 interface Names {
@@ -55,14 +208,23 @@ const cap = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
 
 function namesOf(kebab: string): Names {
   const parts = kebab.split('-');
-  return { kebab, snake: parts.join('_'), camel: parts[0] + parts.slice(1).map(cap).join(''), pascal: parts.map(cap).join(''), words: parts.join(' ') };
+  return {
+    kebab,
+    snake: parts.join('_'),
+    camel: parts[0] + parts.slice(1).map(cap).join(''),
+    pascal: parts.map(cap).join(''),
+    words: parts.join(' '),
+  };
 }
 
 /** Why NAME cannot be a module's name, or null. */
 function nameProblem(name: string): string | null {
-  if (!/^[a-z][a-z0-9-]{1,30}$/.test(name)) return 'a module name is 2–31 characters: a lower-case letter, then lower-case letters, digits and hyphens';
-  if (!/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/.test(name)) return 'a module name is kebab-case: no leading, trailing or doubled hyphen';
-  if (RESERVED.has(name)) return `"${name}" is reserved (a folder of the layout, a channel, or a word PostgreSQL or JavaScript reserves)`;
+  if (!/^[a-z][a-z0-9-]{1,30}$/.test(name))
+    return 'a module name is 2–31 characters: a lower-case letter, then lower-case letters, digits and hyphens';
+  if (!/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/.test(name))
+    return 'a module name is kebab-case: no leading, trailing or doubled hyphen';
+  if (RESERVED.has(name))
+    return `"${name}" is reserved (a folder of the layout, a channel, or a word PostgreSQL or JavaScript reserves)`;
   return null;
 }
 
@@ -81,7 +243,8 @@ function filesUnder(rel: string, ext: string): string[] {
 
 /** Why the repository already has something of this module (its folder, table, URLs, names), or null. */
 function clash(n: Names, targets: string[]): string | null {
-  if (existsSync(path.join(root, 'src/modules', n.kebab))) return `module "${n.kebab}" exists (src/modules/${n.kebab}/)`;
+  if (existsSync(path.join(root, 'src/modules', n.kebab)))
+    return `module "${n.kebab}" exists (src/modules/${n.kebab}/)`;
   if (existsSync(path.join(root, 'test', n.kebab))) return `test/${n.kebab}/ exists: its tests are another topic's`;
   const dbTypes = read('src/db/types.ts');
   if (new RegExp(`^\\s+${n.snake}:`, 'm').test(dbTypes)) return `table "${n.snake}" exists (src/db/types.ts)`;
@@ -638,7 +801,10 @@ function usage(): string {
 function main(): number {
   let parsed;
   try {
-    parsed = parseArgs({ allowPositionals: true, options: { 'dry-run': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: { 'dry-run': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    });
   } catch (err) {
     console.error(`${(err as Error).message}\n${usage()}`);
     return 2;
@@ -681,19 +847,55 @@ function main(): number {
   };
   // Every edit is worked out before anything is written, so a file not as expected leaves the tree as it was.
   const edits: Edit[] = [
-    edit('src/db/migrations/index.ts', (text) => lastInBlock(
-      afterLast(text, /^import \* as m\d+ from '\.\/[\w]+\.js';$/, lines.migrationImport, 'src/db/migrations/index.ts'),
-      'const migrations: Record<string, Migration> = {', '};', lines.migrationEntry, 'src/db/migrations/index.ts',
-    ), [lines.migrationImport, lines.migrationEntry]),
-    edit('src/db/types.ts', (text) => lastInBlock(
-      afterLast(text, /^import type .* from '\.\/tables\/[\w-]+\.js';$/, lines.tableImport, 'src/db/types.ts'),
-      'export interface DB {', '}', lines.tableEntry, 'src/db/types.ts',
-    ), [lines.tableImport, lines.tableEntry]),
-    edit('src/modules/index.ts', (text) => lastInBlock(
-      afterLast(text, /^import \{ \w+Module \} from '\.\/[\w-]+\/index\.js';$/, lines.moduleImport, 'src/modules/index.ts'),
-      'export const MODULES', '];', lines.moduleEntry, 'src/modules/index.ts',
-    ), [lines.moduleImport, lines.moduleEntry]),
-    edit('docs/errors.md', (text) => afterLast(text, /^\| 1_0\d\d_000_000 \|.*$/, lines.errorsRow, 'docs/errors.md'), [lines.errorsRow]),
+    edit(
+      'src/db/migrations/index.ts',
+      (text) =>
+        lastInBlock(
+          afterLast(
+            text,
+            /^import \* as m\d+ from '\.\/[\w]+\.js';$/,
+            lines.migrationImport,
+            'src/db/migrations/index.ts',
+          ),
+          'const migrations: Record<string, Migration> = {',
+          '};',
+          lines.migrationEntry,
+          'src/db/migrations/index.ts',
+        ),
+      [lines.migrationImport, lines.migrationEntry],
+    ),
+    edit(
+      'src/db/types.ts',
+      (text) =>
+        lastInBlock(
+          afterLast(text, /^import type .* from '\.\/tables\/[\w-]+\.js';$/, lines.tableImport, 'src/db/types.ts'),
+          'export interface DB {',
+          '}',
+          lines.tableEntry,
+          'src/db/types.ts',
+        ),
+      [lines.tableImport, lines.tableEntry],
+    ),
+    edit(
+      'src/modules/index.ts',
+      (text) =>
+        lastInBlock(
+          afterLast(
+            text,
+            /^import \{ \w+Module \} from '\.\/[\w-]+\/index\.js';$/,
+            lines.moduleImport,
+            'src/modules/index.ts',
+          ),
+          'export const MODULES',
+          '];',
+          lines.moduleEntry,
+          'src/modules/index.ts',
+        ),
+      [lines.moduleImport, lines.moduleEntry],
+    ),
+    edit('docs/errors.md', (text) => afterLast(text, /^\| 1_0\d\d_000_000 \|.*$/, lines.errorsRow, 'docs/errors.md'), [
+      lines.errorsRow,
+    ]),
   ];
 
   if (dryRun) {

@@ -17,8 +17,13 @@ interface Args {
 }
 
 const PHASES: Record<string, string> = {
-  catalog: 'merchants, shops, scenic spots, card kinds and rules', members: 'members', cards: 'cards', bindings: 'card bindings',
-  checks: 'check-ins', indexes: 'rebuilding the check-in indexes', validate: 'checking every foreign key',
+  catalog: 'merchants, shops, scenic spots, card kinds and rules',
+  members: 'members',
+  cards: 'cards',
+  bindings: 'card bindings',
+  checks: 'check-ins',
+  indexes: 'rebuilding the check-in indexes',
+  validate: 'checking every foreign key',
 };
 
 const USAGE = 'usage: npm run seed -- [--scale N] [--seed S] [--now YYYY-MM-DD] [--load-mode auto|triggers]';
@@ -86,25 +91,42 @@ async function main(): Promise<number> {
 
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, tz: config.tz });
   const bar = process.stdout.isTTY
-    ? new cliProgress.SingleBar({ format: '  check-ins |{bar}| {percentage}% {value}/{total} {rate} rows/s eta {eta_formatted}', hideCursor: true }, cliProgress.Presets.shades_classic)
+    ? new cliProgress.SingleBar(
+        {
+          format: '  check-ins |{bar}| {percentage}% {value}/{total} {rate} rows/s eta {eta_formatted}',
+          hideCursor: true,
+        },
+        cliProgress.Presets.shades_classic,
+      )
     : null;
   try {
     await migrateToLatest(database.db);
     const seeded = await seedReferenceData(database.db, {
       adminUsername: config.adminUsername,
       adminPassword: config.adminPassword,
-      openApp: config.openAppKey && config.openAppSecret ? { appKey: config.openAppKey, appSecret: config.openAppSecret } : null,
+      openApp:
+        config.openAppKey && config.openAppSecret
+          ? { appKey: config.openAppKey, appSecret: config.openAppSecret }
+          : null,
     });
     if (seeded.admin) {
-      process.stdout.write(`  Bootstrap admin "${seeded.admin.username}" created, password "${seeded.admin.password}"` +
-        (seeded.admin.generated ? ' (generated now and shown only once; set ADMIN_PASSWORD to choose it)' : '') + '\n');
+      process.stdout.write(
+        `  Bootstrap admin "${seeded.admin.username}" created, password "${seeded.admin.password}"` +
+          (seeded.admin.generated ? ' (generated now and shown only once; set ADMIN_PASSWORD to choose it)' : '') +
+          '\n',
+      );
     }
     const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`;
     process.stdout.write(`  Generating demo data into ${where}…\n`);
     let phase = '';
     let checkStart = 0;
     const result = await generateDemoData(database, {
-      scale: args.scale, seed: args.seed, now, databaseUrl: config.databaseUrl, tz: config.tz, loadMode: args.loadMode,
+      scale: args.scale,
+      seed: args.seed,
+      now,
+      databaseUrl: config.databaseUrl,
+      tz: config.tz,
+      loadMode: args.loadMode,
       onProgress: (p) => {
         if (p.phase !== phase) {
           if (phase === 'checks') bar?.stop();
@@ -124,7 +146,11 @@ async function main(): Promise<number> {
     process.stdout.write(describeDemoResult(result, config.adminUsername).join('\n') + '\n');
     if (result.status === 'created') {
       const s = result.stats;
-      process.stdout.write(`  Rate: ${Math.round(s.checkRate)} check rows/s; rows written: ${Object.entries(s.rows).map(([t, n]) => `${t} ${n}`).join(', ')}.\n`);
+      process.stdout.write(
+        `  Rate: ${Math.round(s.checkRate)} check rows/s; rows written: ${Object.entries(s.rows)
+          .map(([t, n]) => `${t} ${n}`)
+          .join(', ')}.\n`,
+      );
     }
     return result.status === 'refused' ? 1 : 0;
   } catch (err) {

@@ -66,7 +66,12 @@ const API_VERSION = '1.0.0';
 /** Where clients reach the service: the configured public base, else the address it listens on. */
 function publicUrl(config: Config): string {
   if (config.fileBaseUrl) return config.fileBaseUrl;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  const host =
+    config.host === '0.0.0.0' || config.host === '::'
+      ? '127.0.0.1'
+      : config.host.includes(':')
+        ? `[${config.host}]`
+        : config.host;
   return `http://${host}:${config.port}`;
 }
 
@@ -79,7 +84,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     bodyLimit: 1024 * 1024,
     // x-empty-list: an annotation the input guard reads (input-guard.ts), not a rule of ajv's.
     ajv: { customOptions: { verbose: true, coerceTypes: false, keywords: [EMPTY_LIST_KEYWORD] } },
-    schemaController: { compilersFactory: { buildValidator: guardedValidatorFactory(), buildSerializer: sharedSerializerFactory() } },
+    schemaController: {
+      compilersFactory: { buildValidator: guardedValidatorFactory(), buildSerializer: sharedSerializerFactory() },
+    },
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,
     requestTimeout: config.http.requestTimeoutMs,
@@ -93,8 +100,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
 
   const cache = await SharedCache.create(store);
-  const localSessions = config.sessionLocalTtlS > 0 ? await LocalSessions.create(store, { ttlMs: config.sessionLocalTtlS * 1000, max: 10_000 }) : null;
-  const tokens = new TokenService(db, store, { accessS: config.accessTokenTtlS, refreshS: config.refreshTokenTtlS }, localSessions);
+  const localSessions =
+    config.sessionLocalTtlS > 0
+      ? await LocalSessions.create(store, { ttlMs: config.sessionLocalTtlS * 1000, max: 10_000 })
+      : null;
+  const tokens = new TokenService(
+    db,
+    store,
+    { accessS: config.accessTokenTtlS, refreshS: config.refreshTokenTtlS },
+    localSessions,
+  );
   const authenticator = new Authenticator(db, store, tokens);
   const sessionValues = new SessionValues(store, config.refreshTokenTtlS);
 
@@ -145,19 +160,44 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const services = await createPlatformServices({ config, db, store, logger: app.log }, opts.services);
   app.addHook('onClose', () => services.storage.close());
   const modules = opts.modules ?? MODULES;
-  const deps: Deps = { config, database, db, store, cache, tokens, sessionValues, ...services, permissions: new PermissionCatalog() };
+  const deps: Deps = {
+    config,
+    database,
+    db,
+    store,
+    cache,
+    tokens,
+    sessionValues,
+    ...services,
+    permissions: new PermissionCatalog(),
+  };
   const routes = createModules(deps, modules);
   deps.permissions.register(routes);
   await registerOpenApi(app, routes, { serverUrl: publicUrl(config), version: API_VERSION });
-  const purgeTokens: BackgroundJob = { name: 'purge expired tokens', everyMs: 60 * 60 * 1000, run: async () => void (await tokens.purgeExpired()) };
-  const backup = embeddedBackupJob(database, config.backup, (file) => app.log.info({ file }, 'embedded database backed up'));
-  scheduleJobs(app, [purgeTokens, ...(backup ? [backup] : []), ...modules.flatMap((m) => m.jobs?.(deps) ?? [])], metrics);
+  const purgeTokens: BackgroundJob = {
+    name: 'purge expired tokens',
+    everyMs: 60 * 60 * 1000,
+    run: async () => void (await tokens.purgeExpired()),
+  };
+  const backup = embeddedBackupJob(database, config.backup, (file) =>
+    app.log.info({ file }, 'embedded database backed up'),
+  );
+  scheduleJobs(
+    app,
+    [purgeTokens, ...(backup ? [backup] : []), ...modules.flatMap((m) => m.jobs?.(deps) ?? [])],
+    metrics,
+  );
   await registerRoutes(app, routes, {
     db,
     authenticator,
     uploads: {
       tempDir: path.join(config.dataDir, 'tmp'),
-      limits: { maxFileBytes: config.uploadMaxBytes, maxFiles: config.uploadMaxFiles, maxFields: 50, maxFieldBytes: 64 * 1024 },
+      limits: {
+        maxFileBytes: config.uploadMaxBytes,
+        maxFiles: config.uploadMaxFiles,
+        maxFields: 50,
+        maxFieldBytes: 64 * 1024,
+      },
     },
   });
   return app;

@@ -64,14 +64,36 @@ function url(description: string, protocols: string[], doc: EnvKeywords = {}) {
     } catch {
       return 'is not a valid URL';
     }
-    return protocols.includes(parsed.protocol) ? null : `must start with ${protocols.map((p) => p + '//').join(' or ')}`;
+    return protocols.includes(parsed.protocol)
+      ? null
+      : `must start with ${protocols.map((p) => p + '//').join(' or ')}`;
   };
-  return Type.Optional(Type.Refine(Type.String({ description, protocols, ...doc }), (v) => problem(v) === null, (v) => problem(v) ?? ''));
+  return Type.Optional(
+    Type.Refine(
+      Type.String({ description, protocols, ...doc }),
+      (v) => problem(v) === null,
+      (v) => problem(v) ?? '',
+    ),
+  );
 }
 
 /** A pattern the value must match; `rule` is what its error message says (`TENCENT_REGION must look like ap-guangzhou`). */
-function patterned(description: string, def: string | undefined, pattern: string, rule: string, allowed: string, doc: EnvKeywords = {}) {
-  const schema = Type.String({ description, pattern, rule, allowed, ...(def === undefined ? {} : { default: def }), ...doc });
+function patterned(
+  description: string,
+  def: string | undefined,
+  pattern: string,
+  rule: string,
+  allowed: string,
+  doc: EnvKeywords = {},
+) {
+  const schema = Type.String({
+    description,
+    pattern,
+    rule,
+    allowed,
+    ...(def === undefined ? {} : { default: def }),
+    ...doc,
+  });
   return def === undefined ? Type.Optional(schema) : schema;
 }
 
@@ -83,12 +105,20 @@ function endpoint(description: string, def: string) {
     if (/^[A-Za-z0-9.-]+(:\d{1,5})?$/.test(v)) return true;
     try {
       const parsed = new URL(v);
-      return ['http:', 'https:'].includes(parsed.protocol) && (parsed.pathname === '/' || parsed.pathname === '') && !parsed.search;
+      return (
+        ['http:', 'https:'].includes(parsed.protocol) &&
+        (parsed.pathname === '/' || parsed.pathname === '') &&
+        !parsed.search
+      );
     } catch {
       return false;
     }
   };
-  return Type.Refine(Type.String({ description, default: def, allowed: ENDPOINT }), valid, (v) => `must be ${ENDPOINT}, got "${v}"`);
+  return Type.Refine(
+    Type.String({ description, default: def, allowed: ENDPOINT }),
+    valid,
+    (v) => `must be ${ENDPOINT}, got "${v}"`,
+  );
 }
 
 function timeZone(description: string, def: string, doc: EnvKeywords) {
@@ -100,7 +130,11 @@ function timeZone(description: string, def: string, doc: EnvKeywords) {
       return false;
     }
   };
-  return Type.Refine(text(description, def, { allowed: 'an IANA time zone name', ...doc }), known, (tz) => `is not a known time zone: "${tz}"`);
+  return Type.Refine(
+    text(description, def, { allowed: 'an IANA time zone name', ...doc }),
+    known,
+    (tz) => `is not a known time zone: "${tz}"`,
+  );
 }
 
 /** Comma-separated in the environment. */
@@ -113,7 +147,13 @@ function hostList(description: string, doc: EnvKeywords) {
       return `must list host names, addresses or CIDRs: ${(err as Error).message}`;
     }
   };
-  return Type.Optional(Type.Refine(Type.Array(Type.String(), { description, ...doc }), (v) => problem(v) === null, (v) => problem(v) ?? ''));
+  return Type.Optional(
+    Type.Refine(
+      Type.Array(Type.String(), { description, ...doc }),
+      (v) => problem(v) === null,
+      (v) => problem(v) ?? '',
+    ),
+  );
 }
 
 const QUERY_TIMEOUT_MAX = 3_600_000;
@@ -121,103 +161,258 @@ const QUERY_TIMEOUT_MAX = 3_600_000;
 export const EnvSchema = Type.Object({
   // Where and how the process runs
   PORT: int('TCP port to listen on', 8080, 0, 65535, { common: true }),
-  HOST: text('address to listen on: `0.0.0.0` (or the interface the load balancer reaches) to be reachable from other hosts', '127.0.0.1', { common: true }),
-  NODE_ENV: text('`production` refuses `CAPTCHA_BYPASS_CODE` and `SMS_BYPASS_CODE` and requires `MP_LOGIN_PROVIDER` to be set', 'development', { common: true, allowed: 'any; `production` is the one with effects' }),
-  TZ: timeZone('service time zone of every wire date and of the SQL date arithmetic', 'Asia/Shanghai', { common: true }),
-  LOG_LEVEL: oneOf('level of the JSON log lines on stdout (pino); `info` logs every request', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', { common: true }),
+  HOST: text(
+    'address to listen on: `0.0.0.0` (or the interface the load balancer reaches) to be reachable from other hosts',
+    '127.0.0.1',
+    { common: true },
+  ),
+  NODE_ENV: text(
+    '`production` refuses `CAPTCHA_BYPASS_CODE` and `SMS_BYPASS_CODE` and requires `MP_LOGIN_PROVIDER` to be set',
+    'development',
+    { common: true, allowed: 'any; `production` is the one with effects' },
+  ),
+  TZ: timeZone('service time zone of every wire date and of the SQL date arithmetic', 'Asia/Shanghai', {
+    common: true,
+  }),
+  LOG_LEVEL: oneOf(
+    'level of the JSON log lines on stdout (pino); `info` logs every request',
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    'info',
+    { common: true },
+  ),
   NODE_HEAP_MB: int(
     "V8's old-space limit of `npm start` (`--max-old-space-size`): every large answer is streamed, and without a limit V8 lets garbage grow the heap (a 1M-row export peaked at 284 MB RSS, 171 MB with the limit)",
-    192, 0, undefined, { common: true, readBy: "package.json's start script, before the service starts" },
+    192,
+    0,
+    undefined,
+    { common: true, readBy: "package.json's start script, before the service starts" },
   ),
-  SHUTDOWN_DELAY_MS: int("on SIGTERM, `/readyz` answers 503 this long before the instance stops listening (set it above the load balancer's check interval × its failure threshold)", 0, 0, 120_000, { common: true }),
-  TRUST_PROXY: flag('take the client address from `X-Forwarded-For` (only behind a trusted load balancer that replaces that header)', { common: true }),
+  SHUTDOWN_DELAY_MS: int(
+    "on SIGTERM, `/readyz` answers 503 this long before the instance stops listening (set it above the load balancer's check interval × its failure threshold)",
+    0,
+    0,
+    120_000,
+    { common: true },
+  ),
+  TRUST_PROXY: flag(
+    'take the client address from `X-Forwarded-For` (only behind a trusted load balancer that replaces that header)',
+    { common: true },
+  ),
   HTTP_HEADERS_TIMEOUT_MS: int("a client's request headers must arrive within this", 20_000, 1_000, 600_000),
-  HTTP_REQUEST_TIMEOUT_MS: int("a client's whole request (uploads included) must arrive within this", 120_000, 1_000, 3_600_000),
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: int("an idle keep-alive connection closes after this (keep it above the load balancer's idle timeout)", 65_000, 1_000, 600_000),
+  HTTP_REQUEST_TIMEOUT_MS: int(
+    "a client's whole request (uploads included) must arrive within this",
+    120_000,
+    1_000,
+    3_600_000,
+  ),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: int(
+    "an idle keep-alive connection closes after this (keep it above the load balancer's idle timeout)",
+    65_000,
+    1_000,
+    600_000,
+  ),
   DEMO: flag('seed the demo data set on an empty database', { common: true }),
 
   // Database and shared store
-  DATA_DIR: text('PGlite database (`pglite/`), local files (`files/`) and upload temporaries (`tmp/`)', './data', { common: true, allowed: 'a directory' }),
-  DATABASE_URL: url('PostgreSQL (≥ 14) to use instead of the embedded PGlite', ['postgres:', 'postgresql:'], { common: true, unset: 'PGlite in `DATA_DIR`' }),
-  DATABASE_POOL_MAX: int("PostgreSQL connections per instance, plus up to 2 for migrations and the statistics roll-up (instances × (this + 2) must stay under the server's `max_connections`)", 10, 1, 1000, { common: true }),
-  DATABASE_CONNECT_TIMEOUT_MS: int('longest wait for a PostgreSQL connection (a new one, or a pooled one coming free) before the request answers 503', 5_000, 100, 600_000),
+  DATA_DIR: text('PGlite database (`pglite/`), local files (`files/`) and upload temporaries (`tmp/`)', './data', {
+    common: true,
+    allowed: 'a directory',
+  }),
+  DATABASE_URL: url('PostgreSQL (≥ 14) to use instead of the embedded PGlite', ['postgres:', 'postgresql:'], {
+    common: true,
+    unset: 'PGlite in `DATA_DIR`',
+  }),
+  DATABASE_POOL_MAX: int(
+    "PostgreSQL connections per instance, plus up to 2 for migrations and the statistics roll-up (instances × (this + 2) must stay under the server's `max_connections`)",
+    10,
+    1,
+    1000,
+    { common: true },
+  ),
+  DATABASE_CONNECT_TIMEOUT_MS: int(
+    'longest wait for a PostgreSQL connection (a new one, or a pooled one coming free) before the request answers 503',
+    5_000,
+    100,
+    600_000,
+  ),
   // 0 (off) or at least 100 ms: a bound of a few ms would refuse every request.
   DATABASE_QUERY_TIMEOUT_MS: Type.Refine(
-    int("a request's statement is cancelled by the server after this and given up by the client 1 s later (503); `0` turns the bound off", 30_000, 0, QUERY_TIMEOUT_MAX, { allowed: `\`0\` (off) or 100–${QUERY_TIMEOUT_MAX}` }),
+    int(
+      "a request's statement is cancelled by the server after this and given up by the client 1 s later (503); `0` turns the bound off",
+      30_000,
+      0,
+      QUERY_TIMEOUT_MAX,
+      { allowed: `\`0\` (off) or 100–${QUERY_TIMEOUT_MAX}` },
+    ),
     (ms) => ms === 0 || ms >= 100,
     (ms) => `must be 0 (off) or between 100 and ${QUERY_TIMEOUT_MAX}, got ${ms}`,
   ),
-  REDIS_URL: url('Redis holding sessions, captcha and SMS codes, nonces, rate limits and cache invalidation, shared by every instance', ['redis:', 'rediss:'], { common: true, unset: 'in-process store (one instance only)' }),
-  STORE_PREFIX: text('prefix of every Redis key and channel: the same for every instance of a deployment, different for deployments sharing one Redis', 'tc:'),
-  BACKUP_INTERVAL_HOURS: int('the embedded database backs itself up while it runs when its newest backup is this old; `0` turns backups off; ignored on PostgreSQL', 24, 0, 24 * 365, { common: true }),
+  REDIS_URL: url(
+    'Redis holding sessions, captcha and SMS codes, nonces, rate limits and cache invalidation, shared by every instance',
+    ['redis:', 'rediss:'],
+    { common: true, unset: 'in-process store (one instance only)' },
+  ),
+  STORE_PREFIX: text(
+    'prefix of every Redis key and channel: the same for every instance of a deployment, different for deployments sharing one Redis',
+    'tc:',
+  ),
+  BACKUP_INTERVAL_HOURS: int(
+    'the embedded database backs itself up while it runs when its newest backup is this old; `0` turns backups off; ignored on PostgreSQL',
+    24,
+    0,
+    24 * 365,
+    { common: true },
+  ),
   BACKUP_KEEP: int('embedded-database backups kept (the newest)', 7, 1, 1000),
-  BACKUP_DIR: optionalText('where the embedded database writes its backups (put it on another disk)', { unset: '`DATA_DIR/backups`', allowed: 'a directory' }),
+  BACKUP_DIR: optionalText('where the embedded database writes its backups (put it on another disk)', {
+    unset: '`DATA_DIR/backups`',
+    allowed: 'a directory',
+  }),
 
   // Logins and sessions
-  ADMIN_USERNAME: text('login of the bootstrap administrator, created only on an empty database', 'admin', { common: true }),
-  ADMIN_PASSWORD: Type.Optional(Type.Refine(
-    Type.String({ description: "the bootstrap administrator's password, used only on an empty database", common: true, unset: 'generated, printed once at the first start', allowed: 'at least 8 characters' }),
-    (v) => v.length >= 8,
-    () => 'must be at least 8 characters long',
-  )),
+  ADMIN_USERNAME: text('login of the bootstrap administrator, created only on an empty database', 'admin', {
+    common: true,
+  }),
+  ADMIN_PASSWORD: Type.Optional(
+    Type.Refine(
+      Type.String({
+        description: "the bootstrap administrator's password, used only on an empty database",
+        common: true,
+        unset: 'generated, printed once at the first start',
+        allowed: 'at least 8 characters',
+      }),
+      (v) => v.length >= 8,
+      () => 'must be at least 8 characters long',
+    ),
+  ),
   ACCESS_TOKEN_TTL_S: int('access-token lifetime, seconds', 1800, 10, 86400 * 30),
   REFRESH_TOKEN_TTL_S: int('refresh-token lifetime, seconds', 2_592_000, 60, 86400 * 365),
   SESSION_LOCAL_TTL_S: int(
     'how long an instance keeps a session parsed in memory, seconds; `0` asks the store on every request. A session ended anywhere is dropped on every instance at once through Redis publish/subscribe; this bounds what a lost message can leave (while upgrading from a version without it, set `0` until every instance runs this one)',
-    10, 0, 3600,
+    10,
+    0,
+    3600,
   ),
   LOGIN_RATE_PER_MIN: int('logins per client address (and per account) and minute', 30, 1, UNLIMITED_RATE),
   CAPTCHA_RATE_PER_MIN: int('captcha images per client address and minute', 60, 1, UNLIMITED_RATE),
   CAPTCHA_BYPASS_CODE: optionalText('test aid: a captcha answer always accepted; refused when `NODE_ENV=production`'),
   SMS_BYPASS_CODE: optionalText('test aid: an SMS code always accepted; refused when `NODE_ENV=production`'),
-  OPEN_APP_KEY: optionalText('key of the bootstrap app of the signed open channel (set together with `OPEN_APP_SECRET`)'),
-  OPEN_APP_SECRET: optionalText('secret of the bootstrap app of the signed open channel (set together with `OPEN_APP_KEY`)'),
+  OPEN_APP_KEY: optionalText(
+    'key of the bootstrap app of the signed open channel (set together with `OPEN_APP_SECRET`)',
+  ),
+  OPEN_APP_SECRET: optionalText(
+    'secret of the bootstrap app of the signed open channel (set together with `OPEN_APP_KEY`)',
+  ),
   MP_LOGIN_PROVIDER: oneOf(
     'who turns a mini-program login code into an open id: `local` (a stable open id per code; development, demo) or `wechat` (`WECHAT_APP_ID` and `WECHAT_APP_SECRET` required); must be set when `NODE_ENV=production`',
-    ['local', 'wechat'], 'local', { common: true },
+    ['local', 'wechat'],
+    'local',
+    { common: true },
   ),
   WECHAT_APP_ID: optionalText('mini-program app id (`MP_LOGIN_PROVIDER=wechat`)'),
   WECHAT_APP_SECRET: optionalText('mini-program app secret (`MP_LOGIN_PROVIDER=wechat`)'),
-  WECHAT_API_BASE: url('WeChat API base (a proxy, a test server)', ['http:', 'https:'], { unset: '`https://api.weixin.qq.com`' }),
+  WECHAT_API_BASE: url('WeChat API base (a proxy, a test server)', ['http:', 'https:'], {
+    unset: '`https://api.weixin.qq.com`',
+  }),
 
   // Files
-  STORAGE: oneOf('where uploaded files live: `local` (`DATA_DIR/files`, one instance) or `s3`, an S3-compatible bucket (`S3_BUCKET`, `S3_ACCESS_KEY`, `S3_SECRET_KEY` required)', ['local', 's3'], 'local', { common: true }),
-  S3_ENDPOINT: url('S3-compatible server other than AWS (path-style addressing)', ['http:', 'https:'], { unset: 'AWS' }),
+  STORAGE: oneOf(
+    'where uploaded files live: `local` (`DATA_DIR/files`, one instance) or `s3`, an S3-compatible bucket (`S3_BUCKET`, `S3_ACCESS_KEY`, `S3_SECRET_KEY` required)',
+    ['local', 's3'],
+    'local',
+    { common: true },
+  ),
+  S3_ENDPOINT: url('S3-compatible server other than AWS (path-style addressing)', ['http:', 'https:'], {
+    unset: 'AWS',
+  }),
   S3_BUCKET: optionalText('bucket of the uploaded files (`STORAGE=s3`)'),
   S3_REGION: optionalText('region of the bucket', { unset: '`us-east-1`' }),
   S3_ACCESS_KEY: optionalText('access key of the bucket (`STORAGE=s3`)'),
   S3_SECRET_KEY: optionalText('secret key of the bucket (`STORAGE=s3`)'),
-  UPLOAD_MAX_BYTES: int('largest file one upload may carry, and largest chunk of a multipart upload', 20 * MiB, 1024, 1024 * MiB),
+  UPLOAD_MAX_BYTES: int(
+    'largest file one upload may carry, and largest chunk of a multipart upload',
+    20 * MiB,
+    1024,
+    1024 * MiB,
+  ),
   UPLOAD_MAX_FILES: int('file parts one multipart request may carry', 5, 1, 100),
   FILE_BASE_URL: url(
     'public base of the file URLs uploads answer (`https://api.example.com`, with any path prefix the proxy adds): `<base>/open-api/oss/file?fileKey=…`, fetched without a token and cached a year by browsers, privately; also the server address `/openapi.json` gives (else `http://HOST:PORT`)',
-    ['http:', 'https:'], { common: true, unset: "the request's own origin" },
+    ['http:', 'https:'],
+    { common: true, unset: "the request's own origin" },
   ),
-  FILE_FETCH_RATE_PER_MIN: int('token-free file fetches (`/open-api/oss/file`) per client address and minute', 600, 1, UNLIMITED_RATE),
-  FACE_UPLOAD_RATE_PER_MIN: int('login-free face-checked uploads (`/open-api/oss/uploadWithFaceCheck`) per client address and minute', 20, 1, UNLIMITED_RATE),
+  FILE_FETCH_RATE_PER_MIN: int(
+    'token-free file fetches (`/open-api/oss/file`) per client address and minute',
+    600,
+    1,
+    UNLIMITED_RATE,
+  ),
+  FACE_UPLOAD_RATE_PER_MIN: int(
+    'login-free face-checked uploads (`/open-api/oss/uploadWithFaceCheck`) per client address and minute',
+    20,
+    1,
+    UNLIMITED_RATE,
+  ),
 
   // SMS and face providers
-  SMS_PROVIDER: oneOf('`log` (messages and codes go to the log at info; nothing is sent) or `tencent` (Tencent Cloud SMS)', ['log', 'tencent'], 'log', { common: true }),
-  FACE_PROVIDER: oneOf('`local` (a face registry in the database, matching by photo content) or `tencent` (Tencent Cloud IAI)', ['local', 'tencent'], 'local', { common: true }),
+  SMS_PROVIDER: oneOf(
+    '`log` (messages and codes go to the log at info; nothing is sent) or `tencent` (Tencent Cloud SMS)',
+    ['log', 'tencent'],
+    'log',
+    { common: true },
+  ),
+  FACE_PROVIDER: oneOf(
+    '`local` (a face registry in the database, matching by photo content) or `tencent` (Tencent Cloud IAI)',
+    ['local', 'tencent'],
+    'local',
+    { common: true },
+  ),
   TENCENT_SECRET_ID: optionalText('Tencent Cloud account of the SMS and face adapters (required by either)'),
   TENCENT_SECRET_KEY: optionalText('its secret key (required by either adapter)'),
-  TENCENT_REGION: patterned('Tencent Cloud region of both adapters', 'ap-guangzhou', '^[a-z]{2,}(-[a-z0-9]+)+$', 'must look like ap-guangzhou', 'a region like `ap-shanghai`'),
+  TENCENT_REGION: patterned(
+    'Tencent Cloud region of both adapters',
+    'ap-guangzhou',
+    '^[a-z]{2,}(-[a-z0-9]+)+$',
+    'must look like ap-guangzhou',
+    'a region like `ap-shanghai`',
+  ),
   TENCENT_SMS_ENDPOINT: endpoint('Tencent SMS API endpoint', 'sms.tencentcloudapi.com'),
-  TENCENT_SMS_SDK_APP_ID: patterned('SMS application (`SMS_PROVIDER=tencent`)', undefined, '^\\d{4,20}$', 'must be the numeric SdkAppId (e.g. 1400006666)', 'the numeric SdkAppId'),
+  TENCENT_SMS_SDK_APP_ID: patterned(
+    'SMS application (`SMS_PROVIDER=tencent`)',
+    undefined,
+    '^\\d{4,20}$',
+    'must be the numeric SdkAppId (e.g. 1400006666)',
+    'the numeric SdkAppId',
+  ),
   TENCENT_SMS_SIGN_NAME: optionalText('SMS signature (`SMS_PROVIDER=tencent`)'),
-  TENCENT_SMS_TEMPLATE_ID: patterned('verification-code template, one parameter: the code (`SMS_PROVIDER=tencent`)', undefined, '^\\d{1,20}$', 'must be a numeric template id', 'a numeric template id'),
+  TENCENT_SMS_TEMPLATE_ID: patterned(
+    'verification-code template, one parameter: the code (`SMS_PROVIDER=tencent`)',
+    undefined,
+    '^\\d{1,20}$',
+    'must be a numeric template id',
+    'a numeric template id',
+  ),
   TENCENT_SMS_ACTIVATION_TEMPLATE_ID: patterned(
     'card-activation notice template (parameters: card name, card number); unset, such notices are logged, not sent',
-    undefined, '^\\d{1,20}$', 'must be a numeric template id', 'a numeric template id',
+    undefined,
+    '^\\d{1,20}$',
+    'must be a numeric template id',
+    'a numeric template id',
   ),
   TENCENT_IAI_ENDPOINT: endpoint('Tencent face recognition (IAI) API endpoint', 'iai.tencentcloudapi.com'),
   // Tencent's own rule for group ids, kept for the local registry so a switch of provider keeps the name.
-  FACE_GROUP_ID: patterned('face person group (Tencent IAI; the local registry uses the same name)', 'tourism-card', '^[A-Za-z0-9\\-%@#&_]{1,64}$', 'may hold 1-64 letters, digits and -%@#&_', '1–64 letters, digits and `-%@#&_`'),
+  FACE_GROUP_ID: patterned(
+    'face person group (Tencent IAI; the local registry uses the same name)',
+    'tourism-card',
+    '^[A-Za-z0-9\\-%@#&_]{1,64}$',
+    'may hold 1-64 letters, digits and -%@#&_',
+    '1–64 letters, digits and `-%@#&_`',
+  ),
   FACE_MATCH_THRESHOLD: int('least search score counted as a match', 80, 1, 100),
   // Tencent IAI takes at most 5 MB of base64: 3 MiB of image stays under it.
   FACE_IMAGE_MAX_BYTES: int('largest face photo read', 3 * MiB, 1024, 3 * MiB + 512 * 1024),
   FACE_PHOTO_ALLOWED_HOSTS: hostList(
-    'photo URLs (contacts, face check-in, bindCard) reach public addresses only, and these internal hosts (`photos.internal,10.8.0.0/16`); the storage\'s own file URLs need no entry',
+    "photo URLs (contacts, face check-in, bindCard) reach public addresses only, and these internal hosts (`photos.internal,10.8.0.0/16`); the storage's own file URLs need no entry",
     { unset: 'public addresses only', allowed: 'comma-separated host names, addresses, CIDRs' },
   ),
 });
@@ -262,7 +457,12 @@ function readValue(schema: EnvVariableSchema, raw: string): { value: unknown } |
       return { problem: `must be 1/0 or true/false, got "${raw}"` };
     }
     case 'array':
-      return { value: raw.split(',').map((h) => h.trim()).filter((h) => h !== '') };
+      return {
+        value: raw
+          .split(',')
+          .map((h) => h.trim())
+          .filter((h) => h !== ''),
+      };
     default:
       return { value: raw };
   }

@@ -33,7 +33,13 @@ export interface Config {
   /** how long a session may be kept parsed in process memory; 0 asks the store on every request */
   sessionLocalTtlS: number;
   storage: 'local' | 's3';
-  s3: { endpoint: string | null; bucket: string | null; region: string | null; accessKey: string | null; secretKey: string | null };
+  s3: {
+    endpoint: string | null;
+    bucket: string | null;
+    region: string | null;
+    accessKey: string | null;
+    secretKey: string | null;
+  };
   uploadMaxBytes: number;
   /** Public base of the file URLs uploads answer (scheme, host, any path prefix); unset → the request's own origin. */
   fileBaseUrl: string | null;
@@ -86,8 +92,11 @@ export interface Config {
 export class ConfigError extends Error {}
 
 function requireAll(when: string, values: Record<string, string | undefined>): void {
-  const missing = Object.entries(values).filter(([, v]) => !v).map(([k]) => k);
-  if (missing.length > 0) throw new ConfigError(`${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} required when ${when}`);
+  const missing = Object.entries(values)
+    .filter(([, v]) => !v)
+    .map(([k]) => k);
+  if (missing.length > 0)
+    throw new ConfigError(`${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} required when ${when}`);
 }
 
 /**
@@ -106,7 +115,11 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('SMS_BYPASS_CODE must not be set when NODE_ENV=production');
   }
   if (v.STORAGE === 's3') {
-    for (const [key, value] of Object.entries({ S3_BUCKET: v.S3_BUCKET, S3_ACCESS_KEY: v.S3_ACCESS_KEY, S3_SECRET_KEY: v.S3_SECRET_KEY })) {
+    for (const [key, value] of Object.entries({
+      S3_BUCKET: v.S3_BUCKET,
+      S3_ACCESS_KEY: v.S3_ACCESS_KEY,
+      S3_SECRET_KEY: v.S3_SECRET_KEY,
+    })) {
       if (!value) throw new ConfigError(`${key} is required when STORAGE=s3`);
     }
   }
@@ -123,12 +136,18 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (v.SMS_PROVIDER === 'tencent') {
     requireAll('SMS_PROVIDER=tencent', {
-      TENCENT_SECRET_ID: v.TENCENT_SECRET_ID, TENCENT_SECRET_KEY: v.TENCENT_SECRET_KEY, TENCENT_SMS_SDK_APP_ID: v.TENCENT_SMS_SDK_APP_ID,
-      TENCENT_SMS_SIGN_NAME: v.TENCENT_SMS_SIGN_NAME, TENCENT_SMS_TEMPLATE_ID: v.TENCENT_SMS_TEMPLATE_ID,
+      TENCENT_SECRET_ID: v.TENCENT_SECRET_ID,
+      TENCENT_SECRET_KEY: v.TENCENT_SECRET_KEY,
+      TENCENT_SMS_SDK_APP_ID: v.TENCENT_SMS_SDK_APP_ID,
+      TENCENT_SMS_SIGN_NAME: v.TENCENT_SMS_SIGN_NAME,
+      TENCENT_SMS_TEMPLATE_ID: v.TENCENT_SMS_TEMPLATE_ID,
     });
   }
   if (v.FACE_PROVIDER === 'tencent') {
-    requireAll('FACE_PROVIDER=tencent', { TENCENT_SECRET_ID: v.TENCENT_SECRET_ID, TENCENT_SECRET_KEY: v.TENCENT_SECRET_KEY });
+    requireAll('FACE_PROVIDER=tencent', {
+      TENCENT_SECRET_ID: v.TENCENT_SECRET_ID,
+      TENCENT_SECRET_KEY: v.TENCENT_SECRET_KEY,
+    });
   }
   const orNull = <T>(value: T | undefined): T | null => value ?? null;
   return {
@@ -171,7 +190,11 @@ export function loadConfig(env: Env = process.env): Config {
       photoAllowedHosts: v.FACE_PHOTO_ALLOWED_HOSTS ?? [],
     },
     smsProvider: v.SMS_PROVIDER,
-    tencent: { secretId: orNull(v.TENCENT_SECRET_ID), secretKey: orNull(v.TENCENT_SECRET_KEY), region: v.TENCENT_REGION },
+    tencent: {
+      secretId: orNull(v.TENCENT_SECRET_ID),
+      secretKey: orNull(v.TENCENT_SECRET_KEY),
+      region: v.TENCENT_REGION,
+    },
     tencentSms: {
       // an origin is kept without its trailing slash
       endpoint: v.TENCENT_SMS_ENDPOINT.replace(/\/+$/, ''),
@@ -186,7 +209,11 @@ export function loadConfig(env: Env = process.env): Config {
     captchaRatePerMin: v.CAPTCHA_RATE_PER_MIN,
     openAppKey: orNull(v.OPEN_APP_KEY),
     openAppSecret: orNull(v.OPEN_APP_SECRET),
-    wechat: { baseUrl: orNull(v.WECHAT_API_BASE), appId: orNull(v.WECHAT_APP_ID), appSecret: orNull(v.WECHAT_APP_SECRET) },
+    wechat: {
+      baseUrl: orNull(v.WECHAT_API_BASE),
+      appId: orNull(v.WECHAT_APP_ID),
+      appSecret: orNull(v.WECHAT_APP_SECRET),
+    },
     mpLoginProvider: v.MP_LOGIN_PROVIDER,
     trustProxy: v.TRUST_PROXY,
     http: {

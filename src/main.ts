@@ -31,18 +31,26 @@ async function main(): Promise<void> {
   // An upgrade of the embedded database is backed up before its migrations run: a migration that
   // fails, or a version that must be rolled back, leaves the data of the version before restorable.
   let backedUp: string | null = null;
-  const backupFirst = database.copyDataDir && config.backup.everyMs > 0
-    ? async () => {
-      const { takeBackup } = await import('./platform/backup.js');
-      backedUp = await takeBackup(database, config.backup);
-    }
-    : undefined;
+  const backupFirst =
+    database.copyDataDir && config.backup.everyMs > 0
+      ? async () => {
+          const { takeBackup } = await import('./platform/backup.js');
+          backedUp = await takeBackup(database, config.backup);
+        }
+      : undefined;
   // Unbounded: a migration may run long, and so may the wait for another instance's.
-  const prepared = prepareDatabase(database.unbounded, {
-    adminUsername: config.adminUsername,
-    adminPassword: config.adminPassword,
-    openApp: config.openAppKey && config.openAppSecret ? { appKey: config.openAppKey, appSecret: config.openAppSecret } : null,
-  }, backupFirst);
+  const prepared = prepareDatabase(
+    database.unbounded,
+    {
+      adminUsername: config.adminUsername,
+      adminPassword: config.adminPassword,
+      openApp:
+        config.openAppKey && config.openAppSecret
+          ? { appKey: config.openAppKey, appSecret: config.openAppSecret }
+          : null,
+    },
+    backupFirst,
+  );
   prepared.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
   const { openStore } = await import('./platform/store/index.js');
   const { buildApp } = await import('./app.js');
@@ -79,12 +87,20 @@ async function main(): Promise<void> {
       clearInterval(sweep);
       // PGlite's close writes its data directory and is awaited whole; a network peer's is bounded.
       const [databaseClosed, storeClosed] = await Promise.all([
-        database.kind === 'postgres' ? settledWithin(database.close(), CLOSE_WITHIN_MS) : database.close().then(() => true),
+        database.kind === 'postgres'
+          ? settledWithin(database.close(), CLOSE_WITHIN_MS)
+          : database.close().then(() => true),
         settledWithin(store.close(), CLOSE_WITHIN_MS),
       ]);
       if (!databaseClosed || !storeClosed) {
-        app.log.warn({ database: databaseClosed ? 'closed' : 'dropped', store: storeClosed ? 'closed' : 'dropped', waitedMs: CLOSE_WITHIN_MS },
-          'connections did not close in time (a silent peer); dropped at exit');
+        app.log.warn(
+          {
+            database: databaseClosed ? 'closed' : 'dropped',
+            store: storeClosed ? 'closed' : 'dropped',
+            waitedMs: CLOSE_WITHIN_MS,
+          },
+          'connections did not close in time (a silent peer); dropped at exit',
+        );
       }
       process.exit(0);
     } catch (err) {
@@ -102,16 +118,24 @@ async function main(): Promise<void> {
     `  Tourism card service ready on ${base} (${database.kind}, ${store.kind} store)`,
     `  API docs:  ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
   ];
-  if (backedUp) lines.push(`  Backed up the database before migrating it (${seeded.migrations.length} migration${seeded.migrations.length === 1 ? '' : 's'}): ${backedUp}`);
+  if (backedUp)
+    lines.push(
+      `  Backed up the database before migrating it (${seeded.migrations.length} migration${seeded.migrations.length === 1 ? '' : 's'}): ${backedUp}`,
+    );
   if (seeded.regionsSeeded) lines.push(`  Seeded ${seeded.regionsSeeded} regions.`);
   if (seeded.admin) {
-    lines.push(`  Log in:    username "${seeded.admin.username}", password "${seeded.admin.password}"` +
-      (seeded.admin.generated ? '  (generated now and shown only once; set ADMIN_PASSWORD to choose it)' : ''));
+    lines.push(
+      `  Log in:    username "${seeded.admin.username}", password "${seeded.admin.password}"` +
+        (seeded.admin.generated ? '  (generated now and shown only once; set ADMIN_PASSWORD to choose it)' : ''),
+    );
   } else {
     lines.push(`  Log in:    username "${config.adminUsername}" with the password set at first start (ADMIN_PASSWORD)`);
   }
   lines.push(...demoLines);
-  lines.push('  Staff login needs a captcha: GET /manage-api/auth/getRandomCodeImg, then POST /manage-api/auth/login.', '');
+  lines.push(
+    '  Staff login needs a captcha: GET /manage-api/auth/getRandomCodeImg, then POST /manage-api/auth/login.',
+    '',
+  );
   process.stdout.write(lines.join('\n') + '\n');
 }
 

@@ -7,7 +7,13 @@ import type { MemberContactsTable, MemberFaceTable, MemberTable, MemberTallyTabl
 import type { MerchantTable } from './tables/merchant.js';
 import type { ShopRelationTable, ShopTable } from './tables/shop.js';
 import type { CheckerRelationTable, CheckerTable } from './tables/verifier.js';
-import type { CardBindingTable, CardModelResourcePriceTable, CardModelResourceRuleTable, CardModelTable, CardTable } from './tables/card.js';
+import type {
+  CardBindingTable,
+  CardModelResourcePriceTable,
+  CardModelResourceRuleTable,
+  CardModelTable,
+  CardTable,
+} from './tables/card.js';
 import type { SkuEntranceTable, SkuTable, SpuTable, TicketsSkuTable } from './tables/catalog.js';
 import type { CardCheckTable } from './tables/checker.js';
 import type { DemoDatasetTable } from './tables/demo.js';
@@ -16,17 +22,46 @@ import type { FacePersonTable } from './tables/platform.js';
 import type { CustomDisTable, CustomDisUserTable } from './tables/custom.js';
 import type { CodegenColumnTable } from './tables/codegen.js';
 import type { MerchantContractTable } from './tables/contract.js';
-import type { HotelInfoTable, HotelOrderRoomTable, HotelOrderTable, HotelPlanTable, HotelRoomTypeTable } from './tables/hotel.js';
+import type {
+  HotelInfoTable,
+  HotelOrderRoomTable,
+  HotelOrderTable,
+  HotelPlanTable,
+  HotelRoomTypeTable,
+} from './tables/hotel.js';
 import type { CouponTable, CouponTemplateTable } from './tables/coupon.js';
 import type { CardCheckDayCountTable, CardCheckFailTable } from './tables/checker.js';
 import type { DeferredRevenueLedgerTable, DistributeBatchTable, DistributeDetailTable } from './tables/allocation.js';
-import type { ActivationRecordTable, BankUserTable, ChannelBusinessTable, ChannelInfoTable, ChannelOrderLogTable, ChannelOrderTable, OpenapiChannelOperatorTable } from './tables/bank.js';
+import type {
+  ActivationRecordTable,
+  BankUserTable,
+  ChannelBusinessTable,
+  ChannelInfoTable,
+  ChannelOrderLogTable,
+  ChannelOrderTable,
+  OpenapiChannelOperatorTable,
+} from './tables/bank.js';
 import type { FileObjectTable } from './tables/platform.js';
 import type { MultipartUploadPartTable, MultipartUploadTable } from './tables/storage.js';
 import type { CardBatchTable, CardModelPriceHistoryTable } from './tables/card.js';
 import type { MerchantFinanceTable } from './tables/merchant.js';
-import type { EstimationDetailTable, EstimationSheetTable, SettlementCheckDetailTable, SettlementDetailTable, SettlementLogTable, SettlementPaymentTable, SettlementTable } from './tables/settlement.js';
-import type { StatCardUseTable, StatCheckDayTable, StatCheckFoldTable, StatCheckRollupTable, StatHolderTable, StatResourceDayTable } from './tables/statistics.js';
+import type {
+  EstimationDetailTable,
+  EstimationSheetTable,
+  SettlementCheckDetailTable,
+  SettlementDetailTable,
+  SettlementLogTable,
+  SettlementPaymentTable,
+  SettlementTable,
+} from './tables/settlement.js';
+import type {
+  StatCardUseTable,
+  StatCheckDayTable,
+  StatCheckFoldTable,
+  StatCheckRollupTable,
+  StatHolderTable,
+  StatResourceDayTable,
+} from './tables/statistics.js';
 
 /** Every table Kysely may touch, by its SQL name. */
 export interface DB {

@@ -62,7 +62,8 @@ export function createModules(deps: Deps, modules: readonly ModuleDefinition[] =
       if (loader) deps.tokens.registerLoader(kind as keyof NonNullable<ModuleDefinition['accountLoaders']>, loader);
     }
     const own = module.errcodes ?? [];
-    for (const route of module.routes(deps)) routes.push(own.length ? { ...route, errcodes: [...own, ...(route.errcodes ?? [])] } : route);
+    for (const route of module.routes(deps))
+      routes.push(own.length ? { ...route, errcodes: [...own, ...(route.errcodes ?? [])] } : route);
   }
   return routes;
 }

@@ -39,8 +39,15 @@ export interface BackupFile {
   takenAt: Date;
 }
 
-const stampOf = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
-const dateOfStamp = (s: string) => new Date(`${s.slice(0, 4)}-${s.slice(4, 6)}-${s.slice(6, 8)}T${s.slice(9, 11)}:${s.slice(11, 13)}:${s.slice(13, 15)}Z`);
+const stampOf = (d: Date) =>
+  d
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
+const dateOfStamp = (s: string) =>
+  new Date(
+    `${s.slice(0, 4)}-${s.slice(4, 6)}-${s.slice(6, 8)}T${s.slice(9, 11)}:${s.slice(11, 13)}:${s.slice(13, 15)}Z`,
+  );
 
 /** The backups in `dir`, newest first. */
 export async function listBackups(dir: string): Promise<BackupFile[]> {
@@ -56,7 +63,11 @@ export async function listBackups(dir: string): Promise<BackupFile[]> {
 }
 
 /** Takes a backup when none in `settings.dir` is younger than `settings.everyMs`; answers its file, or null. */
-export async function backupIfDue(database: Database, settings: BackupSettings, now = new Date()): Promise<string | null> {
+export async function backupIfDue(
+  database: Database,
+  settings: BackupSettings,
+  now = new Date(),
+): Promise<string | null> {
   const newest = (await listBackups(settings.dir))[0];
   if (newest && now.getTime() - newest.takenAt.getTime() < settings.everyMs) return null;
   return takeBackup(database, settings, now);
@@ -68,7 +79,8 @@ export async function backupIfDue(database: Database, settings: BackupSettings, 
  * leaves no file that looks like a backup. Then deletes the backups beyond the newest `keep`.
  */
 export async function takeBackup(database: Database, settings: BackupSettings, now = new Date()): Promise<string> {
-  if (!database.copyDataDir) throw new Error('only the embedded database with a data directory is backed up by the service');
+  if (!database.copyDataDir)
+    throw new Error('only the embedded database with a data directory is backed up by the service');
   // A backup holds what the database does (password hashes, members' ID numbers), whose own files
   // PostgreSQL keeps to its owner: so are the backups.
   await mkdir(settings.dir, { recursive: true, mode: 0o700 });
@@ -130,7 +142,11 @@ async function prune(dir: string, keep: number): Promise<void> {
 }
 
 /** The job that keeps the embedded database backed up; null where the service takes no backups. */
-export function embeddedBackupJob(database: Database, settings: BackupSettings, log: (file: string) => void): BackgroundJob | null {
+export function embeddedBackupJob(
+  database: Database,
+  settings: BackupSettings,
+  log: (file: string) => void,
+): BackgroundJob | null {
   if (!database.copyDataDir || settings.everyMs <= 0) return null;
   return {
     name: 'embedded database backup',

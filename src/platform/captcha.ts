@@ -38,17 +38,27 @@ const darkColor = () => [randomInt(10, 120), randomInt(10, 120), randomInt(10, 1
 const lightColor = () => [randomInt(160, 240), randomInt(160, 240), randomInt(160, 240)];
 
 function line(png: PNG, color: number[]): void {
-  let x0 = randomInt(png.width), y0 = randomInt(png.height);
-  const x1 = randomInt(png.width), y1 = randomInt(png.height);
-  const dx = Math.abs(x1 - x0), dy = -Math.abs(y1 - y0);
-  const sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1;
+  let x0 = randomInt(png.width),
+    y0 = randomInt(png.height);
+  const x1 = randomInt(png.width),
+    y1 = randomInt(png.height);
+  const dx = Math.abs(x1 - x0),
+    dy = -Math.abs(y1 - y0);
+  const sx = x0 < x1 ? 1 : -1,
+    sy = y0 < y1 ? 1 : -1;
   let err = dx + dy;
   for (;;) {
     put(png, x0, y0, color);
     if (x0 === x1 && y0 === y1) break;
     const e2 = 2 * err;
-    if (e2 >= dy) { err += dy; x0 += sx; }
-    if (e2 <= dx) { err += dx; y0 += sy; }
+    if (e2 >= dy) {
+      err += dy;
+      x0 += sx;
+    }
+    if (e2 <= dx) {
+      err += dx;
+      y0 += sy;
+    }
   }
 }
 
@@ -71,7 +81,8 @@ export function drawCaptcha(code: string): Buffer {
       [...row].forEach((cell, gx) => {
         if (cell !== '1') return;
         const ox = left + gx * CELL + Math.round((3 - gy) * shear * CELL);
-        for (let dy = 0; dy < CELL; dy++) for (let dx = 0; dx < CELL; dx++) put(png, ox + dx, top + gy * CELL + dy, color);
+        for (let dy = 0; dy < CELL; dy++)
+          for (let dx = 0; dx < CELL; dx++) put(png, ox + dx, top + gy * CELL + dy, color);
       });
     });
   });

@@ -35,7 +35,9 @@ const known = new Map<number, Errcode>();
  * Declares errcodes with their meanings: answers the codes by name, and keeps each meaning for the
  * OpenAPI document, which lists every errcode an operation can answer (docs/errors.md).
  */
-export function errcodes<const T extends Record<string, readonly [code: number, meaning: string]>>(defs: T): { readonly [K in keyof T]: T[K][0] } {
+export function errcodes<const T extends Record<string, readonly [code: number, meaning: string]>>(
+  defs: T,
+): { readonly [K in keyof T]: T[K][0] } {
   const out: Record<string, number> = {};
   for (const [name, [code, meaning]] of Object.entries(defs)) {
     const had = known.get(code);
@@ -51,11 +53,20 @@ export const errcodeInfo = (code: number): Errcode | undefined => known.get(code
 
 /** The common codes (docs/errors.md); the module ranges 1_0MM_NNN_NNN hold the rest. */
 export const ErrorCode = errcodes({
-  BAD_REQUEST: [400, 'bad request: a field missing or invalid (errmsg names it), a malformed body, an unsupported content type'],
-  UNAUTHORIZED: [401, 'not logged in: no token, an invalid or expired one, one of another channel or account kind, or a bad open-channel signature'],
+  BAD_REQUEST: [
+    400,
+    'bad request: a field missing or invalid (errmsg names it), a malformed body, an unsupported content type',
+  ],
+  UNAUTHORIZED: [
+    401,
+    'not logged in: no token, an invalid or expired one, one of another channel or account kind, or a bad open-channel signature',
+  ],
   FORBIDDEN: [403, 'no permission for the operation, or the record belongs to another merchant or shop'],
   NOT_FOUND: [404, 'the record (or the path) does not exist'],
-  CONFLICT: [409, 'state conflict: a duplicate, a record still referenced, a move from the wrong status, a concurrent change'],
+  CONFLICT: [
+    409,
+    'state conflict: a duplicate, a record still referenced, a move from the wrong status, a concurrent change',
+  ],
   PAYLOAD_TOO_LARGE: [413, 'the body or an uploaded file is larger than the limit'],
   LOCKED: [423, 'too many failed logins for this account from this address: locked for a while'],
   TOO_MANY_REQUESTS: [429, 'rate limit reached, try again later'],
@@ -64,8 +75,10 @@ export const ErrorCode = errcodes({
 });
 
 export const badRequest = (message: string) => new AppError(ErrorCode.BAD_REQUEST, message);
-export const unauthorized = (message = 'not logged in or the login has expired') => new AppError(ErrorCode.UNAUTHORIZED, message);
+export const unauthorized = (message = 'not logged in or the login has expired') =>
+  new AppError(ErrorCode.UNAUTHORIZED, message);
 export const forbidden = (message = 'no permission for this operation') => new AppError(ErrorCode.FORBIDDEN, message);
 export const notFound = (what: string) => new AppError(ErrorCode.NOT_FOUND, `${what} not found`);
 export const conflict = (message: string) => new AppError(ErrorCode.CONFLICT, message);
-export const tooManyRequests = (message = 'too many requests, please try again later') => new AppError(ErrorCode.TOO_MANY_REQUESTS, message);
+export const tooManyRequests = (message = 'too many requests, please try again later') =>
+  new AppError(ErrorCode.TOO_MANY_REQUESTS, message);

@@ -19,12 +19,25 @@ export interface BackgroundJob {
  */
 function jobMetrics(registry: Registry) {
   return {
-    runs: new Counter({ name: 'background_job_runs_total', help: 'Background job runs by outcome (ok, failed)', labelNames: ['job', 'outcome'], registers: [registry] }),
-    seconds: new Histogram({
-      name: 'background_job_duration_seconds', help: 'Background job run time', labelNames: ['job'],
-      buckets: [0.01, 0.1, 1, 10, 60, 600], registers: [registry],
+    runs: new Counter({
+      name: 'background_job_runs_total',
+      help: 'Background job runs by outcome (ok, failed)',
+      labelNames: ['job', 'outcome'],
+      registers: [registry],
     }),
-    lastSuccess: new Gauge({ name: 'background_job_last_success_timestamp_seconds', help: 'When each background job last ran without failing', labelNames: ['job'], registers: [registry] }),
+    seconds: new Histogram({
+      name: 'background_job_duration_seconds',
+      help: 'Background job run time',
+      labelNames: ['job'],
+      buckets: [0.01, 0.1, 1, 10, 60, 600],
+      registers: [registry],
+    }),
+    lastSuccess: new Gauge({
+      name: 'background_job_last_success_timestamp_seconds',
+      help: 'When each background job last ran without failing',
+      labelNames: ['job'],
+      registers: [registry],
+    }),
   };
 }
 

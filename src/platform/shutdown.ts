@@ -18,8 +18,11 @@ const EXIT_MARGIN_MS = 1_000;
  * for a request waiting on a silent database to get its 503 (a pooled connection awaited, then its
  * statement given up a second after the server's bound) and for the bounded closing that follows.
  */
-export function forcedExitAfterMs(c: Pick<Config, 'shutdownDelayMs' | 'databaseConnectTimeoutMs' | 'databaseQueryTimeoutMs'>): number {
-  const longestDatabaseWait = c.databaseQueryTimeoutMs > 0 ? c.databaseConnectTimeoutMs + c.databaseQueryTimeoutMs + READ_TIMEOUT_GRACE_MS : 0;
+export function forcedExitAfterMs(
+  c: Pick<Config, 'shutdownDelayMs' | 'databaseConnectTimeoutMs' | 'databaseQueryTimeoutMs'>,
+): number {
+  const longestDatabaseWait =
+    c.databaseQueryTimeoutMs > 0 ? c.databaseConnectTimeoutMs + c.databaseQueryTimeoutMs + READ_TIMEOUT_GRACE_MS : 0;
   return c.shutdownDelayMs + Math.max(DRAIN_FLOOR_MS, longestDatabaseWait + CLOSE_WITHIN_MS + EXIT_MARGIN_MS);
 }
 

@@ -25,7 +25,7 @@ export function parseDateTime(text: string, endOfDay = false): Date | null {
   const mi = hasTime ? Number(m[5]) : endOfDay ? 59 : 0;
   const s = m[6] !== undefined ? Number(m[6]) : hasTime ? 0 : endOfDay ? 59 : 0;
   const date = new Date(y, mo - 1, d, h, mi, s, endOfDay && !hasTime ? 999 : 0);
-  if (date.getFullYear() !== y || date.getMonth() !== mo - 1 || date.getDate() !== d || h > 23 || mi > 59 || s > 59) return null;
+  if (date.getFullYear() !== y || date.getMonth() !== mo - 1 || date.getDate() !== d || h > 23 || mi > 59 || s > 59)
+    return null;
   return date;
 }
-

@@ -65,7 +65,13 @@ export function buildTree<T extends TreeItem, N>(items: readonly T[], toNode: (i
   const built = new Map<number, N>();
   for (let i = order.length - 1; i >= 0; i--) {
     const item = order[i];
-    built.set(item.id, toNode(item, (children.get(item.id) ?? []).map((kid) => built.get(kid.id) as N)));
+    built.set(
+      item.id,
+      toNode(
+        item,
+        (children.get(item.id) ?? []).map((kid) => built.get(kid.id) as N),
+      ),
+    );
   }
   return roots.map((r) => built.get(r.id) as N);
 }
@@ -74,7 +80,11 @@ export function buildTree<T extends TreeItem, N>(items: readonly T[], toNode: (i
  * The tree as a JSON array of `{...own(item), children: [...]}`, written without recursion. With
  * `leaves: 'omit'` a leaf carries no `children` key at all.
  */
-export function treeToJson<T extends TreeItem>(items: readonly T[], own: (item: T) => object, opts: { leaves: 'empty' | 'omit' } = { leaves: 'empty' }): string {
+export function treeToJson<T extends TreeItem>(
+  items: readonly T[],
+  own: (item: T) => object,
+  opts: { leaves: 'empty' | 'omit' } = { leaves: 'empty' },
+): string {
   const { roots, children } = arrangeTree(items);
   const out: string[] = ['['];
   const stack: Array<{ list: T[]; next: number }> = [{ list: roots, next: 0 }];

@@ -13,7 +13,11 @@ const PREPARE_LOCK_KEY = 7_316_000_001;
  * not enough on their own: two transactions both see it empty and both insert.) A process that dies
  * holding the lock loses its connection, and the lock with it.
  */
-export async function prepareDatabase(db: Db, seed: SeedOptions, beforeMigrating?: BeforeMigrating): Promise<SeedOutcome & { migrations: string[] }> {
+export async function prepareDatabase(
+  db: Db,
+  seed: SeedOptions,
+  beforeMigrating?: BeforeMigrating,
+): Promise<SeedOutcome & { migrations: string[] }> {
   return db.connection().execute(async (conn) => {
     await sql`select pg_advisory_lock(${PREPARE_LOCK_KEY})`.execute(conn);
     try {

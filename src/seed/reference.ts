@@ -38,7 +38,18 @@ export async function seedReferenceData(db: Db, opts: SeedOptions): Promise<Seed
       const password = opts.adminPassword ?? randomBytes(12).toString('base64url');
       const passwordHash = await hashPassword(password);
       const roleId = await ensureRole(trx, SUPER_ADMIN_ROLE, 'Super administrator', ['*']);
-      await insertStaff(trx, { username: opts.adminUsername, passwordHash, nickname: 'Administrator', userType: UserType.PLATFORM, merchantId: null, shopId: null }, [roleId]);
+      await insertStaff(
+        trx,
+        {
+          username: opts.adminUsername,
+          passwordHash,
+          nickname: 'Administrator',
+          userType: UserType.PLATFORM,
+          merchantId: null,
+          shopId: null,
+        },
+        [roleId],
+      );
       outcome.admin = { username: opts.adminUsername, password, generated };
     }
     if (opts.openApp) await upsertOpenApp(trx, { ...opts.openApp, name: 'bootstrap open app' });

@@ -41,11 +41,18 @@ afterAll(() => t?.close());
 
 describe('rejection matrix', () => {
   itRefusesWhatStaffOperationsRefuse(() => t, {
-    path: `${P}/getDistributeBatch`, permission: 'allocation:read', validBody: () => ({ id: may1.id }),
-    badInputs: [{ body: () => ({}), field: 'id', rule: /id is required/ }, { body: () => ({ id: 0 }), field: 'id' }],
+    path: `${P}/getDistributeBatch`,
+    permission: 'allocation:read',
+    validBody: () => ({ id: may1.id }),
+    badInputs: [
+      { body: () => ({}), field: 'id', rule: /id is required/ },
+      { body: () => ({ id: 0 }), field: 'id' },
+    ],
   });
   itRefusesWhatStaffOperationsRefuse(() => t, {
-    path: `${P}/queryDistributeBatchPage`, permission: 'allocation:read', validBody: () => ({}),
+    path: `${P}/queryDistributeBatchPage`,
+    permission: 'allocation:read',
+    validBody: () => ({}),
     badInputs: [
       { body: () => ({ year: 2019 }), field: 'year' },
       { body: () => ({ month: 13 }), field: 'month' },
@@ -55,7 +62,9 @@ describe('rejection matrix', () => {
     ],
   });
   itRefusesWhatStaffOperationsRefuse(() => t, {
-    path: `${P}/queryDistributeDetailPage`, permission: 'allocation:read', validBody: () => ({ batchId: may1.id }),
+    path: `${P}/queryDistributeDetailPage`,
+    permission: 'allocation:read',
+    validBody: () => ({ batchId: may1.id }),
     badInputs: [
       { body: () => ({}), field: 'batchId', rule: /batchId is required/ },
       { body: () => ({ batchId: may1.id, keywords: 'x'.repeat(65) }), field: 'keywords' },
@@ -63,18 +72,24 @@ describe('rejection matrix', () => {
     ],
   });
   itRefusesWhatStaffOperationsRefuse(() => t, {
-    path: `${P}/deleteDistributeBatch`, permission: 'allocation:delete', validBody: () => ({ id: 999_999_999 }),
+    path: `${P}/deleteDistributeBatch`,
+    permission: 'allocation:delete',
+    validBody: () => ({ id: 999_999_999 }),
     badInputs: [{ body: () => ({ id: 'x' }), field: 'id' }],
   });
   itRefusesWhatStaffOperationsRefuse(() => t, {
-    path: `${P}/exportDistributeDetail`, permission: 'allocation:read', validBody: () => ({ batchId: may1.id }),
+    path: `${P}/exportDistributeDetail`,
+    permission: 'allocation:read',
+    validBody: () => ({ batchId: may1.id }),
     badInputs: [{ body: () => ({}), field: 'batchId', rule: /batchId is required/ }],
   });
 
   it('answers 404 for an unknown batch on every operation', async () => {
     const missing = { errcode: 404, errmsg: 'allocation batch not found' };
     expect((await t.post(`${P}/getDistributeBatch`, { id: 999_999_999 }, platform.token)).body).toEqual(missing);
-    expect((await t.post(`${P}/queryDistributeDetailPage`, { batchId: 999_999_999 }, platform.token)).body).toEqual(missing);
+    expect((await t.post(`${P}/queryDistributeDetailPage`, { batchId: 999_999_999 }, platform.token)).body).toEqual(
+      missing,
+    );
     expect((await t.post(`${P}/deleteDistributeBatch`, { id: 999_999_999 }, platform.token)).body).toEqual(missing);
     const exp = await t.post(`${P}/exportDistributeDetail`, { batchId: 999_999_999 }, platform.token);
     expect(exp.body).toEqual(missing);
@@ -85,25 +100,50 @@ describe('reads', () => {
   it('gets a batch as executeCalc answered it', async () => {
     const got = await ok('getDistributeBatch', { id: may1.id });
     expect(got).toEqual(may1);
-    expect(got).toMatchObject({ year: 2026, month: 5, quarter: 2, cardModelId: s.m1, status: 1, calcMode: 'ratio', ratio: 80, ...{ validUserCount: 4, totalDistributeAmount: 5280, parkCount: 3 } });
+    expect(got).toMatchObject({
+      year: 2026,
+      month: 5,
+      quarter: 2,
+      cardModelId: s.m1,
+      status: 1,
+      calcMode: 'ratio',
+      ratio: 80,
+      ...{ validUserCount: 4, totalDistributeAmount: 5280, parkCount: 3 },
+    });
   });
 
   it('pages batches latest month first, with year, month, quarter and card model name filters', async () => {
     const all = await ok('queryDistributeBatchPage', { year: 2026 });
     expect(all.list.map((b: { id: number }) => b.id)).toEqual([june1.id, may1.id, may2.id]);
     expect(all.total).toBe(3);
-    expect((await ok('queryDistributeBatchPage', { month: 5 })).list.map((b: { id: number }) => b.id)).toEqual([may1.id, may2.id]);
-    expect((await ok('queryDistributeBatchPage', { quarter: 2, cardModelName: '惠民' })).list.map((b: { id: number }) => b.id)).toEqual([may2.id]);
+    expect((await ok('queryDistributeBatchPage', { month: 5 })).list.map((b: { id: number }) => b.id)).toEqual([
+      may1.id,
+      may2.id,
+    ]);
+    expect(
+      (await ok('queryDistributeBatchPage', { quarter: 2, cardModelName: '惠民' })).list.map(
+        (b: { id: number }) => b.id,
+      ),
+    ).toEqual([may2.id]);
     expect((await ok('queryDistributeBatchPage', { quarter: 3 })).total).toBe(0);
     expect((await ok('queryDistributeBatchPage', { cardModelName: '%' })).total).toBe(0);
     const page2 = await ok('queryDistributeBatchPage', { pageNum: 2, pageSize: 2 });
     expect(page2).toEqual({ list: [expect.objectContaining({ id: may2.id })], total: 3 });
   });
 
-  it('pages a batch\'s details in park order, with keywords in the park name', async () => {
+  it("pages a batch's details in park order, with keywords in the park name", async () => {
     const page = await ok('queryDistributeDetailPage', { batchId: may1.id });
     expect(page.total).toBe(3);
-    expect(page.list).toEqual(mayRatio80(s).details.map((d) => ({ id: expect.any(Number), batchId: may1.id, year: 2026, month: 5, cardModelId: s.m1, ...d })));
+    expect(page.list).toEqual(
+      mayRatio80(s).details.map((d) => ({
+        id: expect.any(Number),
+        batchId: may1.id,
+        year: 2026,
+        month: 5,
+        cardModelId: s.m1,
+        ...d,
+      })),
+    );
     const found = await ok('queryDistributeDetailPage', { batchId: may1.id, keywords: '灵隐' });
     expect(found.list.map((d: { parkId: number }) => d.parkId)).toEqual([s.p2.spuId]);
     const second = await ok('queryDistributeDetailPage', { batchId: may1.id, pageNum: 2, pageSize: 2 });
@@ -114,27 +154,39 @@ describe('reads', () => {
 describe('scoping', () => {
   it('shows a merchant the batches naming its parks, and only its details', async () => {
     // Merchant A owns P1 and P2: May's M1 batch; June's M1 batch names them too (with 0).
-    expect((await ok('queryDistributeBatchPage', {}, merchantA)).list.map((b: { id: number }) => b.id)).toEqual([june1.id, may1.id]);
+    expect((await ok('queryDistributeBatchPage', {}, merchantA)).list.map((b: { id: number }) => b.id)).toEqual([
+      june1.id,
+      may1.id,
+    ]);
     const details = await ok('queryDistributeDetailPage', { batchId: may1.id }, merchantA);
     expect(details.list.map((d: { parkId: number }) => d.parkId)).toEqual([s.p1.spuId, s.p2.spuId]);
     expect(details.total).toBe(2);
     expect((await ok('getDistributeBatch', { id: may1.id }, merchantB)).id).toBe(may1.id);
-    expect((await ok('queryDistributeDetailPage', { batchId: may1.id }, merchantB)).list.map((d: { parkId: number }) => d.parkId)).toEqual([s.p3.spuId]);
+    expect(
+      (await ok('queryDistributeDetailPage', { batchId: may1.id }, merchantB)).list.map(
+        (d: { parkId: number }) => d.parkId,
+      ),
+    ).toEqual([s.p3.spuId]);
   });
 
-  it('shows a shop user only its shop\'s parks', async () => {
+  it("shows a shop user only its shop's parks", async () => {
     const details = await ok('queryDistributeDetailPage', { batchId: may1.id }, shopA1);
     expect(details.list.map((d: { parkId: number }) => d.parkId)).toEqual([s.p1.spuId]);
   });
 
-  it('refuses a batch that names none of the caller\'s parks with 403, and lists none', async () => {
+  it("refuses a batch that names none of the caller's parks with 403, and lists none", async () => {
     const refused = { errcode: 403, errmsg: 'the record belongs to another merchant' };
     expect((await t.post(`${P}/getDistributeBatch`, { id: may1.id }, merchantC.token)).body).toEqual(refused);
-    expect((await t.post(`${P}/queryDistributeDetailPage`, { batchId: may1.id }, merchantC.token)).body).toEqual(refused);
+    expect((await t.post(`${P}/queryDistributeDetailPage`, { batchId: may1.id }, merchantC.token)).body).toEqual(
+      refused,
+    );
     expect((await t.post(`${P}/exportDistributeDetail`, { batchId: may1.id }, merchantC.token)).body).toEqual(refused);
     // M2 has no park at all: only platform users see its batch.
     expect((await t.post(`${P}/getDistributeBatch`, { id: may2.id }, merchantA.token)).body).toEqual(refused);
-    expect((await t.post(`${P}/getDistributeBatch`, { id: may2.id }, shopA1.token)).body).toEqual({ errcode: 403, errmsg: 'the record belongs to another shop' });
+    expect((await t.post(`${P}/getDistributeBatch`, { id: may2.id }, shopA1.token)).body).toEqual({
+      errcode: 403,
+      errmsg: 'the record belongs to another shop',
+    });
     expect((await ok('queryDistributeBatchPage', {}, merchantC)).total).toBe(0);
   });
 
@@ -158,7 +210,8 @@ async function statusSettled(id: number, expected: number) {
     if (r.status === expected) return r.status;
     await new Promise((resolve) => setImmediate(resolve));
   }
-  return (await t.db.selectFrom('distribute_batch').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+  return (await t.db.selectFrom('distribute_batch').select('status').where('id', '=', id).executeTakeFirstOrThrow())
+    .status;
 }
 
 describe('exportDistributeDetail', () => {
@@ -169,9 +222,27 @@ describe('exportDistributeDetail', () => {
     expect(res.headers['content-disposition']).toContain(encodeURIComponent(`分配明细_${may1.batchNo}.xlsx`));
     const ws = await readBack(res.raw.rawPayload);
     expect(ws.name).toBe('2026-05 畅游年卡 test');
-    expect((ws.getRow(1).values as unknown[]).slice(1)).toEqual(['期间', '卡型', '景区ID', '景区名称', '核销次数', '分配比例(%)', '分配金额(元)']);
+    expect((ws.getRow(1).values as unknown[]).slice(1)).toEqual([
+      '期间',
+      '卡型',
+      '景区ID',
+      '景区名称',
+      '核销次数',
+      '分配比例(%)',
+      '分配金额(元)',
+    ]);
     const rows = [2, 3, 4].map((r) => (ws.getRow(r).values as unknown[]).slice(1));
-    expect(rows).toEqual(mayRatio80(s).details.map((d) => ['2026-05', '畅游年卡 test', d.parkId, d.parkName, d.checkNum, d.distributePercent, d.distributeAmount / 100]));
+    expect(rows).toEqual(
+      mayRatio80(s).details.map((d) => [
+        '2026-05',
+        '畅游年卡 test',
+        d.parkId,
+        d.parkName,
+        d.checkNum,
+        d.distributePercent,
+        d.distributeAmount / 100,
+      ]),
+    );
     expect(ws.getRow(2).getCell(7).numFmt).toBe('0.00');
     const total = (ws.getRow(5).values as unknown[]).slice(1);
     expect(total[0]).toBe('合计');
@@ -189,7 +260,7 @@ describe('exportDistributeDetail', () => {
     expect(await statusSettled(june1.id, 3)).toBe(3);
   });
 
-  it('gives a merchant user only its parks\' rows and leaves the status alone', async () => {
+  it("gives a merchant user only its parks' rows and leaves the status alone", async () => {
     const [fresh] = await ok('executeCalc', { year: 2026, month: 4, cardModelIds: [s.m1] });
     const res = await t.post(`${P}/exportDistributeDetail`, { batchId: fresh.id }, merchantA.token);
     expect(res.status).toBe(200);
@@ -203,20 +274,40 @@ describe('exportDistributeDetail', () => {
 });
 
 describe('deleteDistributeBatch', () => {
-  it('marks the batch deleted, removes its details and its month\'s ledger row, and logs it', async () => {
+  it("marks the batch deleted, removes its details and its month's ledger row, and logs it", async () => {
     const [b] = await ok('executeCalc', { year: 2026, month: 8, cardModelIds: [s.m1] });
     const [other] = await ok('executeCalc', { year: 2026, month: 8, cardModelIds: [s.m2] });
-    expect((await t.post(`${P}/deleteDistributeBatch`, { id: b.id }, platform.token)).body).toEqual({ errcode: 0, errmsg: 'success' });
+    expect((await t.post(`${P}/deleteDistributeBatch`, { id: b.id }, platform.token)).body).toEqual({
+      errcode: 0,
+      errmsg: 'success',
+    });
     expect((await t.post(`${P}/getDistributeBatch`, { id: b.id }, platform.token)).body.errcode).toBe(404);
     expect((await t.post(`${P}/deleteDistributeBatch`, { id: b.id }, platform.token)).body.errcode).toBe(404);
-    const row = await t.db.selectFrom('distribute_batch').select(['is_deleted', 'updated_by']).where('id', '=', b.id).executeTakeFirstOrThrow();
+    const row = await t.db
+      .selectFrom('distribute_batch')
+      .select(['is_deleted', 'updated_by'])
+      .where('id', '=', b.id)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ is_deleted: true, updated_by: platform.userId });
     expect(await t.db.selectFrom('distribute_detail').select('id').where('batch_id', '=', b.id).execute()).toEqual([]);
-    const ledger = await t.db.selectFrom('deferred_revenue_ledger').select(['card_model_id', 'batch_id']).where('year', '=', 2026).where('month', '=', 8).execute();
+    const ledger = await t.db
+      .selectFrom('deferred_revenue_ledger')
+      .select(['card_model_id', 'batch_id'])
+      .where('year', '=', 2026)
+      .where('month', '=', 8)
+      .execute();
     expect(ledger).toEqual([{ card_model_id: s.m2, batch_id: other.id }]);
-    expect((await ok('queryDistributeBatchPage', { month: 8 })).list.map((x: { id: number }) => x.id)).toEqual([other.id]);
-    const logs = await t.db.selectFrom('operate_log').select(['module', 'action', 'biz_id', 'success']).where('account_id', '=', platform.userId)
-      .where('action', '=', '删除分配批次').where('biz_id', '=', String(b.id)).orderBy('id').execute();
+    expect((await ok('queryDistributeBatchPage', { month: 8 })).list.map((x: { id: number }) => x.id)).toEqual([
+      other.id,
+    ]);
+    const logs = await t.db
+      .selectFrom('operate_log')
+      .select(['module', 'action', 'biz_id', 'success'])
+      .where('account_id', '=', platform.userId)
+      .where('action', '=', '删除分配批次')
+      .where('biz_id', '=', String(b.id))
+      .orderBy('id')
+      .execute();
     expect(logs).toEqual([
       { module: '月度分配', action: '删除分配批次', biz_id: String(b.id), success: true },
       { module: '月度分配', action: '删除分配批次', biz_id: String(b.id), success: false },

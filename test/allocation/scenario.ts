@@ -45,9 +45,24 @@ export async function buildScenario(t: TestApp): Promise<Scenario> {
   const merchantC = await createMerchant(db);
   await createShop(db, { merchant_id: merchantC });
 
-  const m1 = await createCardModel(db, { name: '畅游年卡 test', price: 19800, validity_months: 12, allocation_enabled: true });
-  const m2 = await createCardModel(db, { name: '惠民年卡 test', price: 9800, validity_months: 12, allocation_enabled: true });
-  const m3 = await createCardModel(db, { name: '体验卡 test', price: 5000, validity_months: 1, allocation_enabled: false });
+  const m1 = await createCardModel(db, {
+    name: '畅游年卡 test',
+    price: 19800,
+    validity_months: 12,
+    allocation_enabled: true,
+  });
+  const m2 = await createCardModel(db, {
+    name: '惠民年卡 test',
+    price: 9800,
+    validity_months: 12,
+    allocation_enabled: true,
+  });
+  const m3 = await createCardModel(db, {
+    name: '体验卡 test',
+    price: 5000,
+    validity_months: 1,
+    allocation_enabled: false,
+  });
 
   const parkNames = { p1: '西湖景区', p2: '灵隐寺', p3: '千岛湖' };
   const p1 = await createPark(db, { cardModelId: m1, shopId: shopA1, merchantId: merchantA, name: parkNames.p1 });
@@ -56,7 +71,10 @@ export async function buildScenario(t: TestApp): Promise<Scenario> {
   const p4 = await createPark(db, { cardModelId: m1, shopId: shopA1, merchantId: merchantA, name: '宋城', way: 1 });
   await createPark(db, { cardModelId: m3, shopId: shopA1, merchantId: merchantA, name: '体验景区' });
   // M2 admits P1 by check count (way 1): it has no park to allocate to.
-  await db.insertInto('card_model_resource_rule').values({ card_model_id: m2, resource_id: p1.spuId, settlement_way: 1, buy_price: 3000 }).execute();
+  await db
+    .insertInto('card_model_resource_rule')
+    .values({ card_model_id: m2, resource_id: p1.spuId, settlement_way: 1, buy_price: 3000 })
+    .execute();
 
   const card = (active: string | null, expire: string | null, o: { status?: number; is_deleted?: boolean } = {}) =>
     createCard(db, { card_model_id: m1, active_time: active, expire_time: expire, ...o });
@@ -69,9 +87,14 @@ export async function buildScenario(t: TestApp): Promise<Scenario> {
   await card('2025-05-20 10:00:00', '2026-05-20 10:00:00', { status: 4 });
   await card('2026-02-01 00:00:00', '2027-02-01 00:00:00', { is_deleted: true });
   await card(null, null, { status: 1 });
-  const m2Card = await createCard(db, { card_model_id: m2, active_time: '2026-03-01 00:00:00', expire_time: '2027-03-01 00:00:00' });
+  const m2Card = await createCard(db, {
+    card_model_id: m2,
+    active_time: '2026-03-01 00:00:00',
+    expire_time: '2027-03-01 00:00:00',
+  });
 
-  const check = (park: Park, at: string, consumeNum = 1, deleted = false) => createCheck(db, { cardId: c1, cardModelId: m1, park, at, consumeNum, deleted });
+  const check = (park: Park, at: string, consumeNum = 1, deleted = false) =>
+    createCheck(db, { cardId: c1, cardModelId: m1, park, at, consumeNum, deleted });
   await check(p1, '2026-05-01 00:00:00');
   await check(p1, '2026-05-15 10:00:00', 2);
   await check(p2, '2026-05-10 11:00:00');

@@ -20,7 +20,7 @@ const byIp = (ip: string | null, tok = token) =>
   t.post(`/manage-api/system/area/get-by-ip${ip === null ? '' : `?ip=${encodeURIComponent(ip)}`}`, {}, tok);
 
 describe('/system/area/tree', () => {
-  it('nests province → city → district as {id, name, children}; a leaf carries children: [] as the region tree\'s leaves do', async () => {
+  it("nests province → city → district as {id, name, children}; a leaf carries children: [] as the region tree's leaves do", async () => {
     const res = await t.post('/manage-api/system/area/tree', {}, token);
     expect(res.body.errcode).toBe(0);
     const provinces = res.body.data as AreaNode[];
@@ -49,7 +49,10 @@ describe('/system/area/tree', () => {
     // The region tree's leaves have the same empty list.
     const regions = await t.post('/manage-api/region/queryRegionTree', {}, token);
     expect(regions.body.errcode, regions.body.errmsg).toBe(0);
-    const findNode = (nodes: Array<{ id: number; children: unknown[] }>, id: number): { id: number; children: unknown[] } | undefined => {
+    const findNode = (
+      nodes: Array<{ id: number; children: unknown[] }>,
+      id: number,
+    ): { id: number; children: unknown[] } | undefined => {
       for (const n of nodes) {
         if (n.id === id) return n;
         const hit = findNode(n.children as Array<{ id: number; children: unknown[] }>, id);
@@ -62,7 +65,9 @@ describe('/system/area/tree', () => {
 
   it('says in the OpenAPI document that children is required', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
-    const data = doc.paths['/manage-api/system/area/tree'].post.responses['200'].content['application/json'].schema.oneOf[0].properties.data;
+    const data =
+      doc.paths['/manage-api/system/area/tree'].post.responses['200'].content['application/json'].schema.oneOf[0]
+        .properties.data;
     const ref: string = data.items.$ref;
     const node = ref.split('/').reduce((at: Record<string, any>, key: string) => (key === '#' ? doc : at[key]), doc);
     expect(node.required).toEqual(['id', 'name', 'children']);
@@ -93,7 +98,10 @@ describe('/system/area/get-by-ip', () => {
 
   it('refuses a malformed or missing address with 400', async () => {
     expect((await byIp('999.1.1.1')).body.errcode).toBe(400);
-    expect((await byIp('not-an-ip')).body).toEqual({ errcode: 400, errmsg: 'ip is invalid: must be an IPv4 or IPv6 address' });
+    expect((await byIp('not-an-ip')).body).toEqual({
+      errcode: 400,
+      errmsg: 'ip is invalid: must be an IPv4 or IPv6 address',
+    });
     expect((await byIp(null)).body).toEqual({ errcode: 400, errmsg: 'ip is required' });
   });
 

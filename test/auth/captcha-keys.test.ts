@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-describe('captcha session keys are the server\'s', () => {
+describe("captcha session keys are the server's", () => {
   it('answers a client-chosen SESSION cookie with a key of its own, and keeps no code under the chosen one', async () => {
     const chosen = 'attacker-chosen-key-0123456789';
     const { res, key, code } = await requestCaptcha(t, { cookie: `SESSION=${chosen}` });
@@ -20,11 +20,22 @@ describe('captcha session keys are the server\'s', () => {
     expect(String(res.headers['set-cookie'])).toMatch(new RegExp(`^SESSION=${key};`));
     expect(await t.store.get(`captcha:${chosen}`)).toBeNull();
     // the chosen key cannot log in, whatever code is sent; the issued one can
-    const withChosen = await t.post(LOGIN, { username: TEST_ADMIN.username, password: TEST_ADMIN.password, code, uuid: chosen });
+    const withChosen = await t.post(LOGIN, {
+      username: TEST_ADMIN.username,
+      password: TEST_ADMIN.password,
+      code,
+      uuid: chosen,
+    });
     expect(withChosen.body).toEqual({ errcode: 1_002_000_002, errmsg: 'please request a captcha first' });
-    const viaCookie = await t.call('POST', LOGIN, { body: { username: TEST_ADMIN.username, password: TEST_ADMIN.password, code }, headers: { cookie: `SESSION=${chosen}` } });
+    const viaCookie = await t.call('POST', LOGIN, {
+      body: { username: TEST_ADMIN.username, password: TEST_ADMIN.password, code },
+      headers: { cookie: `SESSION=${chosen}` },
+    });
     expect(viaCookie.body.errcode).toBe(1_002_000_002);
-    expect((await t.post(LOGIN, { username: TEST_ADMIN.username, password: TEST_ADMIN.password, code, uuid: key })).body.errcode).toBe(0);
+    expect(
+      (await t.post(LOGIN, { username: TEST_ADMIN.username, password: TEST_ADMIN.password, code, uuid: key })).body
+        .errcode,
+    ).toBe(0);
   });
 
   it('reuses an issued key while it lives, and issues a new one once it has expired', async () => {

@@ -20,7 +20,13 @@ let net = 0;
 const freshAddress = () => `10.77.${++net}.${Date.now() % 200}`;
 const wrongCount = (rows: { errcode: number }[]) => rows.filter((r) => r.errcode === BAD).length;
 const failureLog = (kind: string, id: number) =>
-  t.db.selectFrom('login_log').select('errcode').where('account_kind', '=', kind).where('account_id', '=', id).where('success', '=', false).execute();
+  t.db
+    .selectFrom('login_log')
+    .select('errcode')
+    .where('account_kind', '=', kind)
+    .where('account_id', '=', id)
+    .where('success', '=', false)
+    .execute();
 
 /** 14 wrong passwords and, last, the right one, all at once. */
 const burst = <T>(send: (password: string, i: number) => Promise<T>, right: string) =>
@@ -33,7 +39,12 @@ describe('a burst of parallel logins from one address', () => {
     const keys = await Promise.all(Array.from({ length: 15 }, () => requestCaptcha(t, { remoteAddress: address })));
     const answers = await burst(async (password, i) => {
       const { key, code } = keys[i]!;
-      const res = await t.app.inject({ method: 'POST', url: '/manage-api/auth/login', remoteAddress: address, payload: { username: u.username, password, code, uuid: key } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/manage-api/auth/login',
+        remoteAddress: address,
+        payload: { username: u.username, password, code, uuid: key },
+      });
       return res.json() as { errcode: number };
     }, u.password);
 
@@ -45,7 +56,12 @@ describe('a burst of parallel logins from one address', () => {
     expect(wrongCount(await failureLog('admin', u.id))).toBeLessThanOrEqual(FAILURES_BEFORE_LOCK - 1);
     // the pair stays locked
     const { key, code } = await requestCaptcha(t, { remoteAddress: address });
-    const again = await t.app.inject({ method: 'POST', url: '/manage-api/auth/login', remoteAddress: address, payload: { username: u.username, password: u.password, code, uuid: key } });
+    const again = await t.app.inject({
+      method: 'POST',
+      url: '/manage-api/auth/login',
+      remoteAddress: address,
+      payload: { username: u.username, password: u.password, code, uuid: key },
+    });
     expect(again.json().errcode).toBe(423);
   });
 
@@ -53,7 +69,14 @@ describe('a burst of parallel logins from one address', () => {
     const checker = await createChecker(t.db);
     const address = freshAddress();
     const login = (password: string) =>
-      t.app.inject({ method: 'POST', url: '/app-api/auth/checkerLogin', remoteAddress: address, payload: { mobile: checker.mobile, password } }).then((r) => r.json() as { errcode: number });
+      t.app
+        .inject({
+          method: 'POST',
+          url: '/app-api/auth/checkerLogin',
+          remoteAddress: address,
+          payload: { mobile: checker.mobile, password },
+        })
+        .then((r) => r.json() as { errcode: number });
     const codes = (await burst((password) => login(password), checker.password)).map((a) => a.errcode);
     expect(codes).not.toContain(0);
     expect(codes.filter((c) => c === BAD).length).toBeLessThanOrEqual(FAILURES_BEFORE_LOCK - 1);
@@ -66,10 +89,19 @@ describe('a burst of parallel logins from one address', () => {
     const checker = await createChecker(t.db);
     const address = freshAddress();
     const login = (password: string) =>
-      t.app.inject({ method: 'POST', url: '/app-api/auth/checkerLogin', remoteAddress: address, payload: { mobile: checker.mobile, password } }).then((r) => r.json() as { errcode: number });
+      t.app
+        .inject({
+          method: 'POST',
+          url: '/app-api/auth/checkerLogin',
+          remoteAddress: address,
+          payload: { mobile: checker.mobile, password },
+        })
+        .then((r) => r.json() as { errcode: number });
     for (let i = 0; i < FAILURES_BEFORE_LOCK - 1; i++) expect((await login('wrong')).errcode).toBe(BAD);
     expect((await login(checker.password)).errcode).toBe(0);
-    const codes = (await Promise.all(Array.from({ length: FAILURES_BEFORE_LOCK }, () => login(checker.password)))).map((a) => a.errcode);
+    const codes = (await Promise.all(Array.from({ length: FAILURES_BEFORE_LOCK }, () => login(checker.password)))).map(
+      (a) => a.errcode,
+    );
     expect(codes).toEqual(Array(FAILURES_BEFORE_LOCK).fill(0));
   });
 });

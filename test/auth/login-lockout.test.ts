@@ -21,7 +21,12 @@ function recording(inner: Store): Store & { ops: string[] } {
     ...inner,
     kind: inner.kind,
     ops,
-    get: wrap('get'), set: wrap('set'), setIfAbsent: wrap('setIfAbsent'), take: wrap('take'), del: wrap('del'), incr: wrap('incr'),
+    get: wrap('get'),
+    set: wrap('set'),
+    setIfAbsent: wrap('setIfAbsent'),
+    take: wrap('take'),
+    del: wrap('del'),
+    incr: wrap('incr'),
   };
 }
 
@@ -42,11 +47,18 @@ afterAll(async () => {
 });
 
 const checkerLogin = (mobile: string, password: string, remoteAddress: string) =>
-  t.app.inject({ method: 'POST', url: CHECKER_LOGIN, remoteAddress, payload: { mobile, password } }).then((r) => r.json() as { errcode: number; errmsg: string });
+  t.app
+    .inject({ method: 'POST', url: CHECKER_LOGIN, remoteAddress, payload: { mobile, password } })
+    .then((r) => r.json() as { errcode: number; errmsg: string });
 
 async function staffLogin(username: string, password: string, remoteAddress: string) {
   const { key, code } = await requestCaptcha(t, { remoteAddress });
-  const res = await t.app.inject({ method: 'POST', url: STAFF_LOGIN, remoteAddress, payload: { username, password, code, uuid: key } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: STAFF_LOGIN,
+    remoteAddress,
+    payload: { username, password, code, uuid: key },
+  });
   return res.json() as { errcode: number; errmsg: string };
 }
 
@@ -62,7 +74,12 @@ describe('an unknown name is counted exactly as a real one', () => {
       unknown.push(await checkerLogin(nobody, `wrong-${i}`, `${net}.2`));
     }
     expect(unknown).toEqual(real);
-    expect(real.map((r) => (r as { errcode: number }).errcode)).toEqual([...Array(FAILURES_BEFORE_LOCK - 1).fill(1_002_000_000), 423, 423, 423]);
+    expect(real.map((r) => (r as { errcode: number }).errcode)).toEqual([
+      ...Array(FAILURES_BEFORE_LOCK - 1).fill(1_002_000_000),
+      423,
+      423,
+      423,
+    ]);
     // and the right password from the locked address is refused all the same
     expect((await checkerLogin(checker.mobile, checker.password, `${net}.1`)).errcode).toBe(423);
   });
@@ -70,9 +87,13 @@ describe('an unknown name is counted exactly as a real one', () => {
   it('locks an unknown staff name on the fifth failure, as it locks a real one', async () => {
     const u = await createStaff(t.db);
     const net = freshNet();
-    for (const [name, address] of [[u.username, `${net}.1`], ['no_such_user_' + Date.now(), `${net}.2`]]) {
+    for (const [name, address] of [
+      [u.username, `${net}.1`],
+      ['no_such_user_' + Date.now(), `${net}.2`],
+    ]) {
       const answers: number[] = [];
-      for (let i = 0; i < FAILURES_BEFORE_LOCK + 1; i++) answers.push((await staffLogin(name, `Wrong@${i}`, address)).errcode);
+      for (let i = 0; i < FAILURES_BEFORE_LOCK + 1; i++)
+        answers.push((await staffLogin(name, `Wrong@${i}`, address)).errcode);
       expect(answers).toEqual([1_002_000_000, 1_002_000_000, 1_002_000_000, 1_002_000_000, 423, 423]);
     }
   });
@@ -98,13 +119,20 @@ describe('an unknown name is counted exactly as a real one', () => {
     const net = freshNet();
     const verifications = async () => {
       const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
-      return new Map([...text.matchAll(/^password_verifications_total\{cost="([^"]+)"\} (\d+)$/gm)].map((m) => [m[1], Number(m[2])]));
+      return new Map(
+        [...text.matchAll(/^password_verifications_total\{cost="([^"]+)"\} (\d+)$/gm)].map((m) => [m[1], Number(m[2])]),
+      );
     };
     const spent = async (mobile: string, address: string) => {
       const before = await verifications();
       const { errcode } = await checkerLogin(mobile, 'wrong-password', address);
       const after = await verifications();
-      return { errcode, spent: [...after].filter(([cost, n]) => n !== (before.get(cost) ?? 0)).map(([cost, n]) => [cost, n - (before.get(cost) ?? 0)]) };
+      return {
+        errcode,
+        spent: [...after]
+          .filter(([cost, n]) => n !== (before.get(cost) ?? 0))
+          .map(([cost, n]) => [cost, n - (before.get(cost) ?? 0)]),
+      };
     };
     const real = await spent(checker.mobile, `${net}.1`);
     const unknown = await spent('19' + checker.mobile.slice(2), `${net}.2`);
@@ -146,10 +174,14 @@ describe('the per-account limit', () => {
 
     const net = freshNet();
     const attempts = Array.from({ length: ACCOUNT_FAILURE_LIMIT }, (_, i) => `${net}.${i + 1}`);
-    for (const address of attempts) expect((await checkerLogin(checker.mobile, 'guess', address)).errcode).toBe(1_002_000_000);
+    for (const address of attempts)
+      expect((await checkerLogin(checker.mobile, 'guess', address)).errcode).toBe(1_002_000_000);
     // a further stranger is held back before the password is looked at, right or wrong
     const stranger = await checkerLogin(checker.mobile, checker.password, `${freshNet()}.1`);
-    expect(stranger).toEqual({ errcode: 429, errmsg: 'too many failed logins for this account, please try again later' });
+    expect(stranger).toEqual({
+      errcode: 429,
+      errmsg: 'too many failed logins for this account, please try again later',
+    });
     // the owner's own address still logs in, and its typos neither lock nor count against the account
     expect((await checkerLogin(checker.mobile, 'typo', home)).errcode).toBe(1_002_000_000);
     expect((await checkerLogin(checker.mobile, checker.password, home)).errcode).toBe(0);
@@ -158,7 +190,8 @@ describe('the per-account limit', () => {
   it('holds back strangers of an unknown name the same way', async () => {
     const nobody = '19' + randomMobile().slice(2);
     const net = freshNet();
-    for (let i = 1; i <= ACCOUNT_FAILURE_LIMIT; i++) expect((await checkerLogin(nobody, 'guess', `${net}.${i}`)).errcode).toBe(1_002_000_000);
+    for (let i = 1; i <= ACCOUNT_FAILURE_LIMIT; i++)
+      expect((await checkerLogin(nobody, 'guess', `${net}.${i}`)).errcode).toBe(1_002_000_000);
     expect((await checkerLogin(nobody, 'guess', `${freshNet()}.1`)).errcode).toBe(429);
   });
 });

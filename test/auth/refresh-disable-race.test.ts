@@ -50,7 +50,12 @@ describe.skipIf(!process.env.DATABASE_URL)('a token refresh racing a disable', (
     const refreshed = await refreshing.catch((e: unknown) => e);
     await revoking;
 
-    const rows = await t.db.selectFrom('oauth2_token').select('access_hash').where('account_kind', '=', 'admin').where('account_id', '=', u.id).execute();
+    const rows = await t.db
+      .selectFrom('oauth2_token')
+      .select('access_hash')
+      .where('account_kind', '=', 'admin')
+      .where('account_id', '=', u.id)
+      .execute();
     expect(rows).toEqual([]);
     if (refreshed instanceof AppError) expect(refreshed.errcode).toBe(401);
     else expect(await tokens.resolve((refreshed as Awaited<typeof refreshing>).issued.accessHash)).toBeNull();
@@ -94,8 +99,14 @@ describe.skipIf(!process.env.DATABASE_URL)('a token refresh racing a disable', (
     // the deadlock by failing one of them (40P01), often the revocation, leaving the account's tokens.
     expect(revoked).toBe(1);
     // the refresh committed first; its post-commit check may already find its new row revoked (401)
-    if (refreshed instanceof Error) expect([refreshed.constructor.name, (refreshed as AppError).errcode]).toEqual(['AppError', 401]);
-    const rows = await t.db.selectFrom('oauth2_token').select('id').where('account_kind', '=', 'admin').where('account_id', '=', u.id).execute();
+    if (refreshed instanceof Error)
+      expect([refreshed.constructor.name, (refreshed as AppError).errcode]).toEqual(['AppError', 401]);
+    const rows = await t.db
+      .selectFrom('oauth2_token')
+      .select('id')
+      .where('account_kind', '=', 'admin')
+      .where('account_id', '=', u.id)
+      .execute();
     expect(rows).toEqual([]);
   });
 });

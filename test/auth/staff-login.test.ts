@@ -24,7 +24,12 @@ afterAll(async () => {
 });
 
 /** A login through a fresh captcha (uuid form): `code` overrides the right one. */
-async function login(app: TestApp, username: string, password: string, opts: { code?: string; remoteAddress?: string } = {}) {
+async function login(
+  app: TestApp,
+  username: string,
+  password: string,
+  opts: { code?: string; remoteAddress?: string } = {},
+) {
   const { key, code } = await requestCaptcha(app, opts);
   const res = await app.app.inject({
     method: 'POST',
@@ -71,7 +76,14 @@ describe('staff login', () => {
     expect(res.errcode).toBe(0);
     expect(res.errmsg).toBe('success');
     const data = res.data;
-    expect(Object.keys(data).sort()).toEqual(['accessToken', 'expiresTime', 'mobile', 'openId', 'refreshToken', 'userId']);
+    expect(Object.keys(data).sort()).toEqual([
+      'accessToken',
+      'expiresTime',
+      'mobile',
+      'openId',
+      'refreshToken',
+      'userId',
+    ]);
     expect(data.userId).toBeTypeOf('number');
     expect(data.accessToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(data.refreshToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -82,9 +94,19 @@ describe('staff login', () => {
     expect(expires).toBeGreaterThanOrEqual(before + 1800 * 1000 - 1000);
     expect(expires).toBeLessThanOrEqual(after + 1800 * 1000);
 
-    const rows = await t.db.selectFrom('login_log').selectAll().where('account_id', '=', data.userId).where('success', '=', true).execute();
+    const rows = await t.db
+      .selectFrom('login_log')
+      .selectAll()
+      .where('account_id', '=', data.userId)
+      .where('success', '=', true)
+      .execute();
     expect(rows.length).toBeGreaterThanOrEqual(1);
-    expect(rows.at(-1)).toMatchObject({ account_kind: 'admin', username: TEST_ADMIN.username, errcode: 0, ip: '127.0.0.1' });
+    expect(rows.at(-1)).toMatchObject({
+      account_kind: 'admin',
+      username: TEST_ADMIN.username,
+      errcode: 0,
+      ip: '127.0.0.1',
+    });
 
     const tree = await t.post(TREE, {}, data.accessToken);
     expect(tree.body.errcode).toBe(0);
@@ -94,39 +116,72 @@ describe('staff login', () => {
     const res = await t.post(LOGIN, { username: TEST_ADMIN.username, password: TEST_ADMIN.password, code: '1234' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ errcode: 1_002_000_002, errmsg: 'please request a captcha first' });
-    const withUnknownKey = await t.post(LOGIN, { username: TEST_ADMIN.username, password: TEST_ADMIN.password, code: '1234', uuid: 'k'.repeat(32) });
+    const withUnknownKey = await t.post(LOGIN, {
+      username: TEST_ADMIN.username,
+      password: TEST_ADMIN.password,
+      code: '1234',
+      uuid: 'k'.repeat(32),
+    });
     expect(withUnknownKey.body.errcode).toBe(1_002_000_002);
   });
 
   it('compares the code ignoring case', async () => {
     const { key } = await requestCaptcha(t);
     await t.store.set(`captcha:${key}`, 'AbC9', 300);
-    const res = await t.post(LOGIN, { username: TEST_ADMIN.username, password: TEST_ADMIN.password, code: 'aBc9', uuid: key });
+    const res = await t.post(LOGIN, {
+      username: TEST_ADMIN.username,
+      password: TEST_ADMIN.password,
+      code: 'aBc9',
+      uuid: key,
+    });
     expect(res.body.errcode).toBe(0);
   });
 
   it('clears the code on a mismatch: the right code then fails too', async () => {
     const { key, code } = await requestCaptcha(t);
     const wrong = code === '0000' ? '1111' : '0000';
-    const first = await t.post(LOGIN, { username: TEST_ADMIN.username, password: TEST_ADMIN.password, code: wrong, uuid: key });
+    const first = await t.post(LOGIN, {
+      username: TEST_ADMIN.username,
+      password: TEST_ADMIN.password,
+      code: wrong,
+      uuid: key,
+    });
     expect(first.body.errcode).toBe(1_002_000_003);
-    const again = await t.post(LOGIN, { username: TEST_ADMIN.username, password: TEST_ADMIN.password, code, uuid: key });
+    const again = await t.post(LOGIN, {
+      username: TEST_ADMIN.username,
+      password: TEST_ADMIN.password,
+      code,
+      uuid: key,
+    });
     expect(again.body.errcode).not.toBe(0);
     expect(again.body.errcode).toBe(1_002_000_002);
   });
 
   it('uses a code once', async () => {
     const { key, code } = await requestCaptcha(t);
-    const first = await t.post(LOGIN, { username: TEST_ADMIN.username, password: TEST_ADMIN.password, code, uuid: key });
+    const first = await t.post(LOGIN, {
+      username: TEST_ADMIN.username,
+      password: TEST_ADMIN.password,
+      code,
+      uuid: key,
+    });
     expect(first.body.errcode).toBe(0);
-    const second = await t.post(LOGIN, { username: TEST_ADMIN.username, password: TEST_ADMIN.password, code, uuid: key });
+    const second = await t.post(LOGIN, {
+      username: TEST_ADMIN.username,
+      password: TEST_ADMIN.password,
+      code,
+      uuid: key,
+    });
     expect(second.body.errcode).toBe(1_002_000_002);
   });
 
   it('accepts a login through the SESSION cookie (no uuid)', async () => {
     const { res, code } = await requestCaptcha(t);
     const cookie = String(res.headers['set-cookie']).split(';')[0];
-    const out = await t.call('POST', LOGIN, { body: { username: TEST_ADMIN.username, password: TEST_ADMIN.password, code }, headers: { cookie } });
+    const out = await t.call('POST', LOGIN, {
+      body: { username: TEST_ADMIN.username, password: TEST_ADMIN.password, code },
+      headers: { cookie },
+    });
     expect(out.body.errcode).toBe(0);
   });
 
@@ -155,7 +210,8 @@ describe('staff login', () => {
   it('locks the account for the failing address on the fifth failed login, refusing even the right password there', async () => {
     const u = await createStaff(t.db);
     const from = { remoteAddress: '10.20.30.40' };
-    for (let i = 1; i <= 4; i++) expect((await login(t, u.username, 'Wrong@Pass' + i, from)).errcode).toBe(1_002_000_000);
+    for (let i = 1; i <= 4; i++)
+      expect((await login(t, u.username, 'Wrong@Pass' + i, from)).errcode).toBe(1_002_000_000);
     const fifth = await login(t, u.username, 'Wrong@Pass5', from);
     expect(fifth.errcode).toBe(423);
     expect(fifth.errmsg).toMatch(/locked.*10 minutes/);
@@ -170,11 +226,19 @@ describe('staff login', () => {
     expect(legacy.startsWith('$2a$')).toBe(true);
     const u = await createStaff(t.db, { passwordHash: legacy, password });
     const bcryptVerified = async () =>
-      Number(/^password_verifications_total\{cost="bcrypt 4"\} (\d+)$/m.exec((await t.app.inject({ method: 'GET', url: '/metrics' })).body)?.[1] ?? 0);
+      Number(
+        /^password_verifications_total\{cost="bcrypt 4"\} (\d+)$/m.exec(
+          (await t.app.inject({ method: 'GET', url: '/metrics' })).body,
+        )?.[1] ?? 0,
+      );
     const before = await bcryptVerified();
     expect((await login(t, u.username, password)).errcode).toBe(0);
     expect(await bcryptVerified(), 'the bcrypt verification counted by its cost on /metrics').toBe(before + 1);
-    const row = await t.db.selectFrom('admin_user').select('password_hash').where('id', '=', u.id).executeTakeFirstOrThrow();
+    const row = await t.db
+      .selectFrom('admin_user')
+      .select('password_hash')
+      .where('id', '=', u.id)
+      .executeTakeFirstOrThrow();
     expect(row.password_hash.startsWith('$argon2id$')).toBe(true);
     expect((await login(t, u.username, password)).errcode).toBe(0);
     expect((await login(t, u.username, 'not-it')).errcode).toBe(1_002_000_000);
@@ -189,14 +253,23 @@ describe('with CAPTCHA_BYPASS_CODE', () => {
   afterAll(() => bypass?.close());
 
   it('still refuses a login that never requested a captcha', async () => {
-    const res = await bypass.post(LOGIN, { username: TEST_ADMIN.username, password: TEST_ADMIN.password, code: '0000' });
+    const res = await bypass.post(LOGIN, {
+      username: TEST_ADMIN.username,
+      password: TEST_ADMIN.password,
+      code: '0000',
+    });
     expect(res.body).toEqual({ errcode: 1_002_000_002, errmsg: 'please request a captcha first' });
   });
 
   it('accepts the bypass code in place of the drawn one once a captcha was requested', async () => {
     const { key, code } = await requestCaptcha(bypass);
     await bypass.store.set(`captcha:${key}`, code === '1234' ? '5678' : '1234', 300);
-    const res = await bypass.post(LOGIN, { username: TEST_ADMIN.username, password: TEST_ADMIN.password, code: '0000', uuid: key });
+    const res = await bypass.post(LOGIN, {
+      username: TEST_ADMIN.username,
+      password: TEST_ADMIN.password,
+      code: '0000',
+      uuid: key,
+    });
     expect(res.body.errcode).toBe(0);
   });
 });
@@ -205,16 +278,36 @@ describe('sessions', () => {
   it('logout ends the token at once and writes an operate_log row', async () => {
     const { accessToken, userId } = await t.loginStaff();
     expect((await t.post(TREE, {}, accessToken)).body.errcode).toBe(0);
-    const mark = await t.db.selectFrom('operate_log').select((eb) => eb.fn.max('id').as('m')).executeTakeFirst();
+    const mark = await t.db
+      .selectFrom('operate_log')
+      .select((eb) => eb.fn.max('id').as('m'))
+      .executeTakeFirst();
     const out = await t.call('POST', '/manage-api/auth/logout', { token: accessToken });
     expect(out.body).toEqual({ errcode: 0, errmsg: 'success' });
     const after = await t.post(TREE, {}, accessToken);
     expect(after.body.errcode).toBe(401);
-    const rows = await t.db.selectFrom('operate_log').selectAll().where('id', '>', Number(mark?.m ?? 0)).where('action', '=', '退出登录').execute();
+    const rows = await t.db
+      .selectFrom('operate_log')
+      .selectAll()
+      .where('id', '>', Number(mark?.m ?? 0))
+      .where('action', '=', '退出登录')
+      .execute();
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ account_kind: 'admin', account_id: userId, success: true, errcode: 0, path: '/manage-api/auth/logout' });
+    expect(rows[0]).toMatchObject({
+      account_kind: 'admin',
+      account_id: userId,
+      success: true,
+      errcode: 0,
+      path: '/manage-api/auth/logout',
+    });
     // the token row is gone too, so no other instance can rebuild the session
-    expect(await t.db.selectFrom('oauth2_token').select('id').where('access_hash', '=', hashToken(accessToken)).executeTakeFirst()).toBeUndefined();
+    expect(
+      await t.db
+        .selectFrom('oauth2_token')
+        .select('id')
+        .where('access_hash', '=', hashToken(accessToken))
+        .executeTakeFirst(),
+    ).toBeUndefined();
   });
 
   it('refresh rotates both tokens; the old refresh token then fails, the new access token works', async () => {
@@ -228,7 +321,9 @@ describe('sessions', () => {
     expect(next.expiresTime).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     expect((await t.post(TREE, {}, next.accessToken)).body.errcode).toBe(0);
     expect((await t.post(TREE, {}, first.accessToken)).body.errcode).toBe(401);
-    expect((await t.post('/manage-api/auth/refreshToken', { refreshToken: first.refreshToken })).body.errcode).toBe(401);
+    expect((await t.post('/manage-api/auth/refreshToken', { refreshToken: first.refreshToken })).body.errcode).toBe(
+      401,
+    );
     expect((await t.post('/manage-api/auth/refreshToken', { refreshToken: next.refreshToken })).body.errcode).toBe(0);
   });
 
@@ -249,7 +344,10 @@ describe('sessions', () => {
   it('refuses a made-up or malformed refresh token', async () => {
     expect((await t.post('/manage-api/auth/refreshToken', { refreshToken: 'x'.repeat(43) })).body.errcode).toBe(401);
     expect((await t.post('/manage-api/auth/refreshToken', { refreshToken: 'short' })).body.errcode).toBe(400);
-    expect((await t.post('/manage-api/auth/refreshToken', {})).body).toEqual({ errcode: 400, errmsg: 'refreshToken is required' });
+    expect((await t.post('/manage-api/auth/refreshToken', {})).body).toEqual({
+      errcode: 400,
+      errmsg: 'refreshToken is required',
+    });
   });
 });
 
@@ -279,7 +377,11 @@ describe('access token expiry (ACCESS_TOKEN_TTL_S=10)', () => {
     const hash = hashToken(accessToken);
     await short.store.del(`sess:${hash}`);
     expect((await short.post(TREE, {}, accessToken)).body.errcode).toBe(0);
-    await short.db.updateTable('oauth2_token').set({ access_expires_at: new Date(Date.now() - 1000) }).where('access_hash', '=', hash).execute();
+    await short.db
+      .updateTable('oauth2_token')
+      .set({ access_expires_at: new Date(Date.now() - 1000) })
+      .where('access_hash', '=', hash)
+      .execute();
     await short.store.del(`sess:${hash}`);
     expect((await short.post(TREE, {}, accessToken)).body.errcode).toBe(401);
   });
@@ -295,7 +397,9 @@ describe('rate limits', () => {
   it('answers 429 to the fourth login attempt from one IP in a minute', async () => {
     await awayFromMinuteEdge();
     const attempt = (username: string, remoteAddress: string) =>
-      limited.app.inject({ method: 'POST', url: LOGIN, remoteAddress, payload: { username, password: 'x', code: '1234' } }).then((r) => r.json());
+      limited.app
+        .inject({ method: 'POST', url: LOGIN, remoteAddress, payload: { username, password: 'x', code: '1234' } })
+        .then((r) => r.json());
     for (let i = 1; i <= 3; i++) expect((await attempt(`user${i}`, '10.9.8.7')).errcode).toBe(1_002_000_002);
     const fourth = await attempt('user4', '10.9.8.7');
     expect(fourth.errcode).toBe(429);

@@ -2,7 +2,18 @@ import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as m0026 from '../../src/db/migrations/20261127_0026_activation_idno_key.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { activate, bankToken, createBankChannel, createBankUser, newIdNumber, newPerson, newPhone, recordingSms, type BankChannel, type Recorder } from './bank-fixtures.js';
+import {
+  activate,
+  bankToken,
+  createBankChannel,
+  createBankUser,
+  newIdNumber,
+  newPerson,
+  newPhone,
+  recordingSms,
+  type BankChannel,
+  type Recorder,
+} from './bank-fixtures.js';
 
 /**
  * Migration 0026 on a database that already holds one person activated several times in a channel
@@ -19,7 +30,10 @@ beforeAll(async () => {
   rec = await recordingSms();
   t = await createTestApp({}, { store: rec.store, services: { sms: rec.sms } });
   bank = await createBankChannel(t.db, { pool: 5 });
-  teller = await bankToken(t, await createBankUser(t.db, { businessId: bank.businessId, operatorRowId: bank.operators[0].id }));
+  teller = await bankToken(
+    t,
+    await createBankUser(t.db, { businessId: bank.businessId, operatorRowId: bank.operators[0].id }),
+  );
 });
 afterAll(async () => {
   await t?.close();
@@ -29,12 +43,32 @@ afterAll(async () => {
 /** A record as the service wrote them before migration 0026: the number as typed, no key column. */
 async function legacyRecord(c: BankChannel, idType: number, idNo: string): Promise<number> {
   const phone = newPhone();
-  const order = await t.db.insertInto('channel_order').values({
-    channel_info_id: c.channelInfoId, operator_id: c.operators[0].id, card_model_id: c.cardModelId, user_name: 'legacy', user_phone: phone, user_id_type: idType, user_idno: idNo,
-  }).returning('id').executeTakeFirstOrThrow();
-  const r = await t.db.insertInto('activation_record').values({
-    channel_info_id: c.channelInfoId, operator_id: c.operators[0].id, order_id: order.id, user_name: 'legacy', user_phone: phone, user_id_type: idType, user_idno: idNo,
-  }).returning('id').executeTakeFirstOrThrow();
+  const order = await t.db
+    .insertInto('channel_order')
+    .values({
+      channel_info_id: c.channelInfoId,
+      operator_id: c.operators[0].id,
+      card_model_id: c.cardModelId,
+      user_name: 'legacy',
+      user_phone: phone,
+      user_id_type: idType,
+      user_idno: idNo,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const r = await t.db
+    .insertInto('activation_record')
+    .values({
+      channel_info_id: c.channelInfoId,
+      operator_id: c.operators[0].id,
+      order_id: order.id,
+      user_name: 'legacy',
+      user_phone: phone,
+      user_id_type: idType,
+      user_idno: idNo,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return r.id;
 }
 
@@ -54,8 +88,13 @@ describe('migration 0026 over earlier duplicates', () => {
     };
     await m0026.up(db);
 
-    const rows = await t.db.selectFrom('activation_record').select(['id', 'user_idno', 'user_idno_key']).where('channel_info_id', '=', bank.channelInfoId)
-      .where('id', 'in', Object.values(ids)).orderBy('id').execute();
+    const rows = await t.db
+      .selectFrom('activation_record')
+      .select(['id', 'user_idno', 'user_idno_key'])
+      .where('channel_info_id', '=', bank.channelInfoId)
+      .where('id', 'in', Object.values(ids))
+      .orderBy('id')
+      .execute();
     expect(rows.map((r) => [r.id, r.user_idno_key])).toEqual([
       [ids.passport, passport],
       [ids.passportLower, null],
@@ -67,9 +106,16 @@ describe('migration 0026 over earlier duplicates', () => {
     // the records themselves are as they were
     expect(rows.find((r) => r.id === ids.passportLower)!.user_idno).toBe(passport.toLowerCase());
 
-    for (const person of [{ userIdno: passport.toLowerCase(), userIdType: 2 }, { userIdno: idCard, userIdType: 6 }, { userIdno: 'H1234-5678', userIdType: 3 }]) {
+    for (const person of [
+      { userIdno: passport.toLowerCase(), userIdType: 2 },
+      { userIdno: idCard, userIdType: 6 },
+      { userIdno: 'H1234-5678', userIdType: 3 },
+    ]) {
       const { res } = await activate(t, rec, teller, newPerson(person));
-      expect(res.body.data, JSON.stringify(person)).toMatchObject({ code: 504, msg: 'this ID number has already activated a card in this channel' });
+      expect(res.body.data, JSON.stringify(person)).toMatchObject({
+        code: 504,
+        msg: 'this ID number has already activated a card in this channel',
+      });
     }
     expect((await activate(t, rec, teller)).res.body.data.code).toBe(200);
   });

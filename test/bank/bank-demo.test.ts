@@ -15,7 +15,10 @@ let t: TestApp;
 beforeAll(async () => {
   db = await openTestDatabase();
   const url = process.env.DATABASE_URL
-    ? adminUrl(process.env.DATABASE_URL, (await sql<{ name: string }>`select current_database() as name`.execute(db.db)).rows[0].name)
+    ? adminUrl(
+        process.env.DATABASE_URL,
+        (await sql<{ name: string }>`select current_database() as name`.execute(db.db)).rows[0].name,
+      )
     : null;
   const made = await generateDemoData(db.database, { scale: 0, seed: 7, databaseUrl: url });
   expect(made.status).toBe('created');
@@ -46,14 +49,20 @@ describe('demo bank channel', () => {
 
     const manager = await login(DEMO_BANK_MANAGER_MOBILE);
     const ops = await t.post(`${P}/bankOperatorList`, {}, manager);
-    expect(ops.body.data.map((o: { operatorName: string; totalCardNum: number }) => [o.operatorName, o.totalCardNum])).toEqual([
-      ['城商行营业部', 500], ['城商行西湖支行', 300], ['城商行滨江支行', 100],
+    expect(
+      ops.body.data.map((o: { operatorName: string; totalCardNum: number }) => [o.operatorName, o.totalCardNum]),
+    ).toEqual([
+      ['城商行营业部', 500],
+      ['城商行西湖支行', 300],
+      ['城商行滨江支行', 100],
     ]);
     const stat = await t.post(`${P}/bankStat`, {}, manager);
     expect(stat.body.data.list[0]).toMatchObject({ operatorName: '城商行营业部', totalNum: 1, dayNum: 1 });
     const details = await t.post(`${P}/getActivationDetailList`, {}, manager);
     expect(details.body.data.list[0].userIdno).toBe(person.userIdno);
-    const pool = await sql<{ n: number }>`select count(*)::int as n from card where status = 1 and active_time is null and channel = 6`.execute(db.db);
+    const pool = await sql<{
+      n: number;
+    }>`select count(*)::int as n from card where status = 1 and active_time is null and channel = 6`.execute(db.db);
     expect(pool.rows[0].n).toBe(199);
   });
 });

@@ -53,7 +53,11 @@ export async function recordingSms(): Promise<Recorder> {
   const sender = createLogSmsSender({ info() {} });
   let offsetMs = 0;
   const now = () => Date.now() + offsetMs;
-  const sms: SmsServices = { sender, codes: createSmsCodes({ store, sender, bypassCode: null, now }), notify: createSmsNotifier(sender, { warn() {} }) };
+  const sms: SmsServices = {
+    sender,
+    codes: createSmsCodes({ store, sender, bypassCode: null, now }),
+    notify: createSmsNotifier(sender, { warn() {} }),
+  };
   return {
     store,
     sms,
@@ -82,24 +86,55 @@ export interface BankChannel {
 /** A bank with one channel, its operators (quotas as given) and `pool` cards in the channel's pool. */
 export async function createBankChannel(
   db: Executor,
-  opts: { operators?: Array<{ total: number; day: number; name?: string }>; pool?: number; merchantId?: number; businessId?: number } = {},
+  opts: {
+    operators?: Array<{ total: number; day: number; name?: string }>;
+    pool?: number;
+    merchantId?: number;
+    businessId?: number;
+  } = {},
 ): Promise<BankChannel> {
   const merchantId = opts.merchantId ?? (await createMerchant(db, { merchant_type: 3 }));
   const shopId = await createShop(db, { merchant_id: merchantId });
-  const businessId = opts.businessId ?? (await db.insertInto('channel_business')
-    .values({ name: `Bank ${uniq()}`, merchant_id: merchantId, shop_id: shopId, channel_type: BANK_CHANNEL_TYPE })
-    .returning('id').executeTakeFirstOrThrow()).id;
+  const businessId =
+    opts.businessId ??
+    (
+      await db
+        .insertInto('channel_business')
+        .values({ name: `Bank ${uniq()}`, merchant_id: merchantId, shop_id: shopId, channel_type: BANK_CHANNEL_TYPE })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+    ).id;
   const cardModelId = await createCardModel(db, { name: `Bank card ${uniq()}`, price: 9800, validity_months: 12 });
-  const channelInfoId = (await db.insertInto('channel_info')
-    .values({ channel_business_id: businessId, name: `Credit card offer ${uniq()}`, card_model_id: cardModelId, merchant_id: merchantId, shop_id: shopId })
-    .returning('id').executeTakeFirstOrThrow()).id;
+  const channelInfoId = (
+    await db
+      .insertInto('channel_info')
+      .values({
+        channel_business_id: businessId,
+        name: `Credit card offer ${uniq()}`,
+        card_model_id: cardModelId,
+        merchant_id: merchantId,
+        shop_id: shopId,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+  ).id;
   const operators: BankChannel['operators'] = [];
   for (const [i, o] of (opts.operators ?? [{ total: 100, day: 100 }]).entries()) {
     const operatorId = 1000 + i;
     const name = o.name ?? `Branch ${i + 1} ${uniq()}`.slice(0, 64);
-    const r = await db.insertInto('openapi_channel_operator')
-      .values({ channel_info_id: channelInfoId, operator_id: operatorId, operator_name: name, total_card_num: o.total, day_card_num: o.day, merchant_id: merchantId, shop_id: shopId })
-      .returning('id').executeTakeFirstOrThrow();
+    const r = await db
+      .insertInto('openapi_channel_operator')
+      .values({
+        channel_info_id: channelInfoId,
+        operator_id: operatorId,
+        operator_name: name,
+        total_card_num: o.total,
+        day_card_num: o.day,
+        merchant_id: merchantId,
+        shop_id: shopId,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     operators.push({ id: r.id, operatorId, name });
   }
   const channel = { businessId, merchantId, shopId, channelInfoId, cardModelId, operators };
@@ -108,11 +143,20 @@ export async function createBankChannel(
 }
 
 /** Unactivated cards of the channel's kind, issued to the bank: the pool activations take from. */
-export async function addPoolCards(db: Executor, c: Pick<BankChannel, 'merchantId' | 'shopId' | 'cardModelId'>, count: number): Promise<number[]> {
+export async function addPoolCards(
+  db: Executor,
+  c: Pick<BankChannel, 'merchantId' | 'shopId' | 'cardModelId'>,
+  count: number,
+): Promise<number[]> {
   if (count === 0) return [];
   const rows = Array.from({ length: count }, () => ({
-    card_number: `P${uniq()}`.slice(0, 32), card_model_id: c.cardModelId, status: 1, medium: 1, channel: BANK_CHANNEL_TYPE,
-    merchant_id: c.merchantId, shop_id: c.shopId,
+    card_number: `P${uniq()}`.slice(0, 32),
+    card_model_id: c.cardModelId,
+    status: 1,
+    medium: 1,
+    channel: BANK_CHANNEL_TYPE,
+    merchant_id: c.merchantId,
+    shop_id: c.shopId,
   }));
   const r = await db.insertInto('card').values(rows).returning('id').execute();
   return r.map((x) => x.id);
@@ -130,10 +174,19 @@ export async function createBankUser(
   o: { businessId: number; operatorRowId?: number | null; permissions?: string[]; status?: number; mobile?: string },
 ): Promise<BankStaff> {
   const mobile = o.mobile ?? newPhone();
-  const r = await db.insertInto('bank_user').values({
-    mobile, password_hash: await hashPassword(BANK_PASSWORD), name: `Bank staff ${mobile.slice(-4)}`, channel_business_id: o.businessId,
-    operator_id: o.operatorRowId ?? null, permissions: o.permissions ?? [], status: o.status ?? 1,
-  }).returning('id').executeTakeFirstOrThrow();
+  const r = await db
+    .insertInto('bank_user')
+    .values({
+      mobile,
+      password_hash: await hashPassword(BANK_PASSWORD),
+      name: `Bank staff ${mobile.slice(-4)}`,
+      channel_business_id: o.businessId,
+      operator_id: o.operatorRowId ?? null,
+      permissions: o.permissions ?? [],
+      status: o.status ?? 1,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return { id: r.id, mobile, password: BANK_PASSWORD };
 }
 
@@ -145,7 +198,13 @@ export async function bankToken(t: TestApp, user: BankStaff): Promise<string> {
 }
 
 /** Requests a code through the API and answers what was texted. */
-export async function requestCode(t: TestApp, rec: Recorder, phone: string, purpose: 'login' | 'user-login' | 'activate', token?: string): Promise<string> {
+export async function requestCode(
+  t: TestApp,
+  rec: Recorder,
+  phone: string,
+  purpose: 'login' | 'user-login' | 'activate',
+  token?: string,
+): Promise<string> {
   const res = await t.post(`${P}/sendSmsCode`, { phone, purpose }, token);
   expect(res.body, JSON.stringify(res.body)).toEqual({ errcode: 0, errmsg: 'success', data: { expiresInS: 300 } });
   return rec.codeFor(phone);
@@ -158,7 +217,12 @@ export interface PersonInput {
   userIdType?: number;
 }
 
-export const newPerson = (over: Partial<PersonInput> = {}): PersonInput => ({ userName: `客户${serial}`, phone: newPhone(), userIdno: newIdNumber(), ...over });
+export const newPerson = (over: Partial<PersonInput> = {}): PersonInput => ({
+  userName: `客户${serial}`,
+  phone: newPhone(),
+  userIdno: newIdNumber(),
+  ...over,
+});
 
 /** Requests the activation code for the person and activates; answers the envelope's body. */
 export async function activate(t: TestApp, rec: Recorder, token: string, person: PersonInput = newPerson()) {

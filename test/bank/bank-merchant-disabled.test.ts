@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import {
-  bankToken, createBankChannel, createBankUser, newPerson, P, recordingSms, requestCode, type BankChannel, type BankStaff, type Recorder,
+  bankToken,
+  createBankChannel,
+  createBankUser,
+  newPerson,
+  P,
+  recordingSms,
+  requestCode,
+  type BankChannel,
+  type BankStaff,
+  type Recorder,
 } from './bank-fixtures.js';
 
 /**
@@ -24,7 +33,9 @@ afterAll(async () => {
 
 const disabled = { errcode: 1_002_000_001, errmsg: 'this account is disabled' };
 const setMerchantStatus = (bank: BankChannel, status: number) =>
-  t.post('/manage-api/merchant/updateMerchantStatus', { id: bank.merchantId, status }, admin).then((r) => expect(r.body.errcode).toBe(0));
+  t
+    .post('/manage-api/merchant/updateMerchantStatus', { id: bank.merchantId, status }, admin)
+    .then((r) => expect(r.body.errcode).toBe(0));
 
 async function bankLogin(u: BankStaff) {
   // past the resend gaps of the login code (the codes' clock and the login-free per-phone slot)
@@ -45,7 +56,14 @@ describe("disabling a bank's merchant", () => {
 
     await setMerchantStatus(bank, 0);
     expect((await t.post(`${P}/bankStat`, {}, token)).body.errcode).toBe(401);
-    expect(await t.db.selectFrom('oauth2_token').select('id').where('account_kind', '=', 'bank').where('account_id', '=', teller.id).execute()).toEqual([]);
+    expect(
+      await t.db
+        .selectFrom('oauth2_token')
+        .select('id')
+        .where('account_kind', '=', 'bank')
+        .where('account_id', '=', teller.id)
+        .execute(),
+    ).toEqual([]);
     expect(await bankLogin(teller)).toEqual(disabled);
 
     await setMerchantStatus(bank, 1);
@@ -66,8 +84,21 @@ describe("disabling a bank's merchant", () => {
 
     const res = await t.post(`${P}/activateBankCard`, { ...person, verifyCode }, token);
     expect(res.body).toEqual({ errcode: 1_014_000_003, errmsg: "this bank's merchant is disabled" });
-    expect(await t.db.selectFrom('activation_record').select('id').where('channel_info_id', '=', bank.channelInfoId).execute()).toEqual([]);
-    expect(await t.db.selectFrom('card').select('id').where('merchant_id', '=', bank.merchantId).where('status', '=', 1).execute()).toHaveLength(2);
+    expect(
+      await t.db
+        .selectFrom('activation_record')
+        .select('id')
+        .where('channel_info_id', '=', bank.channelInfoId)
+        .execute(),
+    ).toEqual([]);
+    expect(
+      await t.db
+        .selectFrom('card')
+        .select('id')
+        .where('merchant_id', '=', bank.merchantId)
+        .where('status', '=', 1)
+        .execute(),
+    ).toHaveLength(2);
 
     await t.db.updateTable('merchant').set({ status: 1 }).where('id', '=', bank.merchantId).execute();
     const ok = await t.post(`${P}/activateBankCard`, { ...person, verifyCode }, token);

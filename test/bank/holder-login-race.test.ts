@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hookedStore } from '../helpers/hooked-store.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { activate, bankToken, createBankChannel, createBankUser, P, recordingSms, requestCode, type Recorder } from './bank-fixtures.js';
+import {
+  activate,
+  bankToken,
+  createBankChannel,
+  createBankUser,
+  P,
+  recordingSms,
+  requestCode,
+  type Recorder,
+} from './bank-fixtures.js';
 
 /**
  * bankUserLogin racing a disable of the holder's member: the login issues its token under the lock a
@@ -19,7 +28,10 @@ beforeAll(async () => {
   t = await createTestApp({}, { store: hooked.store, services: { sms: rec.sms } });
   admin = (await t.loginStaff()).accessToken;
   const bank = await createBankChannel(t.db, { operators: [{ total: 50, day: 50 }], pool: 10 });
-  teller = await bankToken(t, await createBankUser(t.db, { businessId: bank.businessId, operatorRowId: bank.operators[0].id }));
+  teller = await bankToken(
+    t,
+    await createBankUser(t.db, { businessId: bank.businessId, operatorRowId: bank.operators[0].id }),
+  );
 });
 afterAll(async () => {
   await t?.close();
@@ -29,7 +41,12 @@ afterAll(async () => {
 const setStatus = async (id: number, status: number) =>
   expect((await t.post('/manage-api/member/updateMemberStatus', { id, status }, admin)).body.errcode).toBe(0);
 const tokensOf = (id: number) =>
-  t.db.selectFrom('oauth2_token').select('id').where('account_kind', '=', 'member').where('account_id', '=', id).execute();
+  t.db
+    .selectFrom('oauth2_token')
+    .select('id')
+    .where('account_kind', '=', 'member')
+    .where('account_id', '=', id)
+    .execute();
 
 async function holder() {
   const { res, person } = await activate(t, rec, teller);
@@ -46,8 +63,14 @@ describe('bankUserLogin racing a disable of the member', () => {
     const res = await t.post(`${P}/bankUserLogin`, { mobile: h.phone, verifyCode: code });
     expect(res.body).toEqual({ errcode: 401, errmsg: 'the account was changed while logging in, please log in again' });
     expect(await tokensOf(h.memberId)).toEqual([]);
-    const last = await t.db.selectFrom('login_log').select(['success', 'errcode']).where('account_kind', '=', 'member')
-      .where('username', '=', h.phone).orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
+    const last = await t.db
+      .selectFrom('login_log')
+      .select(['success', 'errcode'])
+      .where('account_kind', '=', 'member')
+      .where('username', '=', h.phone)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
     expect(last).toEqual({ success: false, errcode: 401 });
     await setStatus(h.memberId, 1);
     expect((await t.post(`${P}/bankUserLogin`, { mobile: h.phone, verifyCode: code })).body.data.code).toBe(200);
@@ -59,13 +82,26 @@ describe('bankUserLogin racing a disable of the member', () => {
       const h = await holder();
       const code = await requestCode(t, rec, h.phone, 'user-login');
       const logins = Array.from({ length: 8 }, (_, i) =>
-        t.app.inject({ method: 'POST', url: `${P}/bankUserLogin`, remoteAddress: `10.93.${round}.${i + 1}`, payload: { mobile: h.phone, verifyCode: code } })
-          .then((r) => r.json() as { errcode: number; data?: { code: number; data?: { accessToken: string } } }));
+        t.app
+          .inject({
+            method: 'POST',
+            url: `${P}/bankUserLogin`,
+            remoteAddress: `10.93.${round}.${i + 1}`,
+            payload: { mobile: h.phone, verifyCode: code },
+          })
+          .then((r) => r.json() as { errcode: number; data?: { code: number; data?: { accessToken: string } } }),
+      );
       await new Promise((r) => setTimeout(r, round * 15));
       await setStatus(h.memberId, 0);
       const answers = await Promise.all(logins);
-      const tokens = answers.flatMap((a) => (a.errcode === 0 && a.data?.code === 200 ? [a.data.data!.accessToken] : []));
-      expect(answers.every((a) => (a.errcode === 0 && a.data !== undefined) || a.errcode === 401 || a.errcode === 1_002_000_001)).toBe(true);
+      const tokens = answers.flatMap((a) =>
+        a.errcode === 0 && a.data?.code === 200 ? [a.data.data!.accessToken] : [],
+      );
+      expect(
+        answers.every(
+          (a) => (a.errcode === 0 && a.data !== undefined) || a.errcode === 401 || a.errcode === 1_002_000_001,
+        ),
+      ).toBe(true);
       succeeded += tokens.length;
       expect(await tokensOf(h.memberId)).toEqual([]);
       for (const token of tokens) expect((await t.post('/mp-api/auth/logout', {}, token)).body.errcode).toBe(401);

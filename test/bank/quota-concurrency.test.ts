@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, openTestDatabase, type TestApp, type TestDb } from '../helpers/test-app.js';
-import { bankToken, createBankChannel, createBankUser, newPerson, P, recordingSms, type BankChannel, type Recorder } from './bank-fixtures.js';
+import {
+  bankToken,
+  createBankChannel,
+  createBankUser,
+  newPerson,
+  P,
+  recordingSms,
+  type BankChannel,
+  type Recorder,
+} from './bank-fixtures.js';
 import { checkQuotaRun } from './quota-check.js';
 
 /**
@@ -48,8 +57,12 @@ describe('operator quota under concurrency', () => {
     const answers = await Promise.all(
       people.map((p, i) => (i % 2 ? two : one).post(`${P}/activateBankCard`, { ...p, verifyCode: codes[i] }, token)),
     );
-    console.info(`[bank quota] ${ATTEMPTS} concurrent activations through two in-process instances answered in ${Math.round(performance.now() - started)} ms`);
-    const outcome = answers.map((a) => (a.body.errcode === 0 ? a.body.data.code : `errcode ${a.body.errcode}: ${a.body.errmsg}`));
+    console.info(
+      `[bank quota] ${ATTEMPTS} concurrent activations through two in-process instances answered in ${Math.round(performance.now() - started)} ms`,
+    );
+    const outcome = answers.map((a) =>
+      a.body.errcode === 0 ? a.body.data.code : `errcode ${a.body.errcode}: ${a.body.errmsg}`,
+    );
     await checkQuotaRun(db.db, bank, outcome, { attempts: ATTEMPTS, quota: QUOTA });
   });
 });

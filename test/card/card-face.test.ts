@@ -2,7 +2,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { randomMobile } from '../helpers/factories.js';
 import { staffSession, type StaffSession } from '../helpers/staff.js';
 import { enrolHolderFace } from '../../src/modules/member/contact-face.js';
-import { createMemberTestApp, idCardNumber, memberSession, type FaceHook, type MemberTestApp } from '../member/member-fixtures.js';
+import {
+  createMemberTestApp,
+  idCardNumber,
+  memberSession,
+  type FaceHook,
+  type MemberTestApp,
+} from '../member/member-fixtures.js';
 
 /**
  * QA defect 1: a member's contact put its own photo under someone else's identity number, deleting the
@@ -10,8 +16,15 @@ import { createMemberTestApp, idCardNumber, memberSession, type FaceHook, type M
  * Then the same through a race: staff enrolling at bindCard in the middle of a member's enrolment.
  */
 const C = '/manage-api/card';
-const TAKEN = { errcode: 1003000002, errmsg: 'a face is already enrolled for this identity number by someone else: the holder can change it at a service desk' };
-const BUSY = { errcode: 1003000003, errmsg: 'a face for this identity number is being enrolled right now, please try again in a moment' };
+const TAKEN = {
+  errcode: 1003000002,
+  errmsg:
+    'a face is already enrolled for this identity number by someone else: the holder can change it at a service desk',
+};
+const BUSY = {
+  errcode: 1003000003,
+  errmsg: 'a face for this identity number is being enrolled right now, please try again in a moment',
+};
 
 let m: MemberTestApp;
 let staff: StaffSession;
@@ -22,8 +35,15 @@ let setIfAbsent: MemberTestApp['store']['setIfAbsent'];
 beforeAll(async () => {
   m = await createMemberTestApp();
   setIfAbsent = m.store.setIfAbsent;
-  staff = await staffSession(m.t, { kind: 'platform', permissions: ['cardModel:read', 'cardModel:write', 'card:read', 'card:write'] });
-  const res = await m.t.post('/manage-api/cardModel/addCardModel', { name: 'Face pass', price: 100, validityMonths: 12 }, staff.token);
+  staff = await staffSession(m.t, {
+    kind: 'platform',
+    permissions: ['cardModel:read', 'cardModel:write', 'card:read', 'card:write'],
+  });
+  const res = await m.t.post(
+    '/manage-api/cardModel/addCardModel',
+    { name: 'Face pass', price: 100, validityMonths: 12 },
+    staff.token,
+  );
   expect(res.body.errcode, res.body.errmsg).toBe(0);
   model = res.body.data.id;
 });
@@ -36,22 +56,35 @@ afterAll(() => m?.close());
 async function activatedCard(): Promise<string> {
   const batch = await m.t.post(`${C}/generateCardBatch`, { cardModelId: model, count: 1, medium: 1 }, staff.token);
   expect(batch.body.errcode, batch.body.errmsg).toBe(0);
-  const row = await m.t.db.selectFrom('card').select('card_number').where('batch_id', '=', batch.body.data.id).executeTakeFirstOrThrow();
+  const row = await m.t.db
+    .selectFrom('card')
+    .select('card_number')
+    .where('batch_id', '=', batch.body.data.id)
+    .executeTakeFirstOrThrow();
   const res = await m.t.post(`${C}/activateCard`, { cardNumber: row.card_number, channel: 1 }, staff.token);
   expect(res.body.errcode, res.body.errmsg).toBe(0);
   return row.card_number;
 }
 
 const bindCard = (cardNumber: string, idNo: string, facePhoto: string) =>
-  m.t.post(`${C}/bindCard`, { cardNumber, name: 'Victim', phone: randomMobile(), idType: 1, idNo, facePhoto }, staff.token);
+  m.t.post(
+    `${C}/bindCard`,
+    { cardNumber, name: 'Victim', phone: randomMobile(), idType: 1, idNo, facePhoto },
+    staff.token,
+  );
 const contact = (token: string, op: 'add' | 'update', body: Record<string, unknown>) =>
   m.t.post(`/mp-api/memberContacts/${op}MemberContacts`, { name: 'Someone', phone: randomMobile(), ...body }, token);
 const whoIs = async (photo: string) => (await m.face.search(photo))?.personId ?? null;
 const liveRecords = (personId: string) =>
-  m.t.db.selectFrom('member_face').select(['member_id', 'contact_id']).where('person_id', '=', personId).where('is_deleted', '=', false).execute();
+  m.t.db
+    .selectFrom('member_face')
+    .select(['member_id', 'contact_id'])
+    .where('person_id', '=', personId)
+    .where('is_deleted', '=', false)
+    .execute();
 
-describe('faces of card holders and members\' contacts', () => {
-  it('refuses a member\'s contact under the identity number of a holder whose face staff enrolled, keeping the holder\'s face', async () => {
+describe("faces of card holders and members' contacts", () => {
+  it("refuses a member's contact under the identity number of a holder whose face staff enrolled, keeping the holder's face", async () => {
     const idNo = idCardNumber();
     const holderPhoto = m.photo();
     expect((await bindCard(await activatedCard(), idNo, holderPhoto)).body.errcode).toBe(0);
@@ -62,16 +95,24 @@ describe('faces of card holders and members\' contacts', () => {
     expect(await whoIs(holderPhoto)).toBe(idNo);
     expect(await whoIs(attackerPhoto)).toBeNull();
     expect(await liveRecords(idNo)).toEqual([]);
-    const contacts = await m.t.db.selectFrom('member_contacts').select('id').where('member_id', '=', attacker.id).execute();
+    const contacts = await m.t.db
+      .selectFrom('member_contacts')
+      .select('id')
+      .where('member_id', '=', attacker.id)
+      .execute();
     expect(contacts).toEqual([]);
   });
 
-  it('lets staff at bindCard replace a face a member\'s contact enrolled first, which that member then cannot take back', async () => {
+  it("lets staff at bindCard replace a face a member's contact enrolled first, which that member then cannot take back", async () => {
     const idNo = idCardNumber();
     const attacker = await memberSession(m.t);
     const early = m.photo();
     expect((await contact(attacker.token, 'add', { identityNo: idNo, facePhoto: early })).body.errcode).toBe(0);
-    const mine = await m.t.db.selectFrom('member_contacts').select('id').where('member_id', '=', attacker.id).executeTakeFirstOrThrow();
+    const mine = await m.t.db
+      .selectFrom('member_contacts')
+      .select('id')
+      .where('member_id', '=', attacker.id)
+      .executeTakeFirstOrThrow();
     expect(await liveRecords(idNo)).toEqual([{ member_id: attacker.id, contact_id: mine.id }]);
 
     const holderPhoto = m.photo();
@@ -82,12 +123,14 @@ describe('faces of card holders and members\' contacts', () => {
     expect(await liveRecords(idNo)).toEqual([]);
 
     const again = m.photo();
-    expect((await contact(attacker.token, 'update', { id: mine.id, identityNo: idNo, facePhoto: again })).body).toEqual(TAKEN);
+    expect((await contact(attacker.token, 'update', { id: mine.id, identityNo: idNo, facePhoto: again })).body).toEqual(
+      TAKEN,
+    );
     expect(await whoIs(holderPhoto)).toBe(idNo);
     expect(await whoIs(again)).toBeNull();
   });
 
-  it('still lets staff re-enrol a holder\'s face at bindCard', async () => {
+  it("still lets staff re-enrol a holder's face at bindCard", async () => {
     const idNo = idCardNumber();
     const first = m.photo();
     expect((await bindCard(await activatedCard(), idNo, first)).body.errcode).toBe(0);
@@ -102,8 +145,12 @@ describe('faces of card holders and members\' contacts', () => {
 function pauseAfter(call: Parameters<FaceHook>[0], arg: string) {
   let reached!: () => void;
   let release!: () => void;
-  const atPause = new Promise<void>((resolve) => { reached = resolve; });
-  const released = new Promise<void>((resolve) => { release = resolve; });
+  const atPause = new Promise<void>((resolve) => {
+    reached = resolve;
+  });
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
   m.faceHook.after = async (c, a) => {
     if (c !== call || a !== arg) return;
     m.faceHook.after = null;
@@ -133,7 +180,10 @@ function lockRefused(personId: string): Promise<void> {
  * enrolment of the identity number, the member goes on once staff is waiting, and staff binds after it.
  */
 async function bindDuring(
-  pause: ReturnType<typeof pauseAfter>, member: () => Promise<{ body: { errcode: number } }>, idNo: string, holderPhoto: string,
+  pause: ReturnType<typeof pauseAfter>,
+  member: () => Promise<{ body: { errcode: number } }>,
+  idNo: string,
+  holderPhoto: string,
   meanwhile?: () => Promise<void>,
 ) {
   const memberDone = member();
@@ -155,7 +205,9 @@ async function expectStaffFaceKept(idNo: string, holderPhoto: string, member: { 
   expect(await whoIs(holderPhoto)).toBe(idNo);
   expect(await liveRecords(idNo)).toEqual([]);
   const again = m.photo();
-  expect((await contact(member.token, 'update', { id: contactId, identityNo: idNo, facePhoto: again })).body).toEqual(TAKEN);
+  expect((await contact(member.token, 'update', { id: contactId, identityNo: idNo, facePhoto: again })).body).toEqual(
+    TAKEN,
+  );
   expect(await whoIs(holderPhoto)).toBe(idNo);
   expect(await whoIs(again)).toBeNull();
 }
@@ -167,15 +219,19 @@ const onlyContactOf = (memberId: number) =>
 // Each case pauses a member's request at one step of its face sequence and binds the card in that pause:
 // staff waits for the member's lock, released within the bound, and whatever the step, staff's face
 // ends up enrolled with no member's record under the identity number.
-describe('bindCard racing a member\'s contact for the same identity number', () => {
-  it('does not leave the member a record of the face staff enrolled while the member\'s contact was being written', async () => {
+describe("bindCard racing a member's contact for the same identity number", () => {
+  it("does not leave the member a record of the face staff enrolled while the member's contact was being written", async () => {
     const idNo = idCardNumber();
     const member = await memberSession(m.t);
     const memberPhoto = m.photo();
     const holderPhoto = m.photo();
 
-    const answer = await bindDuring(pauseAfter('createPerson', memberPhoto),
-      () => contact(member.token, 'add', { identityNo: idNo, facePhoto: memberPhoto }), idNo, holderPhoto);
+    const answer = await bindDuring(
+      pauseAfter('createPerson', memberPhoto),
+      () => contact(member.token, 'add', { identityNo: idNo, facePhoto: memberPhoto }),
+      idNo,
+      holderPhoto,
+    );
 
     expect(answer.errcode).toBe(0);
     const mine = await onlyContactOf(member.id);
@@ -191,24 +247,32 @@ describe('bindCard racing a member\'s contact for the same identity number', () 
     const second = m.photo();
     const holderPhoto = m.photo();
 
-    const answer = await bindDuring(pauseAfter('search', second),
-      () => contact(member.token, 'update', { id: mine.id, identityNo: idNo, facePhoto: second }), idNo, holderPhoto);
+    const answer = await bindDuring(
+      pauseAfter('search', second),
+      () => contact(member.token, 'update', { id: mine.id, identityNo: idNo, facePhoto: second }),
+      idNo,
+      holderPhoto,
+    );
 
     expect(answer.errcode).toBe(0);
     expect(await whoIs(second)).toBeNull();
     await expectStaffFaceKept(idNo, holderPhoto, member, mine.id);
   });
 
-  it('does not let a member\'s failed contact write take back the face staff enrolled meanwhile', async () => {
+  it("does not let a member's failed contact write take back the face staff enrolled meanwhile", async () => {
     const idNo = idCardNumber();
     const member = await memberSession(m.t);
     const memberPhoto = m.photo();
     const holderPhoto = m.photo();
 
     // The same contact saved without a photo in the pause makes the waiting contact's write fail (409).
-    const answer = await bindDuring(pauseAfter('createPerson', memberPhoto),
-      () => contact(member.token, 'add', { identityNo: idNo, facePhoto: memberPhoto }), idNo, holderPhoto,
-      async () => expect((await contact(member.token, 'add', { identityNo: idNo })).body.errcode).toBe(0));
+    const answer = await bindDuring(
+      pauseAfter('createPerson', memberPhoto),
+      () => contact(member.token, 'add', { identityNo: idNo, facePhoto: memberPhoto }),
+      idNo,
+      holderPhoto,
+      async () => expect((await contact(member.token, 'add', { identityNo: idNo })).body.errcode).toBe(0),
+    );
 
     expect(answer.errcode).toBe(409);
     expect(await whoIs(memberPhoto)).toBeNull();
@@ -236,7 +300,7 @@ describe('the face enrolment lock of an identity number', () => {
     };
   }
 
-  it('refuses at once a member\'s contact enrolling the identity number while another enrolment runs', async () => {
+  it("refuses at once a member's contact enrolling the identity number while another enrolment runs", async () => {
     const idNo = idCardNumber();
     const first = await memberEnrolling(idNo);
     const second = await memberSession(m.t);
@@ -247,13 +311,16 @@ describe('the face enrolment lock of an identity number', () => {
     expect(await whoIs(secondPhoto)).toBeNull();
   });
 
-  it('answers staff busy, having changed nothing, when a member\'s enrolment still holds the lock at the end of the bound', async () => {
+  it("answers staff busy, having changed nothing, when a member's enrolment still holds the lock at the end of the bound", async () => {
     const idNo = idCardNumber();
     const member = await memberEnrolling(idNo);
     const holderPhoto = m.photo();
     const started = performance.now();
     const staffAnswer = enrolHolderFace(
-      { db: m.t.db, face: m.face, store: m.store }, { personId: idNo, name: 'Holder', photo: holderPhoto }, staff.account.id, { waitMs: 150, pollMs: 10 },
+      { db: m.t.db, face: m.face, store: m.store },
+      { personId: idNo, name: 'Holder', photo: holderPhoto },
+      staff.account.id,
+      { waitMs: 150, pollMs: 10 },
     );
     await expect(staffAnswer).rejects.toMatchObject({ errcode: BUSY.errcode, message: BUSY.errmsg });
     expect(performance.now() - started).toBeGreaterThanOrEqual(149);

@@ -17,7 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const cardNum = async (id: number) => (await t.db.selectFrom('sku').select('card_num').where('id', '=', id).executeTakeFirstOrThrow()).card_num;
+const cardNum = async (id: number) =>
+  (await t.db.selectFrom('sku').select('card_num').where('id', '=', id).executeTakeFirstOrThrow()).card_num;
 
 describe('migration 0028 over SKUs carrying cardNum on other goods', () => {
   it('clears the living ones only, and such a SKU is then edited with cardNum kept absent', async () => {
@@ -31,7 +32,12 @@ describe('migration 0028 over SKUs carrying cardNum on other goods', () => {
 
     await m0028.up(t.db as unknown as Kysely<unknown>);
 
-    expect([await cardNum(stray), await cardNum(strayZero), await cardNum(deleted), await cardNum(carded)]).toEqual([null, null, 50, 300]);
+    expect([await cardNum(stray), await cardNum(strayZero), await cardNum(deleted), await cardNum(carded)]).toEqual([
+      null,
+      null,
+      50,
+      300,
+    ]);
     const staff = await staffSession(t, { kind: 'shop', shopId, permissions: ['catalog:read', 'catalog:write'] });
     const res = await t.post('/manage-api/sku/updateSku', { id: stray, skuName: 'Edited again' }, staff.token);
     expect(res.body).toEqual({ errcode: 0, errmsg: 'success' });

@@ -22,7 +22,12 @@ const LOGINS = 10;
 async function race(mobile: string, password: string, round: number, disable: () => Promise<void>): Promise<string[]> {
   const logins = Array.from({ length: LOGINS }, (_, i) =>
     t.app
-      .inject({ method: 'POST', url: '/app-api/auth/checkerLogin', remoteAddress: `10.92.${round + 10 * (Date.now() % 20)}.${i + 1}`, payload: { mobile, password } })
+      .inject({
+        method: 'POST',
+        url: '/app-api/auth/checkerLogin',
+        remoteAddress: `10.92.${round + 10 * (Date.now() % 20)}.${i + 1}`,
+        payload: { mobile, password },
+      })
       .then((r) => r.json() as { errcode: number; data?: { accessToken: string } }),
   );
   // The last round disables only once a login got in, so the race is run whatever the machine's load
@@ -36,7 +41,12 @@ async function race(mobile: string, password: string, round: number, disable: ()
 }
 
 async function expectNoWorkingToken(checkerId: number, tokens: string[]) {
-  const rows = await t.db.selectFrom('oauth2_token').select('id').where('account_kind', '=', 'checker').where('account_id', '=', checkerId).execute();
+  const rows = await t.db
+    .selectFrom('oauth2_token')
+    .select('id')
+    .where('account_kind', '=', 'checker')
+    .where('account_id', '=', checkerId)
+    .execute();
   expect(rows).toEqual([]);
   for (const token of tokens) expect((await t.post('/app-api/auth/checkerLogout', {}, token)).body.errcode).toBe(401);
 }
@@ -47,11 +57,15 @@ describe('verifier logins racing a disable', () => {
     let succeeded = 0;
     for (let round = 0; round < ROUNDS; round++) {
       const tokens = await race(checker.mobile, checker.password, round, async () => {
-        expect((await t.post('/manage-api/checker/updateCheckerStatus', { id: checker.id, status: 0 }, admin)).body.errcode).toBe(0);
+        expect(
+          (await t.post('/manage-api/checker/updateCheckerStatus', { id: checker.id, status: 0 }, admin)).body.errcode,
+        ).toBe(0);
       });
       succeeded += tokens.length;
       await expectNoWorkingToken(checker.id, tokens);
-      expect((await t.post('/manage-api/checker/updateCheckerStatus', { id: checker.id, status: 1 }, admin)).body.errcode).toBe(0);
+      expect(
+        (await t.post('/manage-api/checker/updateCheckerStatus', { id: checker.id, status: 1 }, admin)).body.errcode,
+      ).toBe(0);
     }
     expect(succeeded).toBeGreaterThan(0);
   });
@@ -62,11 +76,16 @@ describe('verifier logins racing a disable', () => {
     let succeeded = 0;
     for (let round = 0; round < ROUNDS; round++) {
       const tokens = await race(checker.mobile, checker.password, round, async () => {
-        expect((await t.post('/manage-api/merchant/updateMerchantStatus', { id: merchantId, status: 0 }, admin)).body.errcode).toBe(0);
+        expect(
+          (await t.post('/manage-api/merchant/updateMerchantStatus', { id: merchantId, status: 0 }, admin)).body
+            .errcode,
+        ).toBe(0);
       });
       succeeded += tokens.length;
       await expectNoWorkingToken(checker.id, tokens);
-      expect((await t.post('/manage-api/merchant/updateMerchantStatus', { id: merchantId, status: 1 }, admin)).body.errcode).toBe(0);
+      expect(
+        (await t.post('/manage-api/merchant/updateMerchantStatus', { id: merchantId, status: 1 }, admin)).body.errcode,
+      ).toBe(0);
     }
     expect(succeeded).toBeGreaterThan(0);
   });

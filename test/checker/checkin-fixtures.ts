@@ -1,8 +1,18 @@
 import { loadCheckerAccount } from '../../src/modules/checker/checker-login.repository.js';
 import type { Db } from '../../src/platform/db/database.js';
 import {
-  createCard, createCardBinding, createCardModel, createCardModelRule, createChecker, createCheckerRelation, createMerchant, createShop, createSku,
-  createSkuEntrance, createSpu, uniq,
+  createCard,
+  createCardBinding,
+  createCardModel,
+  createCardModelRule,
+  createChecker,
+  createCheckerRelation,
+  createMerchant,
+  createShop,
+  createSku,
+  createSkuEntrance,
+  createSpu,
+  uniq,
 } from '../helpers/factories.js';
 import { issueFor } from '../helpers/staff.js';
 import type { TestApp } from '../helpers/test-app.js';
@@ -34,10 +44,14 @@ export interface HeldCard {
   idNo: string;
 }
 
-export async function verifierAt(t: TestApp, o: { merchantId: number; shopId?: number | null; skuId?: number; entranceId?: number | null }): Promise<Verifier> {
+export async function verifierAt(
+  t: TestApp,
+  o: { merchantId: number; shopId?: number | null; skuId?: number; entranceId?: number | null },
+): Promise<Verifier> {
   const name = `Verifier ${uniq()}`;
   const c = await createChecker(t.db, { merchant_id: o.merchantId, shop_id: o.shopId ?? null, name });
-  if (o.skuId) await createCheckerRelation(t.db, { checker_id: c.id, sku_id: o.skuId, entrance_id: o.entranceId ?? null });
+  if (o.skuId)
+    await createCheckerRelation(t.db, { checker_id: c.id, sku_id: o.skuId, entrance_id: o.entranceId ?? null });
   const account = await loadCheckerAccount(t.db, c.id);
   const issued = await issueFor(t, account!, 'app');
   return { id: c.id, name, token: issued.accessToken };
@@ -59,13 +73,25 @@ export async function createSpot(t: TestApp, o: { merchantId?: number; dailyLimi
 }
 
 /** A bound card of the model, active since yesterday, valid a year, unless told. */
-export async function heldCard(db: Db, modelId: number, card: Parameters<typeof createCard>[1] = {}, binding: { id_no?: string; id_type?: number; face_photo?: string } = {}): Promise<HeldCard> {
+export async function heldCard(
+  db: Db,
+  modelId: number,
+  card: Parameters<typeof createCard>[1] = {},
+  binding: { id_no?: string; id_type?: number; face_photo?: string } = {},
+): Promise<HeldCard> {
   const cardNumber = uniq('86').slice(0, 20);
   const cardId = await createCard(db, { card_model_id: modelId, card_number: cardNumber, ...card });
   const holderName = `Holder ${uniq()}`;
   const holderPhone = `139${String(cardId % 100_000_000).padStart(8, '0')}`;
   const idNo = binding.id_no ?? uniq('3301').slice(0, 18).toUpperCase();
-  await createCardBinding(db, { card_id: cardId, name: holderName, phone: holderPhone, id_no: idNo, id_type: binding.id_type ?? 1, face_photo: binding.face_photo ?? null });
+  await createCardBinding(db, {
+    card_id: cardId,
+    name: holderName,
+    phone: holderPhone,
+    id_no: idNo,
+    id_type: binding.id_type ?? 1,
+    face_photo: binding.face_photo ?? null,
+  });
   return { cardId, cardNumber, holderName, holderPhone, idNo };
 }
 

@@ -24,13 +24,17 @@ afterAll(async () => {
   await db?.close();
 });
 
-const recordsOf = (cardId: number) => one.db.selectFrom('card_check').select('id').where('card_id', '=', cardId).execute();
+const recordsOf = (cardId: number) =>
+  one.db.selectFrom('card_check').select('id').where('card_id', '=', cardId).execute();
 
 describe('two instances', () => {
   it('50 parallel scans of one card with a limit of 1, split over both: exactly one passes', async () => {
     const card = await heldCard(one.db, spot.modelId);
-    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) =>
-      checkIn(i % 2 ? two : one, spot.checker.token, { skuId: spot.skuId, cardNumber: card.cardNumber })));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        checkIn(i % 2 ? two : one, spot.checker.token, { skuId: spot.skuId, cardNumber: card.cardNumber }),
+      ),
+    );
     const codes = answers.map((a) => a.body.errcode);
     expect(codes.filter((c) => c === 0)).toHaveLength(1);
     expect(codes.filter((c) => c === 1_013_000_007)).toHaveLength(49);
@@ -41,7 +45,9 @@ describe('two instances', () => {
     const three = await createSpot(one, { dailyLimit: 3 });
     const card = await heldCard(one.db, three.modelId);
     const body = { skuId: three.skuId, cardNumber: card.cardNumber, nonce: `both-${card.cardId}` };
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => checkIn(i % 2 ? two : one, three.checker.token, body)));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => checkIn(i % 2 ? two : one, three.checker.token, body)),
+    );
     expect(answers.map((a) => a.body.errcode)).toEqual(Array(10).fill(0));
     expect(new Set(answers.map((a) => JSON.stringify(a.body.data))).size).toBe(1);
     expect(await recordsOf(card.cardId)).toHaveLength(1);

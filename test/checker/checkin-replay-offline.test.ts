@@ -16,7 +16,8 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const recordsOf = (cardId: number) => t.db.selectFrom('card_check').selectAll().where('card_id', '=', cardId).orderBy('id').execute();
+const recordsOf = (cardId: number) =>
+  t.db.selectFrom('card_check').selectAll().where('card_id', '=', cardId).orderBy('id').execute();
 const nonce = () => `scan-${Math.random().toString(36).slice(2)}`;
 
 /** 10:00 and 15:00 of yesterday: the same calendar day, less than 72 hours ago whatever the time now. */
@@ -35,13 +36,23 @@ describe('a nonce makes a re-sent scan idempotent', () => {
     expect(first.body.errcode, first.body.errmsg).toBe(0);
     expect(first.body.data.checksLeftToday).toBe(2);
     // Another scan of the card in between changes what is left now, not what the first send was told.
-    expect((await checkIn(t, three.checker.token, { skuId: three.skuId, cardNumber: card.cardNumber })).body.data.checksLeftToday).toBe(1);
+    expect(
+      (await checkIn(t, three.checker.token, { skuId: three.skuId, cardNumber: card.cardNumber })).body.data
+        .checksLeftToday,
+    ).toBe(1);
     const again = await checkIn(t, three.checker.token, body);
     expect(again.body).toEqual(first.body);
     expect(await recordsOf(card.cardId)).toHaveLength(2);
-    const logs = await t.db.selectFrom('operate_log').select(['biz_id', 'success']).where('path', '=', CHECK_IN)
-      .where('biz_id', '=', String(first.body.data.id)).execute();
-    expect(logs).toEqual([{ biz_id: String(first.body.data.id), success: true }, { biz_id: String(first.body.data.id), success: true }]);
+    const logs = await t.db
+      .selectFrom('operate_log')
+      .select(['biz_id', 'success'])
+      .where('path', '=', CHECK_IN)
+      .where('biz_id', '=', String(first.body.data.id))
+      .execute();
+    expect(logs).toEqual([
+      { biz_id: String(first.body.data.id), success: true },
+      { biz_id: String(first.body.data.id), success: true },
+    ]);
   });
 
   it('answers a refused scan with the same refusal, logged once, even when the card has changed since', async () => {
@@ -64,11 +75,18 @@ describe('a nonce makes a re-sent scan idempotent', () => {
     expect(refused.body.errcode).toBe(1_013_000_001);
     expect((await checkIn(t, spot.checker.token, unknown)).body).toEqual(refused.body);
     const good = await heldCard(t.db, spot.modelId);
-    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: good.cardNumber, nonce: n })).body).toEqual(reused);
-    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo: good.idNo, nonce: n })).body).toEqual(reused);
+    expect(
+      (await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: good.cardNumber, nonce: n })).body,
+    ).toEqual(reused);
+    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo: good.idNo, nonce: n })).body).toEqual(
+      reused,
+    );
     expect(await recordsOf(good.cardId)).toHaveLength(0);
     // The card was fine: with a nonce of its own it passes.
-    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: good.cardNumber, nonce: nonce() })).body.errcode).toBe(0);
+    expect(
+      (await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: good.cardNumber, nonce: nonce() })).body
+        .errcode,
+    ).toBe(0);
 
     // The same by ID number: the same person again is the same refusal, another person's number is not.
     const m = nonce();
@@ -77,8 +95,12 @@ describe('a nonce makes a re-sent scan idempotent', () => {
     expect(noCard.body.errcode).toBe(1_013_000_008);
     expect((await checkIn(t, spot.checker.token, nobody)).body).toEqual(noCard.body);
     const someone = await heldCard(t.db, spot.modelId);
-    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo: someone.idNo, nonce: m })).body).toEqual(reused);
-    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: someone.cardNumber, nonce: m })).body).toEqual(reused);
+    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo: someone.idNo, nonce: m })).body).toEqual(
+      reused,
+    );
+    expect(
+      (await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: someone.cardNumber, nonce: m })).body,
+    ).toEqual(reused);
     expect(await recordsOf(someone.cardId)).toHaveLength(0);
 
     // A refusal of a known card is answered again through that card's holder, as a check is.
@@ -86,7 +108,9 @@ describe('a nonce makes a re-sent scan idempotent', () => {
     const disabled = await heldCard(t.db, spot.modelId, { status: 3 });
     const off = await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: disabled.cardNumber, nonce: k });
     expect(off.body.errcode).toBe(1_013_000_003);
-    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo: disabled.idNo, nonce: k })).body).toEqual(off.body);
+    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo: disabled.idNo, nonce: k })).body).toEqual(
+      off.body,
+    );
     const fails = await t.db.selectFrom('card_check_fail').select('nonce').where('nonce', 'in', [n, m, k]).execute();
     expect(fails).toHaveLength(3);
   });
@@ -94,15 +118,24 @@ describe('a nonce makes a re-sent scan idempotent', () => {
   it('refuses a nonce re-used for another scan (another spot or card) with 1_013_000_013', async () => {
     const card = await heldCard(t.db, three.modelId);
     const n = nonce();
-    expect((await checkIn(t, three.checker.token, { skuId: three.skuId, cardNumber: card.cardNumber, nonce: n })).body.errcode).toBe(0);
+    expect(
+      (await checkIn(t, three.checker.token, { skuId: three.skuId, cardNumber: card.cardNumber, nonce: n })).body
+        .errcode,
+    ).toBe(0);
     const other = await heldCard(t.db, three.modelId);
     const res = await checkIn(t, three.checker.token, { skuId: three.skuId, cardNumber: other.cardNumber, nonce: n });
-    expect(res.body).toEqual({ errcode: 1_013_000_013, errmsg: 'This scan id (nonce) was already used for another scan.' });
-    expect((await checkIn(t, three.checker.token, { skuId: spot.skuId, cardNumber: card.cardNumber, nonce: n })).body.errcode).toBe(1_013_000_013);
+    expect(res.body).toEqual({
+      errcode: 1_013_000_013,
+      errmsg: 'This scan id (nonce) was already used for another scan.',
+    });
+    expect(
+      (await checkIn(t, three.checker.token, { skuId: spot.skuId, cardNumber: card.cardNumber, nonce: n })).body
+        .errcode,
+    ).toBe(1_013_000_013);
     expect(await recordsOf(other.cardId)).toHaveLength(0);
   });
 
-  it('keeps nonces per verifier: another verifier\'s scan with the same nonce is its own', async () => {
+  it("keeps nonces per verifier: another verifier's scan with the same nonce is its own", async () => {
     const colleague = await verifierAt(t, { merchantId: three.merchantId, shopId: three.shopId, skuId: three.skuId });
     const card = await heldCard(t.db, three.modelId);
     const n = nonce();
@@ -112,7 +145,10 @@ describe('a nonce makes a re-sent scan idempotent', () => {
     expect(await recordsOf(card.cardId)).toHaveLength(2);
   });
 
-  for (const [label, s] of [['limit 1', () => spot], ['limit 3', () => three]] as const) {
+  for (const [label, s] of [
+    ['limit 1', () => spot],
+    ['limit 3', () => three],
+  ] as const) {
     it(`10 simultaneous sends of one scan (${label}) all answer the one record`, async () => {
       const at = s();
       const card = await heldCard(t.db, at.modelId);
@@ -127,13 +163,21 @@ describe('a nonce makes a re-sent scan idempotent', () => {
 });
 
 describe('an offline scan is judged at its checkTime', () => {
-  it('records the scan at its time and day, with that day\'s limit, apart from today\'s', async () => {
+  it("records the scan at its time and day, with that day's limit, apart from today's", async () => {
     const card = await heldCard(t.db, spot.modelId, { active_time: new Date(Date.now() - 30 * 24 * HOUR) });
     const morning = yesterdayAt(10);
-    const first = await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: card.cardNumber, checkTime: wire(morning) });
+    const first = await checkIn(t, spot.checker.token, {
+      skuId: spot.skuId,
+      cardNumber: card.cardNumber,
+      checkTime: wire(morning),
+    });
     expect(first.body.errcode, first.body.errmsg).toBe(0);
     expect(first.body.data).toMatchObject({ checkTime: wire(morning), checksLeftToday: 0 });
-    const afternoon = await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: card.cardNumber, checkTime: wire(yesterdayAt(15)) });
+    const afternoon = await checkIn(t, spot.checker.token, {
+      skuId: spot.skuId,
+      cardNumber: card.cardNumber,
+      checkTime: wire(yesterdayAt(15)),
+    });
     expect(afternoon.body.errcode).toBe(1_013_000_007);
     const today = await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: card.cardNumber });
     expect(today.body.errcode).toBe(0);
@@ -146,7 +190,11 @@ describe('an offline scan is judged at its checkTime', () => {
     const justExpired = new Date(Date.now() - HOUR);
     for (const status of [2, 4]) {
       const card = await heldCard(t.db, spot.modelId, { status, active_time: longAgo, expire_time: justExpired });
-      const offline = await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: card.cardNumber, checkTime: wire(yesterdayAt(10)) });
+      const offline = await checkIn(t, spot.checker.token, {
+        skuId: spot.skuId,
+        cardNumber: card.cardNumber,
+        checkTime: wire(yesterdayAt(10)),
+      });
       expect(offline.body.errcode, `status ${status}: ${offline.body.errmsg}`).toBe(0);
       const online = await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: card.cardNumber });
       expect(online.body.errcode).toBe(1_013_000_004);
@@ -155,33 +203,71 @@ describe('an offline scan is judged at its checkTime', () => {
 
   it('refuses a card activated after the scan', async () => {
     const card = await heldCard(t.db, spot.modelId, { active_time: new Date(Date.now() - 60_000) });
-    const res = await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: card.cardNumber, checkTime: wire(yesterdayAt(10)) });
+    const res = await checkIn(t, spot.checker.token, {
+      skuId: spot.skuId,
+      cardNumber: card.cardNumber,
+      checkTime: wire(yesterdayAt(10)),
+    });
     expect(res.body.errcode).toBe(1_013_000_010);
   });
 
   it('refuses a scan more than 72 hours old and one from the future, and logs them', async () => {
     const card = await heldCard(t.db, spot.modelId, { active_time: new Date(Date.now() - 30 * 24 * HOUR) });
-    const old = await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: card.cardNumber, checkTime: wire(new Date(Date.now() - 73 * HOUR)) });
-    expect(old.body).toEqual({ errcode: 1_013_000_011, errmsg: 'This offline scan is more than 72 hours old and can no longer be accepted.' });
-    const ahead = await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: card.cardNumber, checkTime: wire(new Date(Date.now() + 10 * 60_000)) });
-    expect(ahead.body).toEqual({ errcode: 1_013_000_012, errmsg: 'The scan time is in the future. Please check the device clock.' });
-    const fails = await t.db.selectFrom('card_check_fail').select(['errcode', 'merchant_id']).where('card_number', '=', card.cardNumber).orderBy('id').execute();
-    expect(fails).toEqual([{ errcode: 1_013_000_011, merchant_id: spot.merchantId }, { errcode: 1_013_000_012, merchant_id: spot.merchantId }]);
+    const old = await checkIn(t, spot.checker.token, {
+      skuId: spot.skuId,
+      cardNumber: card.cardNumber,
+      checkTime: wire(new Date(Date.now() - 73 * HOUR)),
+    });
+    expect(old.body).toEqual({
+      errcode: 1_013_000_011,
+      errmsg: 'This offline scan is more than 72 hours old and can no longer be accepted.',
+    });
+    const ahead = await checkIn(t, spot.checker.token, {
+      skuId: spot.skuId,
+      cardNumber: card.cardNumber,
+      checkTime: wire(new Date(Date.now() + 10 * 60_000)),
+    });
+    expect(ahead.body).toEqual({
+      errcode: 1_013_000_012,
+      errmsg: 'The scan time is in the future. Please check the device clock.',
+    });
+    const fails = await t.db
+      .selectFrom('card_check_fail')
+      .select(['errcode', 'merchant_id'])
+      .where('card_number', '=', card.cardNumber)
+      .orderBy('id')
+      .execute();
+    expect(fails).toEqual([
+      { errcode: 1_013_000_011, merchant_id: spot.merchantId },
+      { errcode: 1_013_000_012, merchant_id: spot.merchantId },
+    ]);
     expect(await recordsOf(card.cardId)).toHaveLength(0);
   });
 
-  it('judges the verifier\'s post before the scan\'s time (docs/domain.md §4 step 1 first)', async () => {
+  it("judges the verifier's post before the scan's time (docs/domain.md §4 step 1 first)", async () => {
     const card = await heldCard(t.db, three.modelId, { active_time: new Date(Date.now() - 30 * 24 * HOUR) });
-    const old = await checkIn(t, spot.checker.token, { skuId: three.skuId, cardNumber: card.cardNumber, checkTime: wire(new Date(Date.now() - 73 * HOUR)) });
+    const old = await checkIn(t, spot.checker.token, {
+      skuId: three.skuId,
+      cardNumber: card.cardNumber,
+      checkTime: wire(new Date(Date.now() - 73 * HOUR)),
+    });
     expect(old.body.errcode).toBe(1_013_000_006);
-    const ahead = await checkIn(t, spot.checker.token, { skuId: three.skuId, cardNumber: card.cardNumber, checkTime: wire(new Date(Date.now() + 10 * 60_000)) });
+    const ahead = await checkIn(t, spot.checker.token, {
+      skuId: three.skuId,
+      cardNumber: card.cardNumber,
+      checkTime: wire(new Date(Date.now() + 10 * 60_000)),
+    });
     expect(ahead.body.errcode).toBe(1_013_000_006);
   });
 
   it('takes a device clock a few seconds ahead as now', async () => {
     const card = await heldCard(t.db, spot.modelId);
     const before = Date.now();
-    const res = await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: card.cardNumber, checkTime: wire(new Date(Date.now() + 30_000)) });
+    const res = await checkIn(t, spot.checker.token, {
+      skuId: spot.skuId,
+      cardNumber: card.cardNumber,
+      checkTime: wire(new Date(Date.now() + 30_000)),
+    });
     expect(res.body.errcode, res.body.errmsg).toBe(0);
     const [row] = await recordsOf(card.cardId);
     expect(row.check_time.getTime()).toBeGreaterThanOrEqual(before - 1000);

@@ -27,10 +27,22 @@ async function failsOf(checkerId: number) {
 
 /** Checks, counted entries and successful operation-log rows of a verifier: what a passing scan writes. */
 async function writtenBy(checkerId: number) {
-  const checks = await t.db.selectFrom('card_check').select((e) => e.fn.countAll<number>().as('n')).where('checker_id', '=', checkerId).executeTakeFirstOrThrow();
-  const used = await t.db.selectFrom('card_check_day_count').select((e) => e.fn.coalesce(e.fn.sum<number>('used'), e.lit(0)).as('n')).executeTakeFirstOrThrow();
-  const logged = await t.db.selectFrom('operate_log').select((e) => e.fn.countAll<number>().as('n'))
-    .where('path', '=', CHECK_IN).where('account_id', '=', checkerId).where('success', '=', true).executeTakeFirstOrThrow();
+  const checks = await t.db
+    .selectFrom('card_check')
+    .select((e) => e.fn.countAll<number>().as('n'))
+    .where('checker_id', '=', checkerId)
+    .executeTakeFirstOrThrow();
+  const used = await t.db
+    .selectFrom('card_check_day_count')
+    .select((e) => e.fn.coalesce(e.fn.sum<number>('used'), e.lit(0)).as('n'))
+    .executeTakeFirstOrThrow();
+  const logged = await t.db
+    .selectFrom('operate_log')
+    .select((e) => e.fn.countAll<number>().as('n'))
+    .where('path', '=', CHECK_IN)
+    .where('account_id', '=', checkerId)
+    .where('success', '=', true)
+    .executeTakeFirstOrThrow();
   return [Number(checks.n), Number(used.n), Number(logged.n)];
 }
 
@@ -41,7 +53,11 @@ async function checksOf(cardId: number) {
 describe('check-in by card number', () => {
   it('answers the record with the tourist, the card model and the entries left, and logs the operation', async () => {
     const card = await heldCard(t.db, spot.modelId);
-    const res = await checkIn(t, spot.checker.token, { skuId: spot.skuId, entranceId: spot.gate1, cardNumber: card.cardNumber });
+    const res = await checkIn(t, spot.checker.token, {
+      skuId: spot.skuId,
+      entranceId: spot.gate1,
+      cardNumber: card.cardNumber,
+    });
     expect(res.body.errcode, res.body.errmsg).toBe(0);
     const d = res.body.data;
     expect(d).toEqual({
@@ -73,27 +89,75 @@ describe('check-in by card number', () => {
     const rows = await checksOf(card.cardId);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
-      id: d.id, card_model_id: spot.modelId, sku_id: spot.skuId, resource_id: spot.spuId, entrance_id: spot.gate1, checker_id: spot.checker.id,
-      tourist_name: card.holderName, consume_num: 1, check_type: 1, status: 1, is_deleted: false, nonce: null, checks_left: 0,
+      id: d.id,
+      card_model_id: spot.modelId,
+      sku_id: spot.skuId,
+      resource_id: spot.spuId,
+      entrance_id: spot.gate1,
+      checker_id: spot.checker.id,
+      tourist_name: card.holderName,
+      consume_num: 1,
+      check_type: 1,
+      status: 1,
+      is_deleted: false,
+      nonce: null,
+      checks_left: 0,
     });
-    const counter = await t.db.selectFrom('card_check_day_count').selectAll().where('card_id', '=', card.cardId).execute();
-    expect(counter).toEqual([expect.objectContaining({ resource_id: spot.spuId, check_date: rows[0].check_date, used: 1 })]);
-    const log = await t.db.selectFrom('operate_log').selectAll().where('biz_id', '=', String(d.id)).where('path', '=', CHECK_IN).execute();
-    expect(log).toEqual([expect.objectContaining({ module: '核销记录', action: '核销', account_kind: 'checker', account_id: spot.checker.id, success: true })]);
+    const counter = await t.db
+      .selectFrom('card_check_day_count')
+      .selectAll()
+      .where('card_id', '=', card.cardId)
+      .execute();
+    expect(counter).toEqual([
+      expect.objectContaining({ resource_id: spot.spuId, check_date: rows[0].check_date, used: 1 }),
+    ]);
+    const log = await t.db
+      .selectFrom('operate_log')
+      .selectAll()
+      .where('biz_id', '=', String(d.id))
+      .where('path', '=', CHECK_IN)
+      .execute();
+    expect(log).toEqual([
+      expect.objectContaining({
+        module: '核销记录',
+        action: '核销',
+        account_kind: 'checker',
+        account_id: spot.checker.id,
+        success: true,
+      }),
+    ]);
   });
 
   it('takes several entries in one scan within the limit, and counts them against it', async () => {
     const three = await createSpot(t, { dailyLimit: 3 });
     const card = await heldCard(t.db, three.modelId);
-    const first = await checkIn(t, three.checker.token, { skuId: three.skuId, cardNumber: card.cardNumber, consumeNum: 2 });
+    const first = await checkIn(t, three.checker.token, {
+      skuId: three.skuId,
+      cardNumber: card.cardNumber,
+      consumeNum: 2,
+    });
     expect(first.body.data).toMatchObject({ consumeNum: 2, checksLeftToday: 1, entranceName: null });
-    const tooMany = await checkIn(t, three.checker.token, { skuId: three.skuId, cardNumber: card.cardNumber, consumeNum: 2 });
-    expect(tooMany.body).toEqual({ errcode: 1_013_000_007, errmsg: 'This card does not have 2 entries left here today (daily limit 3).' });
+    const tooMany = await checkIn(t, three.checker.token, {
+      skuId: three.skuId,
+      cardNumber: card.cardNumber,
+      consumeNum: 2,
+    });
+    expect(tooMany.body).toEqual({
+      errcode: 1_013_000_007,
+      errmsg: 'This card does not have 2 entries left here today (daily limit 3).',
+    });
     const last = await checkIn(t, three.checker.token, { skuId: three.skuId, cardNumber: card.cardNumber });
     expect(last.body.data.checksLeftToday).toBe(0);
     const over = await checkIn(t, three.checker.token, { skuId: three.skuId, cardNumber: card.cardNumber });
-    expect(over.body).toEqual({ errcode: 1_013_000_007, errmsg: 'This card has already been used here 3 times today, the daily limit.' });
-    const never = await checkIn(t, three.checker.token, { skuId: three.skuId, cardNumber: (await heldCard(t.db, three.modelId)).cardNumber, consumeNum: 4 });
+    expect(over.body).toEqual({
+      errcode: 1_013_000_007,
+      errmsg: 'This card has already been used here 3 times today, the daily limit.',
+    });
+    const never = await checkIn(t, three.checker.token, {
+      skuId: three.skuId,
+      cardNumber: (await heldCard(t.db, three.modelId)).cardNumber,
+      consumeNum: 4,
+    });
     expect(never.body).toEqual({ errcode: 1_013_000_007, errmsg: 'This card allows 3 entries a day here, not 4.' });
   });
 
@@ -101,24 +165,43 @@ describe('check-in by card number', () => {
     const card = await heldCard(t.db, spot.modelId);
     const now = new Date();
     const day = wire(now).slice(0, 10);
-    await t.db.insertInto('card_check').values({
-      card_id: card.cardId, card_model_id: spot.modelId, sku_id: spot.skuId, resource_id: spot.spuId, checker_id: spot.checker.id,
-      check_time: now, check_date: day,
-    }).execute();
+    await t.db
+      .insertInto('card_check')
+      .values({
+        card_id: card.cardId,
+        card_model_id: spot.modelId,
+        sku_id: spot.skuId,
+        resource_id: spot.spuId,
+        checker_id: spot.checker.id,
+        check_time: now,
+        check_date: day,
+      })
+      .execute();
     const res = await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: card.cardNumber });
     expect(res.body.errcode).toBe(1_013_000_007);
-    expect(await t.db.selectFrom('card_check_day_count').select('used').where('card_id', '=', card.cardId).execute()).toEqual([]);
+    expect(
+      await t.db.selectFrom('card_check_day_count').select('used').where('card_id', '=', card.cardId).execute(),
+    ).toEqual([]);
   });
 });
 
 describe('refusals: each has its own code and a message to read aloud, and is logged', () => {
-  const cases: Array<{ name: string; code: number; message: string | RegExp; prepare: () => Promise<Record<string, unknown>> }> = [
+  const cases: Array<{
+    name: string;
+    code: number;
+    message: string | RegExp;
+    prepare: () => Promise<Record<string, unknown>>;
+  }> = [
     {
-      name: 'unknown card', code: 1_013_000_001, message: 'Card not found. Please check the card number.',
+      name: 'unknown card',
+      code: 1_013_000_001,
+      message: 'Card not found. Please check the card number.',
       prepare: async () => ({ skuId: spot.skuId, cardNumber: uniq('NOPE').slice(0, 20) }),
     },
     {
-      name: 'card not bound', code: 1_013_000_002, message: 'This card has not been bound to a holder yet.',
+      name: 'card not bound',
+      code: 1_013_000_002,
+      message: 'This card has not been bound to a holder yet.',
       prepare: async () => {
         const { createCard } = await import('../helpers/factories.js');
         const cardNumber = uniq('U').slice(0, 20);
@@ -127,51 +210,95 @@ describe('refusals: each has its own code and a message to read aloud, and is lo
       },
     },
     {
-      name: 'card disabled', code: 1_013_000_003, message: 'This card has been disabled.',
-      prepare: async () => ({ skuId: spot.skuId, cardNumber: (await heldCard(t.db, spot.modelId, { status: 3 })).cardNumber }),
-    },
-    {
-      name: 'card expired', code: 1_013_000_004, message: /^This card expired on \d{4}-\d{2}-\d{2}\.$/,
+      name: 'card disabled',
+      code: 1_013_000_003,
+      message: 'This card has been disabled.',
       prepare: async () => ({
         skuId: spot.skuId,
-        cardNumber: (await heldCard(t.db, spot.modelId, { active_time: new Date(Date.now() - 400 * 24 * HOUR), expire_time: new Date(Date.now() - 2 * HOUR) })).cardNumber,
+        cardNumber: (await heldCard(t.db, spot.modelId, { status: 3 })).cardNumber,
       }),
     },
     {
-      name: 'card marked expired', code: 1_013_000_004, message: /^This card expired on/,
-      prepare: async () => ({ skuId: spot.skuId, cardNumber: (await heldCard(t.db, spot.modelId, { status: 4 })).cardNumber }),
+      name: 'card expired',
+      code: 1_013_000_004,
+      message: /^This card expired on \d{4}-\d{2}-\d{2}\.$/,
+      prepare: async () => ({
+        skuId: spot.skuId,
+        cardNumber: (
+          await heldCard(t.db, spot.modelId, {
+            active_time: new Date(Date.now() - 400 * 24 * HOUR),
+            expire_time: new Date(Date.now() - 2 * HOUR),
+          })
+        ).cardNumber,
+      }),
     },
     {
-      name: 'card not activated yet', code: 1_013_000_010, message: 'This card was not yet activated at the time of the scan.',
-      prepare: async () => ({ skuId: spot.skuId, cardNumber: (await heldCard(t.db, spot.modelId, { active_time: null, expire_time: null })).cardNumber }),
+      name: 'card marked expired',
+      code: 1_013_000_004,
+      message: /^This card expired on/,
+      prepare: async () => ({
+        skuId: spot.skuId,
+        cardNumber: (await heldCard(t.db, spot.modelId, { status: 4 })).cardNumber,
+      }),
     },
     {
-      name: 'card not valid at this spot', code: 1_013_000_005, message: /^This card is not valid at Lake entry /,
-      prepare: async () => ({ skuId: spot.skuId, cardNumber: (await heldCard(t.db, await createCardModel(t.db))).cardNumber }),
+      name: 'card not activated yet',
+      code: 1_013_000_010,
+      message: 'This card was not yet activated at the time of the scan.',
+      prepare: async () => ({
+        skuId: spot.skuId,
+        cardNumber: (await heldCard(t.db, spot.modelId, { active_time: null, expire_time: null })).cardNumber,
+      }),
     },
     {
-      name: 'verifier not posted at the spot', code: 1_013_000_006, message: /^You are not assigned to check at SKU /,
+      name: 'card not valid at this spot',
+      code: 1_013_000_005,
+      message: /^This card is not valid at Lake entry /,
+      prepare: async () => ({
+        skuId: spot.skuId,
+        cardNumber: (await heldCard(t.db, await createCardModel(t.db))).cardNumber,
+      }),
+    },
+    {
+      name: 'verifier not posted at the spot',
+      code: 1_013_000_006,
+      message: /^You are not assigned to check at SKU /,
       prepare: async () => {
-        const other = await createSku(t.db, { goods_id: await createSpu(t.db, { merchant_id: spot.merchantId }), sku_name: `SKU ${uniq()}` });
+        const other = await createSku(t.db, {
+          goods_id: await createSpu(t.db, { merchant_id: spot.merchantId }),
+          sku_name: `SKU ${uniq()}`,
+        });
         return { skuId: other, cardNumber: (await heldCard(t.db, spot.modelId)).cardNumber };
       },
     },
     {
-      name: 'unknown spot', code: 1_013_000_006, message: 'You are not assigned to check at scenic spot 987654321.',
+      name: 'unknown spot',
+      code: 1_013_000_006,
+      message: 'You are not assigned to check at scenic spot 987654321.',
       prepare: async () => ({ skuId: 987654321, cardNumber: (await heldCard(t.db, spot.modelId)).cardNumber }),
     },
     {
-      name: 'gate of another spot', code: 1_013_000_006, message: /^You are not assigned to check at gate \d+ of Lake entry /,
+      name: 'gate of another spot',
+      code: 1_013_000_006,
+      message: /^You are not assigned to check at gate \d+ of Lake entry /,
       prepare: async () => {
         const elsewhere = await createSpot(t);
-        return { skuId: spot.skuId, entranceId: elsewhere.gate1, cardNumber: (await heldCard(t.db, spot.modelId)).cardNumber };
+        return {
+          skuId: spot.skuId,
+          entranceId: elsewhere.gate1,
+          cardNumber: (await heldCard(t.db, spot.modelId)).cardNumber,
+        };
       },
     },
     {
-      name: 'daily limit reached', code: 1_013_000_007, message: 'This card has already been used here today.',
+      name: 'daily limit reached',
+      code: 1_013_000_007,
+      message: 'This card has already been used here today.',
       prepare: async () => {
         const card = await heldCard(t.db, spot.modelId);
-        expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: card.cardNumber })).body.errcode).toBe(0);
+        expect(
+          (await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: card.cardNumber })).body.errcode,
+        ).toBe(0);
         return { skuId: spot.skuId, cardNumber: card.cardNumber };
       },
     },
@@ -179,10 +306,22 @@ describe('refusals: each has its own code and a message to read aloud, and is lo
 
   // A scan is read and written in one statement: a refused one must have written nothing of a check.
   const writtenByVerifier = async () => {
-    const checks = await t.db.selectFrom('card_check').select((e) => e.fn.countAll<number>().as('n')).where('checker_id', '=', spot.checker.id).executeTakeFirstOrThrow();
-    const used = await t.db.selectFrom('card_check_day_count').select((e) => e.fn.coalesce(e.fn.sum<number>('used'), e.lit(0)).as('n')).executeTakeFirstOrThrow();
-    const logged = await t.db.selectFrom('operate_log').select((e) => e.fn.countAll<number>().as('n'))
-      .where('path', '=', CHECK_IN).where('account_id', '=', spot.checker.id).where('success', '=', true).executeTakeFirstOrThrow();
+    const checks = await t.db
+      .selectFrom('card_check')
+      .select((e) => e.fn.countAll<number>().as('n'))
+      .where('checker_id', '=', spot.checker.id)
+      .executeTakeFirstOrThrow();
+    const used = await t.db
+      .selectFrom('card_check_day_count')
+      .select((e) => e.fn.coalesce(e.fn.sum<number>('used'), e.lit(0)).as('n'))
+      .executeTakeFirstOrThrow();
+    const logged = await t.db
+      .selectFrom('operate_log')
+      .select((e) => e.fn.countAll<number>().as('n'))
+      .where('path', '=', CHECK_IN)
+      .where('account_id', '=', spot.checker.id)
+      .where('success', '=', true)
+      .executeTakeFirstOrThrow();
     return [Number(checks.n), Number(used.n), Number(logged.n)];
   };
 
@@ -199,22 +338,46 @@ describe('refusals: each has its own code and a message to read aloud, and is lo
       expect(res.body.data).toBeUndefined();
       const fails = await failsOf(spot.checker.id);
       expect(fails).toHaveLength(before + 1);
-      expect(fails.at(-1)).toMatchObject({ errcode: c.code, reason: res.body.errmsg, sku_id: body.skuId, card_number: body.cardNumber, check_type: 1 });
+      expect(fails.at(-1)).toMatchObject({
+        errcode: c.code,
+        reason: res.body.errmsg,
+        sku_id: body.skuId,
+        card_number: body.cardNumber,
+        check_type: 1,
+      });
       expect(await writtenByVerifier()).toEqual(writtenBefore);
     });
   }
 
   it('a verifier posted at one gate only is refused at another gate, and accepted at its own', async () => {
-    const gateKeeper = await verifierAt(t, { merchantId: spot.merchantId, shopId: spot.shopId, skuId: spot.skuId, entranceId: spot.gate1 });
+    const gateKeeper = await verifierAt(t, {
+      merchantId: spot.merchantId,
+      shopId: spot.shopId,
+      skuId: spot.skuId,
+      entranceId: spot.gate1,
+    });
     const card = await heldCard(t.db, spot.modelId);
-    const wrong = await checkIn(t, gateKeeper.token, { skuId: spot.skuId, entranceId: spot.gate2, cardNumber: card.cardNumber });
+    const wrong = await checkIn(t, gateKeeper.token, {
+      skuId: spot.skuId,
+      entranceId: spot.gate2,
+      cardNumber: card.cardNumber,
+    });
     expect(wrong.body.errcode).toBe(1_013_000_006);
-    const right = await checkIn(t, gateKeeper.token, { skuId: spot.skuId, entranceId: spot.gate1, cardNumber: card.cardNumber });
+    const right = await checkIn(t, gateKeeper.token, {
+      skuId: spot.skuId,
+      entranceId: spot.gate1,
+      cardNumber: card.cardNumber,
+    });
     expect(right.body.data.entranceName).toBe('North gate');
   });
 
   it('a verifier posted at one gate only must name it: a scan without a gate is refused, nothing written', async () => {
-    const gateKeeper = await verifierAt(t, { merchantId: spot.merchantId, shopId: spot.shopId, skuId: spot.skuId, entranceId: spot.gate1 });
+    const gateKeeper = await verifierAt(t, {
+      merchantId: spot.merchantId,
+      shopId: spot.shopId,
+      skuId: spot.skuId,
+      entranceId: spot.gate1,
+    });
     const card = await heldCard(t.db, spot.modelId);
     const res = await checkIn(t, gateKeeper.token, { skuId: spot.skuId, cardNumber: card.cardNumber });
     expect(res.body.errcode).toBe(1_013_000_006);
@@ -227,8 +390,14 @@ describe('refusals: each has its own code and a message to read aloud, and is lo
     const res = await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: card.cardNumber });
     expect(res.body.errcode).toBe(1_013_000_003);
     expect(await checksOf(card.cardId)).toEqual([]);
-    const log = await t.db.selectFrom('operate_log').select(['success', 'errcode']).where('path', '=', CHECK_IN)
-      .where('account_id', '=', spot.checker.id).orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
+    const log = await t.db
+      .selectFrom('operate_log')
+      .select(['success', 'errcode'])
+      .where('path', '=', CHECK_IN)
+      .where('account_id', '=', spot.checker.id)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
     expect(log).toEqual({ success: false, errcode: 1_013_000_003 });
   });
 });
@@ -236,7 +405,12 @@ describe('refusals: each has its own code and a message to read aloud, and is lo
 describe('check-in by ID document', () => {
   it('finds the card bound to the ID number, preferring a usable one over an expired one', async () => {
     const idNo = uniq('330106').slice(0, 18).toUpperCase();
-    await heldCard(t.db, spot.modelId, { active_time: new Date(Date.now() - 400 * 24 * HOUR), expire_time: new Date(Date.now() - 24 * HOUR) }, { id_no: idNo });
+    await heldCard(
+      t.db,
+      spot.modelId,
+      { active_time: new Date(Date.now() - 400 * 24 * HOUR), expire_time: new Date(Date.now() - 24 * HOUR) },
+      { id_no: idNo },
+    );
     const good = await heldCard(t.db, spot.modelId, {}, { id_no: idNo });
     const res = await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo, idType: 1, checkType: 2 });
     expect(res.body.errcode, res.body.errmsg).toBe(0);
@@ -251,7 +425,7 @@ describe('check-in by ID document', () => {
     expect(res.body.data).toMatchObject({ cardNum: good.cardNumber, touristCardNo: idNo });
   });
 
-  it('uses the person\'s card expiring soonest, one without an end last; a refusal names the card the write would have taken', async () => {
+  it("uses the person's card expiring soonest, one without an end last; a refusal names the card the write would have taken", async () => {
     const idNo = uniq('330108').slice(0, 18).toUpperCase();
     const days = (n: number) => new Date(Date.now() + n * 24 * HOUR);
     const endless = await heldCard(t.db, spot.modelId, { expire_time: null }, { id_no: idNo });
@@ -262,7 +436,9 @@ describe('check-in by ID document', () => {
     expect(first.body.data.cardNum).toBe(soon.cardNumber);
     // A card whose entry of the day is spent is not usable: the next one in order is taken.
     expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo })).body.data.cardNum).toBe(far.cardNumber);
-    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo })).body.data.cardNum).toBe(endless.cardNumber);
+    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo })).body.data.cardNum).toBe(
+      endless.cardNumber,
+    );
     // All spent: the limit refusal, and its log entry, name the first card in order.
     const spent = await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo });
     expect(spent.body).toEqual({ errcode: 1_013_000_007, errmsg: 'This card has already been used here today.' });
@@ -271,16 +447,38 @@ describe('check-in by ID document', () => {
 
   it('goes on to the next usable card when the first is disabled', async () => {
     const idNo = uniq('330110').slice(0, 18).toUpperCase();
-    const soon = await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 30 * 24 * HOUR) }, { id_no: idNo });
-    const later = await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 300 * 24 * HOUR) }, { id_no: idNo });
+    const soon = await heldCard(
+      t.db,
+      spot.modelId,
+      { expire_time: new Date(Date.now() + 30 * 24 * HOUR) },
+      { id_no: idNo },
+    );
+    const later = await heldCard(
+      t.db,
+      spot.modelId,
+      { expire_time: new Date(Date.now() + 300 * 24 * HOUR) },
+      { id_no: idNo },
+    );
     await t.db.updateTable('card').set({ status: 3 }).where('id', '=', soon.cardId).execute();
-    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo })).body.data.cardNum).toBe(later.cardNumber);
+    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo })).body.data.cardNum).toBe(
+      later.cardNumber,
+    );
   });
 
   it('a person with two cards of limit 1: the first scan uses card A, the second card B, the third is refused with the limit', async () => {
     const idNo = uniq('330111').slice(0, 18).toUpperCase();
-    const a = await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 30 * 24 * HOUR) }, { id_no: idNo });
-    const b = await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 300 * 24 * HOUR) }, { id_no: idNo });
+    const a = await heldCard(
+      t.db,
+      spot.modelId,
+      { expire_time: new Date(Date.now() + 30 * 24 * HOUR) },
+      { id_no: idNo },
+    );
+    const b = await heldCard(
+      t.db,
+      spot.modelId,
+      { expire_time: new Date(Date.now() + 300 * 24 * HOUR) },
+      { id_no: idNo },
+    );
     const scan = () => checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo, idType: 1 });
     const first = await scan();
     expect(first.body.data).toMatchObject({ cardNum: a.cardNumber, checksLeftToday: 0 });
@@ -302,8 +500,18 @@ describe('check-in by ID document', () => {
     const idNo = uniq('330112').slice(0, 18).toUpperCase();
     const threeModel = await createCardModel(t.db);
     await createCardModelRule(t.db, { card_model_id: threeModel, resource_id: spot.spuId, daily_check_limit: 3 });
-    const one = await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 30 * 24 * HOUR) }, { id_no: idNo });
-    const three = await heldCard(t.db, threeModel, { expire_time: new Date(Date.now() + 300 * 24 * HOUR) }, { id_no: idNo });
+    const one = await heldCard(
+      t.db,
+      spot.modelId,
+      { expire_time: new Date(Date.now() + 30 * 24 * HOUR) },
+      { id_no: idNo },
+    );
+    const three = await heldCard(
+      t.db,
+      threeModel,
+      { expire_time: new Date(Date.now() + 300 * 24 * HOUR) },
+      { id_no: idNo },
+    );
     const two = await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo, consumeNum: 2 });
     expect(two.body.data).toMatchObject({ cardNum: three.cardNumber, consumeNum: 2, checksLeftToday: 1 });
     // One entry: the first card in order still has it.
@@ -311,7 +519,9 @@ describe('check-in by ID document', () => {
     // Two more: neither card has them; the refusal is the first card's.
     const none = await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo, consumeNum: 2 });
     expect(none.body).toEqual({ errcode: 1_013_000_007, errmsg: 'This card allows one entry a day here, not 2.' });
-    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo })).body.data.cardNum).toBe(three.cardNumber);
+    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo })).body.data.cardNum).toBe(
+      three.cardNumber,
+    );
   });
 
   it('gives the refusal of the card that got furthest when none is usable, and "no card" for a stranger', async () => {
@@ -320,14 +530,19 @@ describe('check-in by ID document', () => {
     await heldCard(t.db, await createCardModel(t.db), {}, { id_no: idNo });
     const res = await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo });
     expect(res.body.errcode).toBe(1_013_000_005);
-    const stranger = await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo: uniq('9').slice(0, 18).toUpperCase() });
+    const stranger = await checkIn(t, spot.checker.token, {
+      skuId: spot.skuId,
+      idNo: uniq('9').slice(0, 18).toUpperCase(),
+    });
     expect(stranger.body).toEqual({ errcode: 1_013_000_008, errmsg: 'No card is bound to this person.' });
   });
 
   it('matches the ID type when one is given', async () => {
     const idNo = uniq('E').slice(0, 12).toUpperCase();
     await heldCard(t.db, spot.modelId, {}, { id_no: idNo, id_type: 2 });
-    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo, idType: 1 })).body.errcode).toBe(1_013_000_008);
+    expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo, idType: 1 })).body.errcode).toBe(
+      1_013_000_008,
+    );
     expect((await checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo, idType: '2' })).body.errcode).toBe(0);
   });
 });
@@ -337,16 +552,30 @@ describe('check-in by face', () => {
     const photo = facePng(100, 120, 901);
     const card = await heldCard(t.db, spot.modelId);
     await face.createPerson({ personId: card.idNo, name: 'Visitor', photo });
-    const res = await checkIn(t, spot.checker.token, { skuId: spot.skuId, facePhoto: photo.toString('base64'), checkType: 3 });
+    const res = await checkIn(t, spot.checker.token, {
+      skuId: spot.skuId,
+      facePhoto: photo.toString('base64'),
+      checkType: 3,
+    });
     expect(res.body.errcode, res.body.errmsg).toBe(0);
     expect(res.body.data).toMatchObject({ cardNum: card.cardNumber, touristName: card.holderName, checkType: 3 });
   });
 
-  it('takes the person\'s second card when the first has used its entry today', async () => {
+  it("takes the person's second card when the first has used its entry today", async () => {
     const photo = facePng(100, 120, 904);
     const idNo = uniq('330113').slice(0, 18).toUpperCase();
-    const a = await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 30 * 24 * HOUR) }, { id_no: idNo });
-    const b = await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 300 * 24 * HOUR) }, { id_no: idNo });
+    const a = await heldCard(
+      t.db,
+      spot.modelId,
+      { expire_time: new Date(Date.now() + 30 * 24 * HOUR) },
+      { id_no: idNo },
+    );
+    const b = await heldCard(
+      t.db,
+      spot.modelId,
+      { expire_time: new Date(Date.now() + 300 * 24 * HOUR) },
+      { id_no: idNo },
+    );
     await face.createPerson({ personId: idNo, name: 'Visitor', photo });
     const scan = () => checkIn(t, spot.checker.token, { skuId: spot.skuId, facePhoto: photo.toString('base64') });
     expect((await scan()).body.data.cardNum).toBe(a.cardNumber);
@@ -355,12 +584,24 @@ describe('check-in by face', () => {
   });
 
   it('refuses a face nobody enrolled (1_013_000_009) and a photo without a face (face code), and logs both', async () => {
-    const stranger = await checkIn(t, spot.checker.token, { skuId: spot.skuId, facePhoto: facePng(100, 120, 902).toString('base64') });
-    expect(stranger.body).toEqual({ errcode: 1_013_000_009, errmsg: 'Face not recognised. Please scan the card or ID card instead.' });
-    const tiny = await checkIn(t, spot.checker.token, { skuId: spot.skuId, facePhoto: facePng(20, 20, 903).toString('base64') });
+    const stranger = await checkIn(t, spot.checker.token, {
+      skuId: spot.skuId,
+      facePhoto: facePng(100, 120, 902).toString('base64'),
+    });
+    expect(stranger.body).toEqual({
+      errcode: 1_013_000_009,
+      errmsg: 'Face not recognised. Please scan the card or ID card instead.',
+    });
+    const tiny = await checkIn(t, spot.checker.token, {
+      skuId: spot.skuId,
+      facePhoto: facePng(20, 20, 903).toString('base64'),
+    });
     expect(tiny.body.errcode).toBe(1_025_000_001);
     const fails = (await failsOf(spot.checker.id)).slice(-2);
-    expect(fails.map((f) => [f.errcode, f.check_type])).toEqual([[1_013_000_009, 3], [1_025_000_001, 3]]);
+    expect(fails.map((f) => [f.errcode, f.check_type])).toEqual([
+      [1_013_000_009, 3],
+      [1_025_000_001, 3],
+    ]);
   });
 
   it('does not ask the face service when the verifier is not posted at the spot', async () => {
@@ -375,15 +616,27 @@ describe('bad input → 400 naming the field', () => {
     ['no skuId', { cardNumber: '123' }, /skuId is required/],
     ['skuId 0', { skuId: 0, cardNumber: '123' }, 'skuId'],
     ['no identifier', { skuId: 1 }, 'cardNumber, idNo or facePhoto is required: one of them names the card'],
-    ['blank identifiers', { skuId: 1, cardNumber: '', idNo: '', facePhoto: null }, 'cardNumber, idNo or facePhoto is required: one of them names the card'],
-    ['two identifiers', { skuId: 1, cardNumber: '123', idNo: '330' }, 'cardNumber, idNo and facePhoto exclude each other: send only one'],
+    [
+      'blank identifiers',
+      { skuId: 1, cardNumber: '', idNo: '', facePhoto: null },
+      'cardNumber, idNo or facePhoto is required: one of them names the card',
+    ],
+    [
+      'two identifiers',
+      { skuId: 1, cardNumber: '123', idNo: '330' },
+      'cardNumber, idNo and facePhoto exclude each other: send only one',
+    ],
     ['checkType against the identifier', { skuId: 1, cardNumber: '123', checkType: 3 }, /^checkType is invalid/],
     ['checkType 4', { skuId: 1, cardNumber: '123', checkType: 4 }, 'checkType'],
     ['consumeNum 0', { skuId: 1, cardNumber: '123', consumeNum: 0 }, 'consumeNum'],
     ['card number with spaces', { skuId: 1, cardNumber: '12 3' }, 'cardNumber'],
     ['nonce too long', { skuId: 1, cardNumber: '123', nonce: 'n'.repeat(65) }, 'nonce'],
     ['checkTime malformed', { skuId: 1, cardNumber: '123', checkTime: 'yesterday' }, 'checkTime'],
-    ['checkTime not a real date', { skuId: 1, cardNumber: '123', checkTime: '2026-02-30 10:00:00' }, /^checkTime is invalid/],
+    [
+      'checkTime not a real date',
+      { skuId: 1, cardNumber: '123', checkTime: '2026-02-30 10:00:00' },
+      /^checkTime is invalid/,
+    ],
     ['idType 10', { skuId: 1, idNo: '330', idType: 10 }, 'idType'],
   ];
   for (const [name, body, rule] of bad) {
@@ -406,13 +659,28 @@ describe('bad input → 400 naming the field', () => {
 describe('the daily limit under concurrency', () => {
   it('50 parallel scans of one card with a limit of 1: exactly one passes', async () => {
     const card = await heldCard(t.db, spot.modelId);
-    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) =>
-      checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: card.cardNumber, nonce: `race-${card.cardId}-${i}` })));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        checkIn(t, spot.checker.token, {
+          skuId: spot.skuId,
+          cardNumber: card.cardNumber,
+          nonce: `race-${card.cardId}-${i}`,
+        }),
+      ),
+    );
     const codes = answers.map((a) => a.body.errcode);
     expect(codes.filter((c) => c === 0)).toHaveLength(1);
     expect(codes.filter((c) => c === 1_013_000_007)).toHaveLength(49);
     expect(await checksOf(card.cardId)).toHaveLength(1);
-    expect((await t.db.selectFrom('card_check_day_count').select('used').where('card_id', '=', card.cardId).executeTakeFirstOrThrow()).used).toBe(1);
+    expect(
+      (
+        await t.db
+          .selectFrom('card_check_day_count')
+          .select('used')
+          .where('card_id', '=', card.cardId)
+          .executeTakeFirstOrThrow()
+      ).used,
+    ).toBe(1);
   });
 
   it('parallel ID scans of a person with two cards of limit 1: no card goes over its limit, and the counters match the records', async () => {
@@ -421,7 +689,9 @@ describe('the daily limit under concurrency', () => {
       await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 30 * 24 * HOUR) }, { id_no: idNo }),
       await heldCard(t.db, spot.modelId, { expire_time: new Date(Date.now() + 300 * 24 * HOUR) }, { id_no: idNo }),
     ];
-    const answers = await Promise.all(Array.from({ length: 30 }, () => checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo })));
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, () => checkIn(t, spot.checker.token, { skuId: spot.skuId, idNo })),
+    );
     const codes = answers.map((a) => a.body.errcode);
     const passed = codes.filter((c) => c === 0).length;
     // A scan that chose a card and lost the race for its entry is refused with the limit (docs/adr/0057-scans-judged-in-order-idempotent-and-offline.md).
@@ -433,7 +703,11 @@ describe('the daily limit under concurrency', () => {
       const rows = await checksOf(card.cardId);
       expect(rows.length).toBeLessThanOrEqual(1);
       records += rows.length;
-      const counter = await t.db.selectFrom('card_check_day_count').select('used').where('card_id', '=', card.cardId).executeTakeFirst();
+      const counter = await t.db
+        .selectFrom('card_check_day_count')
+        .select('used')
+        .where('card_id', '=', card.cardId)
+        .executeTakeFirst();
       expect(counter?.used ?? 0).toBe(rows.length);
     }
     expect(records).toBe(passed);
@@ -452,8 +726,12 @@ describe('the daily limit under concurrency', () => {
     await createCheckerRelation(t.db, { checker_id: three.checker.id, sku_id: sku2, entrance_id: null });
     const card = await heldCard(t.db, three.modelId);
     const answers = await Promise.all([
-      ...Array.from({ length: 10 }, () => checkIn(t, three.checker.token, { skuId: three.skuId, cardNumber: card.cardNumber })),
-      ...Array.from({ length: 10 }, () => checkIn(t, three.checker.token, { skuId: sku2, cardNumber: card.cardNumber })),
+      ...Array.from({ length: 10 }, () =>
+        checkIn(t, three.checker.token, { skuId: three.skuId, cardNumber: card.cardNumber }),
+      ),
+      ...Array.from({ length: 10 }, () =>
+        checkIn(t, three.checker.token, { skuId: sku2, cardNumber: card.cardNumber }),
+      ),
     ]);
     const ok = answers.filter((a) => a.body.errcode === 0).map((a) => a.body.data.mcId);
     expect(ok.filter((id) => id === String(three.skuId))).toHaveLength(3);

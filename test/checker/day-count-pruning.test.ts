@@ -17,7 +17,12 @@ afterAll(() => t?.close());
 
 const DAY = 24 * HOUR;
 const countersOf = (cardId: number) =>
-  t.db.selectFrom('card_check_day_count').select(['check_date', 'used']).where('card_id', '=', cardId).orderBy('check_date').execute()
+  t.db
+    .selectFrom('card_check_day_count')
+    .select(['check_date', 'used'])
+    .where('card_id', '=', cardId)
+    .orderBy('check_date')
+    .execute()
     .then((rows) => rows.map((r) => ({ day: String(r.check_date), used: r.used })));
 
 describe('pruning the daily check counters', () => {
@@ -33,7 +38,8 @@ describe('pruning the daily check counters', () => {
       expect(r.body.errcode, r.body.errmsg).toBe(0);
     }
     const old = [5, 30].map((d) => dayText(new Date(now.getTime() - d * DAY)));
-    await t.db.insertInto('card_check_day_count')
+    await t.db
+      .insertInto('card_check_day_count')
       .values(old.map((day) => ({ card_id: card.cardId, resource_id: spot.spuId, check_date: day, used: 1 })))
       .execute();
     const live = [dayText(new Date(now.getTime() - 70 * HOUR)), dayText(now)].sort();
@@ -51,7 +57,8 @@ describe('pruning the daily check counters', () => {
   it('shares the work between two runs at once (two instances), neither failing', async () => {
     const card = await heldCard(t.db, spot.modelId);
     const days = Array.from({ length: 40 }, (_, i) => dayText(new Date(Date.now() - (10 + i) * DAY)));
-    await t.db.insertInto('card_check_day_count')
+    await t.db
+      .insertInto('card_check_day_count')
       .values(days.map((day) => ({ card_id: card.cardId, resource_id: spot.spuId, check_date: day, used: 1 })))
       .execute();
     const [a, b] = await Promise.all([pruneDayCounts(t.db), pruneDayCounts(t.db)]);

@@ -8,6 +8,10 @@ export const CLIENT_TYPES_FILE = 'test/client/openapi-types.ts';
  * is built on. test/client/generated-client.test.ts checks the committed file is this.
  */
 export async function generateClientTypes(document: Record<string, unknown>): Promise<string> {
-  const ast = await openapiTS(structuredClone(document) as never, { alphabetize: true, exportType: true, defaultNonNullable: false });
+  const ast = await openapiTS(structuredClone(document) as never, {
+    alphabetize: true,
+    exportType: true,
+    defaultNonNullable: false,
+  });
   return COMMENT_HEADER + '// Regenerate with: npm run openapi:types\n\n' + astToString(ast);
 }

@@ -17,7 +17,10 @@ let t: TestApp;
 let api: Client<paths>;
 
 /** The data of a success, or a failure naming the refusal (the envelope is a union of the two). */
-function ok<T extends { errcode: number; errmsg: string }>(answer: { data?: T; error?: unknown }): Extract<T, { errcode: 0 }> {
+function ok<T extends { errcode: number; errmsg: string }>(answer: {
+  data?: T;
+  error?: unknown;
+}): Extract<T, { errcode: 0 }> {
   const body = answer.data;
   if (!body || body.errcode !== 0) throw new Error(`refused: ${JSON.stringify(body ?? answer.error)}`);
   return body as Extract<T, { errcode: 0 }>;
@@ -42,52 +45,129 @@ describe('a client generated from the OpenAPI document', () => {
     expect(image.response.headers.get('content-type')).toBe('image/png');
     const key = image.response.headers.get('x-captcha-key')!;
     const code = (await t.store.get(`captcha:${key}`))!;
-    const login = ok(await api.POST('/manage-api/auth/login', { body: { username: TEST_ADMIN.username, password: TEST_ADMIN.password, code, uuid: key } }));
+    const login = ok(
+      await api.POST('/manage-api/auth/login', {
+        body: { username: TEST_ADMIN.username, password: TEST_ADMIN.password, code, uuid: key },
+      }),
+    );
     const staff = { headers: { Authorization: `Bearer ${login.data.accessToken}` } };
 
     // The platform from an empty database (README, "Start from an empty database").
     const suffix = Date.now().toString(36);
-    const merchant = ok(await api.POST('/manage-api/merchant/addMerchant', { ...staff, body: { name: `Client scenic ${suffix}`, merchantType: 2 } })).data;
-    const shop = ok(await api.POST('/manage-api/shop/addShop', { ...staff, body: { merchantId: merchant.id, name: `Client shop ${suffix}`, status: 1 } })).data;
-    const spu = ok(await api.POST('/manage-api/spu/addSpu', { ...staff, body: { name: `Client spot ${suffix}`, shopId: shop.id, resourceType: 2, status: 1 } })).data;
-    const sku = ok(await api.POST('/manage-api/sku/addSku', { ...staff, body: { goodsId: spu.id, skuName: 'Entry', skuEntranceList: [{ entranceName: 'North gate' }] } })).data;
-    const checker = ok(await api.POST('/manage-api/checker/addChecker', { ...staff, body: { mobile: '13700001234', name: 'Gate keeper', shopId: shop.id, relations: [{ skuId: sku.id }] } })).data;
-    const model = ok(await api.POST('/manage-api/cardModel/addCardModel', { ...staff, body: { name: `Client card ${suffix}`, price: 19_800, validityMonths: 12 } })).data;
-    const rule = ok(await api.POST('/manage-api/cardModel/addCardModelRule', { ...staff, body: { cardModelId: model.id, resourceId: spu.id, settlementWay: 1, buyPrice: 2_700 } })).data;
+    const merchant = ok(
+      await api.POST('/manage-api/merchant/addMerchant', {
+        ...staff,
+        body: { name: `Client scenic ${suffix}`, merchantType: 2 },
+      }),
+    ).data;
+    const shop = ok(
+      await api.POST('/manage-api/shop/addShop', {
+        ...staff,
+        body: { merchantId: merchant.id, name: `Client shop ${suffix}`, status: 1 },
+      }),
+    ).data;
+    const spu = ok(
+      await api.POST('/manage-api/spu/addSpu', {
+        ...staff,
+        body: { name: `Client spot ${suffix}`, shopId: shop.id, resourceType: 2, status: 1 },
+      }),
+    ).data;
+    const sku = ok(
+      await api.POST('/manage-api/sku/addSku', {
+        ...staff,
+        body: { goodsId: spu.id, skuName: 'Entry', skuEntranceList: [{ entranceName: 'North gate' }] },
+      }),
+    ).data;
+    const checker = ok(
+      await api.POST('/manage-api/checker/addChecker', {
+        ...staff,
+        body: { mobile: '13700001234', name: 'Gate keeper', shopId: shop.id, relations: [{ skuId: sku.id }] },
+      }),
+    ).data;
+    const model = ok(
+      await api.POST('/manage-api/cardModel/addCardModel', {
+        ...staff,
+        body: { name: `Client card ${suffix}`, price: 19_800, validityMonths: 12 },
+      }),
+    ).data;
+    const rule = ok(
+      await api.POST('/manage-api/cardModel/addCardModelRule', {
+        ...staff,
+        body: { cardModelId: model.id, resourceId: spu.id, settlementWay: 1, buyPrice: 2_700 },
+      }),
+    ).data;
     const today = new Date().toLocaleDateString('sv-SE', { timeZone: 'Asia/Shanghai' });
     const year = Number(today.slice(0, 4));
-    ok(await api.POST('/manage-api/cardModel/addCardModelRulePrice', { ...staff, body: { ruleId: rule.id, startDate: `${year}-01-01`, endDate: `${year}-12-31`, price: 2_500 } }));
-    const batch = ok(await api.POST('/manage-api/card/generateCardBatch', { ...staff, body: { cardModelId: model.id, count: 3, medium: 2 } })).data;
+    ok(
+      await api.POST('/manage-api/cardModel/addCardModelRulePrice', {
+        ...staff,
+        body: { ruleId: rule.id, startDate: `${year}-01-01`, endDate: `${year}-12-31`, price: 2_500 },
+      }),
+    );
+    const batch = ok(
+      await api.POST('/manage-api/card/generateCardBatch', {
+        ...staff,
+        body: { cardModelId: model.id, count: 3, medium: 2 },
+      }),
+    ).data;
     const cards = ok(await api.POST('/manage-api/card/queryCardPage', { ...staff, body: { batchId: batch.id } })).data;
     expect(cards.total).toBe(3);
     const cardNumber = cards.list[0].cardNumber;
     ok(await api.POST('/manage-api/card/activateCard', { ...staff, body: { cardNumber, channel: 1 } }));
-    ok(await api.POST('/manage-api/card/bindCard', { ...staff, body: { cardNumber, name: '张三', phone: '13900001111', idType: 1, idNo: '11010519491231002X' } }));
+    ok(
+      await api.POST('/manage-api/card/bindCard', {
+        ...staff,
+        body: { cardNumber, name: '张三', phone: '13900001111', idType: 1, idNo: '11010519491231002X' },
+      }),
+    );
 
     // The verifier checks the card in at the gate; a second scan the same day is refused with its own code.
-    const gate = ok(await api.POST('/app-api/auth/checkerLogin', { body: { mobile: '13700001234', password: checker.password } })).data;
+    const gate = ok(
+      await api.POST('/app-api/auth/checkerLogin', { body: { mobile: '13700001234', password: checker.password } }),
+    ).data;
     const app = { headers: { Authorization: `Bearer ${gate.accessToken}` } };
-    const check = ok(await api.POST('/app-api/checker/addCheckerConsumeRecord', { ...app, body: { skuId: sku.id, cardNumber } })).data;
+    const check = ok(
+      await api.POST('/app-api/checker/addCheckerConsumeRecord', { ...app, body: { skuId: sku.id, cardNumber } }),
+    ).data;
     expect(check.cardNum).toBe(cardNumber);
-    const again = await api.POST('/app-api/checker/addCheckerConsumeRecord', { ...app, body: { skuId: sku.id, cardNumber } });
+    const again = await api.POST('/app-api/checker/addCheckerConsumeRecord', {
+      ...app,
+      body: { skuId: sku.id, cardNumber },
+    });
     expect(again.data?.errcode).toBe(1_013_000_007);
-    const stat = ok(await api.GET('/app-api/checker/cardCheckStat', { ...app, params: { query: { skuId: sku.id } } })).data;
+    const stat = ok(
+      await api.GET('/app-api/checker/cardCheckStat', { ...app, params: { query: { skuId: sku.id } } }),
+    ).data;
     expect(stat.dayCardCheckCnt).toBe(1);
 
     // A member logs in on the mini program and reads its profile.
     const member = ok(await api.POST('/mp-api/auth/oauth2', { body: { code: `client-${suffix}` } })).data;
-    const profile = ok(await api.POST('/mp-api/member/getMember', { headers: { Authorization: `Bearer ${member.accessToken}` } })).data;
+    const profile = ok(
+      await api.POST('/mp-api/member/getMember', { headers: { Authorization: `Bearer ${member.accessToken}` } }),
+    ).data;
     expect(profile.openId).toBe(member.openId);
 
     // Estimation of the month, submitted as a settlement order, read back on the settlement page.
     const period = [`${today.slice(0, 8)}01 00:00:00`, `${today} 23:59:59`];
-    const estimation = ok(await api.POST('/manage-api/estimation/calcEstimationCard', { ...staff, body: { cardModelId: model.id, profit: 1_000, issueNum: 3, estimationPeriod: period } })).data;
+    const estimation = ok(
+      await api.POST('/manage-api/estimation/calcEstimationCard', {
+        ...staff,
+        body: { cardModelId: model.id, profit: 1_000, issueNum: 3, estimationPeriod: period },
+      }),
+    ).data;
     expect(estimation.checkNum).toBe(1);
     ok(await api.POST('/manage-api/estimation/submitEstimationCard', { ...staff, body: { id: estimation.id } }));
-    const page = ok(await api.POST('/manage-api/settlement/querySettlementCardPage', { ...staff, body: { pageNum: 1, pageSize: 10 } })).data;
+    const page = ok(
+      await api.POST('/manage-api/settlement/querySettlementCardPage', {
+        ...staff,
+        body: { pageNum: 1, pageSize: 10 },
+      }),
+    ).data;
     const order = page.list.find((o) => o.cardModelName === model.name);
     expect(order?.settlementStatus).toBe(1);
-    const detailPage = ok(await api.POST('/manage-api/settlement/getSettlementCard', { ...staff, body: { id: order!.id } })).data;
+    const detailPage = ok(
+      await api.POST('/manage-api/settlement/getSettlementCard', { ...staff, body: { id: order!.id } }),
+    ).data;
     expect(detailPage.checkNum).toBe(1);
   });
 });

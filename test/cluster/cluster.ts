@@ -43,7 +43,9 @@ export async function createPgDatabase(tag: string, from: 'empty' | 'template'):
   const admin = new pg.Client({ connectionString: PG_URL! });
   await admin.connect();
   try {
-    await admin.query(from === 'template' ? `create database ${name} template ${inject('pgTemplate')}` : `create database ${name}`);
+    await admin.query(
+      from === 'template' ? `create database ${name} template ${inject('pgTemplate')}` : `create database ${name}`,
+    );
   } finally {
     await admin.end();
   }
@@ -94,7 +96,11 @@ export function serverEnv(over: Record<string, string>): Record<string, string> 
 /** Starts one server on a free port and waits until /readyz answers 200 (throws with its output if not). */
 export async function startServer(env: Record<string, string>, readyMs = 120_000): Promise<Server> {
   const port = await freePort();
-  const proc = startProcess(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: process.cwd(), env: { ...env, PORT: String(port) }, port });
+  const proc = startProcess(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: process.cwd(),
+    env: { ...env, PORT: String(port) },
+    port,
+  });
   const server: Server = {
     base: `http://127.0.0.1:${port}`,
     port,
@@ -139,7 +145,9 @@ export interface Cluster {
  * way N instances run behind a load balancer. TRUST_PROXY is on so a test picks its client address
  * with X-Forwarded-For (rate limits and lock-outs are counted per address).
  */
-export async function startCluster(o: { size?: number; from?: 'empty' | 'template'; env?: Record<string, string> } = {}): Promise<Cluster> {
+export async function startCluster(
+  o: { size?: number; from?: 'empty' | 'template'; env?: Record<string, string> } = {},
+): Promise<Cluster> {
   const size = o.size ?? 2;
   const pgDb = await createPgDatabase('cluster', o.from ?? 'template');
   const prefix = testStorePrefix('cluster');
@@ -147,16 +155,18 @@ export async function startCluster(o: { size?: number; from?: 'empty' | 'templat
   const started = Date.now();
   const settled = await Promise.allSettled(
     Array.from({ length: size }, (_, i) =>
-      startServer(serverEnv({
-        DATABASE_URL: pgDb.url,
-        REDIS_URL: REDIS_URL!,
-        STORE_PREFIX: prefix,
-        DATA_DIR: path.join(scratch, `s${i}`),
-        TRUST_PROXY: '1',
-        OPEN_APP_KEY: OPEN_APP.key,
-        OPEN_APP_SECRET: OPEN_APP.secret,
-        ...o.env,
-      })),
+      startServer(
+        serverEnv({
+          DATABASE_URL: pgDb.url,
+          REDIS_URL: REDIS_URL!,
+          STORE_PREFIX: prefix,
+          DATA_DIR: path.join(scratch, `s${i}`),
+          TRUST_PROXY: '1',
+          OPEN_APP_KEY: OPEN_APP.key,
+          OPEN_APP_SECRET: OPEN_APP.secret,
+          ...o.env,
+        }),
+      ),
     ),
   );
   const servers = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
@@ -237,7 +247,12 @@ export async function call(base: string, url: string, body?: unknown, o: CallOpt
     return { status: res.status, body: parsed, headers: res.headers, ms: performance.now() - t0 };
   } catch (err) {
     const timedOut = (err as Error).name === 'TimeoutError';
-    return { status: timedOut ? 0 : -1, body: { errcode: Number.NaN, errmsg: String((err as Error).cause ?? err) }, headers: new Headers(), ms: performance.now() - t0 };
+    return {
+      status: timedOut ? 0 : -1,
+      body: { errcode: Number.NaN, errmsg: String((err as Error).cause ?? err) },
+      headers: new Headers(),
+      ms: performance.now() - t0,
+    };
   }
 }
 
@@ -261,16 +276,24 @@ export async function fetchCaptcha(base: string, ip = newClientIp()): Promise<{ 
  * Staff login as a person does it: the captcha image from `captchaFrom`, its code read (from the
  * shared store, where the picture's digits are kept), the login posted to `loginAt`.
  */
-export async function staffLogin(store: Store, o: { captchaFrom: string; loginAt: string; ip?: string; username?: string; password?: string }): Promise<Answer> {
+export async function staffLogin(
+  store: Store,
+  o: { captchaFrom: string; loginAt: string; ip?: string; username?: string; password?: string },
+): Promise<Answer> {
   const { key } = await fetchCaptcha(o.captchaFrom);
   if (!key) throw new Error('captcha refused');
   const code = await store.get(`captcha:${key}`);
-  return call(o.loginAt, '/manage-api/auth/login', {
-    username: o.username ?? TEST_ADMIN.username,
-    password: o.password ?? TEST_ADMIN.password,
-    code,
-    uuid: key,
-  }, { ip: o.ip ?? newClientIp() });
+  return call(
+    o.loginAt,
+    '/manage-api/auth/login',
+    {
+      username: o.username ?? TEST_ADMIN.username,
+      password: o.password ?? TEST_ADMIN.password,
+      code,
+      uuid: key,
+    },
+    { ip: o.ip ?? newClientIp() },
+  );
 }
 
 /** An admin access token (throws unless the login succeeds). */
@@ -284,7 +307,12 @@ export async function adminToken(store: Store, base: string): Promise<string> {
 export async function bypassLogin(base: string, bypassCode: string): Promise<string> {
   const { key } = await fetchCaptcha(base);
   if (!key) throw new Error('captcha refused');
-  const res = await call(base, '/manage-api/auth/login', { username: TEST_ADMIN.username, password: TEST_ADMIN.password, code: bypassCode, uuid: key });
+  const res = await call(base, '/manage-api/auth/login', {
+    username: TEST_ADMIN.username,
+    password: TEST_ADMIN.password,
+    code: bypassCode,
+    uuid: key,
+  });
   if (res.body.errcode !== 0) throw new Error(`login failed: ${JSON.stringify(res.body)}`);
   return res.body.data.accessToken as string;
 }
@@ -297,7 +325,11 @@ export async function smsCode(store: Store, purpose: string, phone: string): Pro
 }
 
 /** The headers of a signed open-channel call (docs/architecture.md §5.5); the same headers replay the call. */
-export function openSignature(urlPath: string, body: string, nonce = randomBytes(12).toString('hex')): Record<string, string> {
+export function openSignature(
+  urlPath: string,
+  body: string,
+  nonce = randomBytes(12).toString('hex'),
+): Record<string, string> {
   const ts = String(Date.now());
   return {
     'x-app-key': OPEN_APP.key,
@@ -334,7 +366,10 @@ export class TcpProxy {
   refused = 0;
   swallowed = 0;
 
-  private constructor(private readonly server: net.Server, readonly port: number) {}
+  private constructor(
+    private readonly server: net.Server,
+    readonly port: number,
+  ) {}
 
   static async start(target: { host: string; port: number }): Promise<TcpProxy> {
     let proxy!: TcpProxy; // eslint-disable-line prefer-const -- assigned by the closure below

@@ -21,8 +21,16 @@ let disB: number;
 beforeAll(async () => {
   t = await createTestApp();
   await upsertOpenApp(t.db, { appKey: APP_KEY, appSecret: APP_SECRET, name: 'partner system' });
-  merchantA = await staffSession(t, { kind: 'merchant', merchantId: await createMerchant(t.db), permissions: ['custom:read', 'custom:write'] });
-  merchantB = await staffSession(t, { kind: 'merchant', merchantId: await createMerchant(t.db), permissions: ['custom:read', 'custom:write'] });
+  merchantA = await staffSession(t, {
+    kind: 'merchant',
+    merchantId: await createMerchant(t.db),
+    permissions: ['custom:read', 'custom:write'],
+  });
+  merchantB = await staffSession(t, {
+    kind: 'merchant',
+    merchantId: await createMerchant(t.db),
+    permissions: ['custom:read', 'custom:write'],
+  });
   disA = await newDis(merchantA);
   disB = await newDis(merchantB);
 });
@@ -38,7 +46,10 @@ async function signed(body: unknown) {
   const ts = String(Date.now());
   const nonce = randomBytes(12).toString('hex');
   const headers = {
-    'content-type': 'application/json', 'x-app-key': APP_KEY, 'x-timestamp': ts, 'x-nonce': nonce,
+    'content-type': 'application/json',
+    'x-app-key': APP_KEY,
+    'x-timestamp': ts,
+    'x-nonce': nonce,
     'x-sign': sign(APP_SECRET, signingString('POST', PATH, ts, nonce, raw)),
   };
   const res = await t.app.inject({ method: 'POST', url: PATH, headers, payload: raw });
@@ -47,7 +58,13 @@ async function signed(body: unknown) {
 
 const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `Guide ${i + 1}`, mobile: randomMobile() }));
 const usersOf = async (customDisId: number) =>
-  t.db.selectFrom('custom_dis_user').select(['name', 'mobile', 'remark', 'status', 'created_by']).where('custom_dis_id', '=', customDisId).where('is_deleted', '=', false).orderBy('id').execute();
+  t.db
+    .selectFrom('custom_dis_user')
+    .select(['name', 'mobile', 'remark', 'status', 'created_by'])
+    .where('custom_dis_id', '=', customDisId)
+    .where('is_deleted', '=', false)
+    .orderBy('id')
+    .execute();
 
 describe('who may call', () => {
   it('refuses a call without signature or token (401), a member token (401) and staff without custom:write (403)', async () => {
@@ -56,35 +73,77 @@ describe('who may call', () => {
     const member = await loadMemberAccount(t.db, await createMember(t.db));
     expect((await t.post(PATH, body, (await issueFor(t, member!, 'mp')).accessToken)).body.errcode).toBe(401);
     const reader = await staffSession(t, { kind: 'platform', permissions: ['custom:read'] });
-    expect((await t.post(PATH, body, reader.token)).body).toEqual({ errcode: 403, errmsg: 'no permission: custom:write is required' });
+    expect((await t.post(PATH, body, reader.token)).body).toEqual({
+      errcode: 403,
+      errmsg: 'no permission: custom:write is required',
+    });
     const tampered = await t.app.inject({
-      method: 'POST', url: PATH, payload: JSON.stringify(body),
-      headers: { 'content-type': 'application/json', 'x-app-key': APP_KEY, 'x-timestamp': String(Date.now()), 'x-nonce': 'n'.repeat(16), 'x-sign': '0'.repeat(64) },
+      method: 'POST',
+      url: PATH,
+      payload: JSON.stringify(body),
+      headers: {
+        'content-type': 'application/json',
+        'x-app-key': APP_KEY,
+        'x-timestamp': String(Date.now()),
+        'x-nonce': 'n'.repeat(16),
+        'x-sign': '0'.repeat(64),
+      },
     });
     expect(tampered.json().errcode).toBe(401);
   });
 
   it('adds the users of a signed call, recording the app in the operation log', async () => {
     const dis = await newDis(merchantA);
-    const given = [{ name: ' Guide Zhao ', mobile: randomMobile(), remark: 'weekend', status: '0' }, { name: 'Guide Qian', mobile: randomMobile(), extra: 'ignored' }];
+    const given = [
+      { name: ' Guide Zhao ', mobile: randomMobile(), remark: 'weekend', status: '0' },
+      { name: 'Guide Qian', mobile: randomMobile(), extra: 'ignored' },
+    ];
     const res = await signed({ customDisId: dis, users: given });
     expect(res.errcode, res.errmsg).toBe(0);
     expect(res.data.customDisId).toBe(dis);
     expect(res.data.count).toBe(2);
     expect(res.data.list).toEqual([
-      expect.objectContaining({ customDisId: dis, name: 'Guide Zhao', mobile: given[0].mobile, remark: 'weekend', status: 0, merchantId: merchantA.merchantId }),
-      expect.objectContaining({ customDisId: dis, name: 'Guide Qian', mobile: given[1].mobile, remark: null, status: 1 }),
+      expect.objectContaining({
+        customDisId: dis,
+        name: 'Guide Zhao',
+        mobile: given[0].mobile,
+        remark: 'weekend',
+        status: 0,
+        merchantId: merchantA.merchantId,
+      }),
+      expect.objectContaining({
+        customDisId: dis,
+        name: 'Guide Qian',
+        mobile: given[1].mobile,
+        remark: null,
+        status: 1,
+      }),
     ]);
     expect((await usersOf(dis)).map((u) => u.created_by)).toEqual([null, null]);
-    const log = await t.db.selectFrom('operate_log').select(['module', 'action', 'account_kind', 'account_name', 'biz_id', 'success'])
-      .where('path', '=', PATH).orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
-    expect(log).toEqual({ module: '分销商', action: '批量新增分销商用户', account_kind: 'openApp', account_name: 'partner system', biz_id: String(dis), success: true });
+    const log = await t.db
+      .selectFrom('operate_log')
+      .select(['module', 'action', 'account_kind', 'account_name', 'biz_id', 'success'])
+      .where('path', '=', PATH)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    expect(log).toEqual({
+      module: '分销商',
+      action: '批量新增分销商用户',
+      account_kind: 'openApp',
+      account_name: 'partner system',
+      biz_id: String(dis),
+      success: true,
+    });
   });
 
-  it('takes a staff token too, within the staff user\'s merchant', async () => {
+  it("takes a staff token too, within the staff user's merchant", async () => {
     const res = await t.post(PATH, { customDisId: disA, users: rows(2) }, merchantA.token);
     expect(res.body.data.count).toBe(2);
-    expect((await t.post(PATH, { customDisId: disB, users: rows(1) }, merchantA.token)).body).toEqual({ errcode: 403, errmsg: 'the record belongs to another merchant' });
+    expect((await t.post(PATH, { customDisId: disB, users: rows(1) }, merchantA.token)).body).toEqual({
+      errcode: 403,
+      errmsg: 'the record belongs to another merchant',
+    });
   });
 });
 
@@ -95,7 +154,9 @@ describe('all or nothing', () => {
     expect(res.errcode, res.errmsg).toBe(0);
     expect(res.data.count).toBe(500);
     expect(await usersOf(dis)).toHaveLength(500);
-    expect((await signed({ customDisId: dis, users: rows(501) })).errmsg).toMatch(/^users is invalid: must hold 1 to 500 items/);
+    expect((await signed({ customDisId: dis, users: rows(501) })).errmsg).toMatch(
+      /^users is invalid: must hold 1 to 500 items/,
+    );
     expect((await signed({ customDisId: dis, users: [] })).errcode).toBe(400);
     expect((await signed({ users: rows(1) })).errmsg).toBe('customDisId is required');
   });
@@ -114,15 +175,25 @@ describe('all or nothing', () => {
     const res = await signed({ customDisId: dis, users });
     expect(res.errcode).toBe(400);
     expect(res.errmsg).toBe(
-      'rows 3 (mobile), 6 (name, mobile), 10 (mobile), 12 (row), 15 (status), 17 (name) are invalid: '
-      + 'row 3: mobile is invalid: must be an 11-digit mainland mobile number; row 6: name is invalid: must be at most 64 characters long; '
-      + `row 6: mobile is invalid: ${users[0].mobile} repeats row 1; row 10: mobile is invalid: ${existing} is already a user of this distributor; `
-      + 'row 12: must be an object {name, mobile, remark, status}; row 15: status is invalid: must be 0 or 1; row 17: name is required. Nothing was added.',
+      'rows 3 (mobile), 6 (name, mobile), 10 (mobile), 12 (row), 15 (status), 17 (name) are invalid: ' +
+        'row 3: mobile is invalid: must be an 11-digit mainland mobile number; row 6: name is invalid: must be at most 64 characters long; ' +
+        `row 6: mobile is invalid: ${users[0].mobile} repeats row 1; row 10: mobile is invalid: ${existing} is already a user of this distributor; ` +
+        'row 12: must be an object {name, mobile, remark, status}; row 15: status is invalid: must be 0 or 1; row 17: name is required. Nothing was added.',
     );
     expect(res.data.errors).toHaveLength(7);
-    expect(res.data.errors[0]).toEqual({ row: 3, field: 'mobile', message: 'mobile is invalid: must be an 11-digit mainland mobile number' });
+    expect(res.data.errors[0]).toEqual({
+      row: 3,
+      field: 'mobile',
+      message: 'mobile is invalid: must be an 11-digit mainland mobile number',
+    });
     expect((await usersOf(dis)).map((u) => u.name)).toEqual(['Old hand']);
-    const log = await t.db.selectFrom('operate_log').select(['success', 'errcode']).where('path', '=', PATH).orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
+    const log = await t.db
+      .selectFrom('operate_log')
+      .select(['success', 'errcode'])
+      .where('path', '=', PATH)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
     expect({ ...log, errcode: Number(log.errcode) }).toEqual({ success: false, errcode: 400 });
   });
 
@@ -130,13 +201,18 @@ describe('all or nothing', () => {
     const dis = await newDis(merchantA);
     const users = rows(120).map((u) => ({ ...u, mobile: 'bad' }));
     const res = await signed({ customDisId: dis, users });
-    expect(res.errmsg).toMatch(/^rows 1 \(mobile\), 2 \(mobile\), .* 50 \(mobile\) and 70 more rows are invalid: row 1: .*; … 110 more in data\.errors\. Nothing was added\.$/);
+    expect(res.errmsg).toMatch(
+      /^rows 1 \(mobile\), 2 \(mobile\), .* 50 \(mobile\) and 70 more rows are invalid: row 1: .*; … 110 more in data\.errors\. Nothing was added\.$/,
+    );
     expect(res.data.errors).toHaveLength(120);
     expect(await usersOf(dis)).toEqual([]);
   });
 
   it('refuses an unknown (404) or disabled (409) distributor', async () => {
-    expect((await signed({ customDisId: 999_999_999, users: rows(1) }))).toEqual({ errcode: 404, errmsg: 'custom distributor (customDisId) not found' });
+    expect(await signed({ customDisId: 999_999_999, users: rows(1) })).toEqual({
+      errcode: 404,
+      errmsg: 'custom distributor (customDisId) not found',
+    });
     const dis = await newDis(merchantA);
     await t.post('/manage-api/custom/updateCustomDis', { id: dis, status: 0 }, merchantA.token);
     expect((await signed({ customDisId: dis, users: rows(1) })).errcode).toBe(409);
@@ -144,10 +220,19 @@ describe('all or nothing', () => {
 
   it('adds no user to a distributor of a disabled merchant (1_022_000_001)', async () => {
     const merchant = await createMerchant(t.db);
-    const { name } = await t.db.selectFrom('merchant').select('name').where('id', '=', merchant).executeTakeFirstOrThrow();
-    const dis = await newDis(await staffSession(t, { kind: 'merchant', merchantId: merchant, permissions: ['custom:write'] }));
+    const { name } = await t.db
+      .selectFrom('merchant')
+      .select('name')
+      .where('id', '=', merchant)
+      .executeTakeFirstOrThrow();
+    const dis = await newDis(
+      await staffSession(t, { kind: 'merchant', merchantId: merchant, permissions: ['custom:write'] }),
+    );
     await t.db.updateTable('merchant').set({ status: 0 }).where('id', '=', merchant).execute();
-    expect(await signed({ customDisId: dis, users: rows(3) })).toEqual({ errcode: 1_022_000_001, errmsg: `merchant "${name}" is disabled: enable it first` });
+    expect(await signed({ customDisId: dis, users: rows(3) })).toEqual({
+      errcode: 1_022_000_001,
+      errmsg: `merchant "${name}" is disabled: enable it first`,
+    });
     expect(await usersOf(dis)).toEqual([]);
     await t.db.updateTable('merchant').set({ status: 1 }).where('id', '=', merchant).execute();
     expect((await signed({ customDisId: dis, users: rows(3) })).errcode).toBe(0);
@@ -159,7 +244,10 @@ describe('all or nothing', () => {
     const shared = randomMobile();
     const a = [...rows(30), { name: 'Shared', mobile: shared }];
     const b = [{ name: 'Shared too', mobile: shared }, ...rows(30)];
-    const [ra, rb] = await Promise.all([signed({ customDisId: dis, users: a }), signed({ customDisId: dis, users: b })]);
+    const [ra, rb] = await Promise.all([
+      signed({ customDisId: dis, users: a }),
+      signed({ customDisId: dis, users: b }),
+    ]);
     expect([ra.errcode, rb.errcode].sort()).toEqual([0, 400]);
     const loser = ra.errcode === 400 ? ra : rb;
     expect(loser.errmsg).toMatch(ra.errcode === 400 ? /^row 31 \(mobile\) is invalid/ : /^row 1 \(mobile\) is invalid/);

@@ -11,11 +11,14 @@ const trx = { isTransaction: true } as unknown as Executor;
 /** A read of `table` whose loads are recorded: the executor, the keys and the params of each. */
 function recorded(table: Map<number, string>, fail?: (keys: number[]) => boolean) {
   const loads: Array<{ db: Executor; keys: number[]; params: string }> = [];
-  const read = batchedRead<number, string, string>(async (db, keys, params) => {
-    loads.push({ db, keys: [...keys], params });
-    if (fail?.(keys)) throw new Error('the statement failed');
-    return keys.filter((k) => table.has(k)).map((k) => [k, `${params}:${table.get(k)}`] as const);
-  }, (params) => params);
+  const read = batchedRead<number, string, string>(
+    async (db, keys, params) => {
+      loads.push({ db, keys: [...keys], params });
+      if (fail?.(keys)) throw new Error('the statement failed');
+      return keys.filter((k) => table.has(k)).map((k) => [k, `${params}:${table.get(k)}`] as const);
+    },
+    (params) => params,
+  );
   return { read, loads };
 }
 
@@ -24,7 +27,12 @@ const table = new Map(Array.from({ length: 1000 }, (_, i) => [i, `row${i}`] as c
 describe('point reads made at the same time share one statement', () => {
   it('sends the keys read in one turn together, each once, and answers each read its own row', async () => {
     const { read, loads } = recorded(table);
-    const answers = await Promise.all([read(pool, 3, 'a'), read(pool, 7, 'a'), read(pool, 3, 'a'), read(pool, 5000, 'a')]);
+    const answers = await Promise.all([
+      read(pool, 3, 'a'),
+      read(pool, 7, 'a'),
+      read(pool, 3, 'a'),
+      read(pool, 5000, 'a'),
+    ]);
     expect(answers).toEqual(['a:row3', 'a:row7', 'a:row3', undefined]);
     expect(loads).toEqual([{ db: pool, keys: [3, 7, 5000], params: 'a' }]);
   });
@@ -36,10 +44,15 @@ describe('point reads made at the same time share one statement', () => {
     expect(loads.map((l) => l.keys)).toEqual([[1], [2]]);
   });
 
-  it('keeps groups apart and gives each load its own group\'s params', async () => {
+  it("keeps groups apart and gives each load its own group's params", async () => {
     const { read, loads } = recorded(table);
-    expect(await Promise.all([read(pool, 1, 'merchant:1'), read(pool, 1, 'merchant:2'), read(pool, 2, 'merchant:1')])).toEqual(['merchant:1:row1', 'merchant:2:row1', 'merchant:1:row2']);
-    expect(loads).toEqual([{ db: pool, keys: [1, 2], params: 'merchant:1' }, { db: pool, keys: [1], params: 'merchant:2' }]);
+    expect(
+      await Promise.all([read(pool, 1, 'merchant:1'), read(pool, 1, 'merchant:2'), read(pool, 2, 'merchant:1')]),
+    ).toEqual(['merchant:1:row1', 'merchant:2:row1', 'merchant:1:row2']);
+    expect(loads).toEqual([
+      { db: pool, keys: [1, 2], params: 'merchant:1' },
+      { db: pool, keys: [1], params: 'merchant:2' },
+    ]);
   });
 
   it('fails every read of a failed statement, and the next statement is sent as usual', async () => {
@@ -59,7 +72,10 @@ describe('point reads made at the same time share one statement', () => {
   it('reads on a transaction at once, on the transaction, alone', async () => {
     const { read, loads } = recorded(table);
     expect(await Promise.all([read(trx, 4, 'a'), read(trx, 5, 'a')])).toEqual(['a:row4', 'a:row5']);
-    expect(loads).toEqual([{ db: trx, keys: [4], params: 'a' }, { db: trx, keys: [5], params: 'a' }]);
+    expect(loads).toEqual([
+      { db: trx, keys: [4], params: 'a' },
+      { db: trx, keys: [5], params: 'a' },
+    ]);
   });
 });
 

@@ -32,7 +32,9 @@ describe.skipIf(process.env.DATABASE_URL)('one process at a time on an embedded 
 
     const third = openDatabase({ databaseUrl: null, dataDir, tz: TZ, lockWaitMs: 0 });
     try {
-      expect((await sql<{ n: number }>`select n from kept order by n`.execute(third.db)).rows.map((r) => r.n)).toEqual([7, 8]);
+      expect((await sql<{ n: number }>`select n from kept order by n`.execute(third.db)).rows.map((r) => r.n)).toEqual([
+        7, 8,
+      ]);
     } finally {
       await third.close();
     }

@@ -14,7 +14,9 @@ describe.skipIf(process.env.DATABASE_URL)('PGlite on a thread of its own', () =>
   let database: Database;
   beforeAll(async () => {
     database = openDatabase({ databaseUrl: null, dataDir: '.test-cache', tz: 'Asia/Shanghai', inMemory: true });
-    await sql`create table t (id int primary key, note text, at timestamptz, day date, big bigint, raw bytea)`.execute(database.db);
+    await sql`create table t (id int primary key, note text, at timestamptz, day date, big bigint, raw bytea)`.execute(
+      database.db,
+    );
   });
   afterAll(async () => {
     await database.close();
@@ -33,7 +35,9 @@ describe.skipIf(process.env.DATABASE_URL)('PGlite on a thread of its own', () =>
     });
     await insertedYet;
     let seen: number | null = null;
-    const outside = sql<{ n: number }>`select count(*)::int as n from t where id = 1`.execute(db).then((r) => (seen = r.rows[0].n));
+    const outside = sql<{ n: number }>`select count(*)::int as n from t where id = 1`
+      .execute(db)
+      .then((r) => (seen = r.rows[0].n));
     await new Promise((r) => setTimeout(r, 50));
     expect(seen).toBeNull(); // waiting for the transaction, not reading inside it
     release();
@@ -44,10 +48,13 @@ describe.skipIf(process.env.DATABASE_URL)('PGlite on a thread of its own', () =>
 
   it('undoes a transaction whose work failed, and answers the error with its code and constraint', async () => {
     const { db } = database;
-    const failed = await db.transaction().execute(async (t) => {
-      await sql`insert into t (id, note) values (2, 'rolled back')`.execute(t);
-      await sql`insert into t (id, note) values (1, 'a second id 1')`.execute(t);
-    }).catch((e: unknown) => e);
+    const failed = await db
+      .transaction()
+      .execute(async (t) => {
+        await sql`insert into t (id, note) values (2, 'rolled back')`.execute(t);
+        await sql`insert into t (id, note) values (1, 'a second id 1')`.execute(t);
+      })
+      .catch((e: unknown) => e);
     expect(isUniqueViolation(failed, 't_pkey')).toBe(true);
     expect((failed as Error).message).toMatch(/duplicate key/);
     const { rows } = await sql<{ n: number }>`select count(*)::int as n from t where id = 2`.execute(db);
@@ -56,8 +63,16 @@ describe.skipIf(process.env.DATABASE_URL)('PGlite on a thread of its own', () =>
 
   it('passes values both ways as the request thread had them', async () => {
     const at = new Date('2026-11-26T10:00:00.123Z');
-    await sql`insert into t (id, note, at, day, big, raw) values (3, ${'五'}, ${at}, ${'2026-02-28'}, ${2 ** 40}, ${Buffer.from([0, 1, 255])})`.execute(database.db);
-    const { rows } = await sql<{ note: string; at: Date; day: string; big: number; raw: Uint8Array }>`select note, at, day, big, raw from t where id = 3`.execute(database.db);
+    await sql`insert into t (id, note, at, day, big, raw) values (3, ${'五'}, ${at}, ${'2026-02-28'}, ${2 ** 40}, ${Buffer.from([0, 1, 255])})`.execute(
+      database.db,
+    );
+    const { rows } = await sql<{
+      note: string;
+      at: Date;
+      day: string;
+      big: number;
+      raw: Uint8Array;
+    }>`select note, at, day, big, raw from t where id = 3`.execute(database.db);
     expect(rows[0].note).toBe('五');
     expect(rows[0].at).toEqual(at);
     expect(rows[0].day).toBe('2026-02-28'); // a date stays text
@@ -66,13 +81,21 @@ describe.skipIf(process.env.DATABASE_URL)('PGlite on a thread of its own', () =>
   });
 
   it('runs many statements sent at once, each with its own answer', async () => {
-    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => sql<{ v: number }>`select ${i}::int as v`.execute(database.db)));
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => sql<{ v: number }>`select ${i}::int as v`.execute(database.db)),
+    );
     expect(answers.map((a) => a.rows[0].v)).toEqual(Array.from({ length: 200 }, (_, i) => i));
   });
 
   it('starts from a dump of another database and keeps a data directory across a restart', async () => {
     const dump = await database.dump!();
-    const copy = openDatabase({ databaseUrl: null, dataDir: '.test-cache', tz: 'Asia/Shanghai', inMemory: true, loadDataDir: dump });
+    const copy = openDatabase({
+      databaseUrl: null,
+      dataDir: '.test-cache',
+      tz: 'Asia/Shanghai',
+      inMemory: true,
+      loadDataDir: dump,
+    });
     try {
       const { rows } = await sql<{ n: number }>`select count(*)::int as n from t`.execute(copy.db);
       expect(rows[0].n).toBe(2);

@@ -19,7 +19,9 @@ async function emptyDatabases(handles: number): Promise<{ databases: Database[];
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   await admin.query(`create database ${name}`);
-  const databases = Array.from({ length: handles }, () => openDatabase({ databaseUrl: adminUrl(url, name), dataDir: '.test-cache', tz: TEST_TZ, poolMax: 3 }));
+  const databases = Array.from({ length: handles }, () =>
+    openDatabase({ databaseUrl: adminUrl(url, name), dataDir: '.test-cache', tz: TEST_TZ, poolMax: 3 }),
+  );
   return {
     databases,
     drop: async () => {
@@ -44,7 +46,10 @@ describe('preparing an empty database from several instances at once', () => {
     expect(outcomes.filter((o) => o.admin !== null)).toHaveLength(1);
     expect(outcomes.filter((o) => o.migrations.length > 0)).toHaveLength(1);
     const db = dbs.databases[0].db;
-    const regions = await db.selectFrom('region').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const regions = await db
+      .selectFrom('region')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(regions.n)).toBe(seeded[0].regionsSeeded);
     const admins = await db.selectFrom('admin_user').select('username').execute();
     expect(admins).toEqual([{ username: 'admin' }]);

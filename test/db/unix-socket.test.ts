@@ -21,7 +21,10 @@ describe.skipIf(!url || !existsSync(SOCKET_DIR))('DATABASE_URL naming a Unix soc
     const socketUrl = `postgres://${tcp.username}${tcp.password ? `:${tcp.password}` : ''}@localhost${tcp.pathname}?host=${SOCKET_DIR}`;
     const config = loadConfig({ DATABASE_URL: socketUrl, TZ: TEST_TZ });
     database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: '.test-cache', tz: TEST_TZ, poolMax: 1 });
-    const r = await sql<{ db: string; addr: string | null }>`select current_database() as db, inet_server_addr()::text as addr`.execute(database.db);
+    const r = await sql<{
+      db: string;
+      addr: string | null;
+    }>`select current_database() as db, inet_server_addr()::text as addr`.execute(database.db);
     expect(r.rows[0].db).toBe(tcp.pathname.slice(1));
     // A Unix-socket session has no server address.
     expect(r.rows[0].addr).toBeNull();

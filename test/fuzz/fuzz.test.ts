@@ -57,7 +57,12 @@ async function probe(op: Operation): Promise<{ token: string; answer: { errcode?
   const payload = op.method === 'POST' ? (op.body ? sample(op.body) : {}) : undefined;
   let fallback = { token: tokens[0], answer: {} as { errcode?: unknown; errmsg?: unknown } };
   for (const token of tokens) {
-    const res = await t.app.inject({ method: op.method, url: op.path, headers: { authorization: `Bearer ${token}` }, ...(payload !== undefined ? { payload: payload as object } : {}) });
+    const res = await t.app.inject({
+      method: op.method,
+      url: op.path,
+      headers: { authorization: `Bearer ${token}` },
+      ...(payload !== undefined ? { payload: payload as object } : {}),
+    });
     const answer = parse(res.body) ?? { errcode: 0 }; // a file answer: the operation took this session
     if (answer.errcode !== 401) return { token, answer };
     if (token === tokens[0]) fallback = { token, answer };
@@ -66,55 +71,79 @@ async function probe(op: Operation): Promise<{ token: string; answer: { errcode?
 }
 
 describe(`fuzzing every operation from the OpenAPI document (${FULL ? 'full run' : 'seeded share'}, seed ${SEED})`, () => {
-  it('never answers with a server error or without the envelope, and names the field of an invalid body', async () => {
-    const ops = operations(openApiDocument(t.app));
-    expect(ops.length).toBeGreaterThan(100);
-    const random = seeded(SEED);
-    const failures: string[] = [];
-    let sent = 0;
-    let namedChecks = 0;
-    let token = '';
-    const send = (c: Case) =>
-      c.raw
-        ? t.app.inject({ method: 'POST', url: c.url, headers: { authorization: `Bearer ${token}`, 'content-type': c.raw.contentType }, payload: c.raw.body })
-        : t.app.inject({ method: c.payload === undefined ? 'GET' : 'POST', url: c.url, headers: { authorization: `Bearer ${token}` }, ...(c.payload !== undefined ? { payload: c.payload as object } : {}) });
+  it(
+    'never answers with a server error or without the envelope, and names the field of an invalid body',
+    async () => {
+      const ops = operations(openApiDocument(t.app));
+      expect(ops.length).toBeGreaterThan(100);
+      const random = seeded(SEED);
+      const failures: string[] = [];
+      let sent = 0;
+      let namedChecks = 0;
+      let token = '';
+      const send = (c: Case) =>
+        c.raw
+          ? t.app.inject({
+              method: 'POST',
+              url: c.url,
+              headers: { authorization: `Bearer ${token}`, 'content-type': c.raw.contentType },
+              payload: c.raw.body,
+            })
+          : t.app.inject({
+              method: c.payload === undefined ? 'GET' : 'POST',
+              url: c.url,
+              headers: { authorization: `Bearer ${token}` },
+              ...(c.payload !== undefined ? { payload: c.payload as object } : {}),
+            });
 
-    for (const op of ops) {
-      const probed = await probe(op);
-      token = probed.token;
-      // Field names are only checked where the plausible body itself passes validation and the session is taken.
-      const checkNames = probed.answer.errcode !== 401 && !(probed.answer.errcode === 400 && /is (required|invalid)/.test(String(probed.answer.errmsg)));
-      for (const c of casesFor(op, LEVEL, random, SEED, checkNames)) {
-        if (op.method === 'GET' && c.payload !== undefined && !c.raw) continue;
-        let res = await send(c);
-        if (res.statusCode === 200 && /"errcode":401,"errmsg":"the access token is invalid or has expired"/.test(res.body)) {
-          // an earlier fuzzed call ended this session: renew them all and send again
-          const index = tokens.indexOf(token);
-          tokens = await newSessions();
-          token = tokens[Math.max(0, index)];
-          res = await send(c);
-        }
-        sent++;
-        if (c.names !== undefined) namedChecks++;
-        const answer = parse(res.body);
-        const isFile = res.statusCode === 200 && !String(res.headers['content-type'] ?? '').includes('json');
-        const where = `${op.method} ${c.label}`;
-        if (res.statusCode >= 500) {
-          failures.push(`${where} → HTTP ${res.statusCode} ${res.body.slice(0, 120)}`);
-        } else if (!isFile && (answer === null || typeof answer.errcode !== 'number' || typeof answer.errmsg !== 'string')) {
-          failures.push(`${where} → not an envelope: ${res.body.slice(0, 120)}`);
-        } else if (answer && typeof answer.errcode === 'number' && answer.errcode >= 500 && answer.errcode < 1000) {
-          failures.push(`${where} → errcode ${answer.errcode}`);
-        } else if (c.refusal !== undefined && (answer?.errcode !== 400 || answer.errmsg !== c.refusal)) {
-          failures.push(`${where} → ${JSON.stringify(answer)}, not the 400 "${c.refusal}"`);
-        } else if (c.names !== undefined && (answer?.errcode !== 400 || !String(answer.errmsg).includes(c.names))) {
-          failures.push(`${where} → ${JSON.stringify(answer)}, not a 400 naming ${c.names}`);
+      for (const op of ops) {
+        const probed = await probe(op);
+        token = probed.token;
+        // Field names are only checked where the plausible body itself passes validation and the session is taken.
+        const checkNames =
+          probed.answer.errcode !== 401 &&
+          !(probed.answer.errcode === 400 && /is (required|invalid)/.test(String(probed.answer.errmsg)));
+        for (const c of casesFor(op, LEVEL, random, SEED, checkNames)) {
+          if (op.method === 'GET' && c.payload !== undefined && !c.raw) continue;
+          let res = await send(c);
+          if (
+            res.statusCode === 200 &&
+            /"errcode":401,"errmsg":"the access token is invalid or has expired"/.test(res.body)
+          ) {
+            // an earlier fuzzed call ended this session: renew them all and send again
+            const index = tokens.indexOf(token);
+            tokens = await newSessions();
+            token = tokens[Math.max(0, index)];
+            res = await send(c);
+          }
+          sent++;
+          if (c.names !== undefined) namedChecks++;
+          const answer = parse(res.body);
+          const isFile = res.statusCode === 200 && !String(res.headers['content-type'] ?? '').includes('json');
+          const where = `${op.method} ${c.label}`;
+          if (res.statusCode >= 500) {
+            failures.push(`${where} → HTTP ${res.statusCode} ${res.body.slice(0, 120)}`);
+          } else if (
+            !isFile &&
+            (answer === null || typeof answer.errcode !== 'number' || typeof answer.errmsg !== 'string')
+          ) {
+            failures.push(`${where} → not an envelope: ${res.body.slice(0, 120)}`);
+          } else if (answer && typeof answer.errcode === 'number' && answer.errcode >= 500 && answer.errcode < 1000) {
+            failures.push(`${where} → errcode ${answer.errcode}`);
+          } else if (c.refusal !== undefined && (answer?.errcode !== 400 || answer.errmsg !== c.refusal)) {
+            failures.push(`${where} → ${JSON.stringify(answer)}, not the 400 "${c.refusal}"`);
+          } else if (c.names !== undefined && (answer?.errcode !== 400 || !String(answer.errmsg).includes(c.names))) {
+            failures.push(`${where} → ${JSON.stringify(answer)}, not a 400 naming ${c.names}`);
+          }
         }
       }
-    }
-    console.log(`fuzz: ${ops.length} operations, ${sent} requests (${namedChecks} invalid bodies checked for the field they name), seed ${SEED}`);
-    expect(namedChecks).toBeGreaterThan(ops.length);
-    expect(failures).toEqual([]);
-    expect(sent).toBeGreaterThan(FULL ? 20_000 : 3_000);
-  }, FULL ? 3_600_000 : 300_000);
+      console.log(
+        `fuzz: ${ops.length} operations, ${sent} requests (${namedChecks} invalid bodies checked for the field they name), seed ${SEED}`,
+      );
+      expect(namedChecks).toBeGreaterThan(ops.length);
+      expect(failures).toEqual([]);
+      expect(sent).toBeGreaterThan(FULL ? 20_000 : 3_000);
+    },
+    FULL ? 3_600_000 : 300_000,
+  );
 });

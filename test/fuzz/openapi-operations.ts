@@ -55,7 +55,9 @@ export function resolveRefs(doc: any, schema: Schema | undefined, seen: string[]
     if (seen.includes(name)) return { type: 'object' };
     return resolveRefs(doc, doc.components.schemas[name], [...seen, name]);
   }
-  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, typeof v === 'object' && v !== null ? resolveRefs(doc, v, seen) : v]));
+  return Object.fromEntries(
+    Object.entries(schema).map(([k, v]) => [k, typeof v === 'object' && v !== null ? resolveRefs(doc, v, seen) : v]),
+  );
 }
 
 export function operations(doc: any): Operation[] {
@@ -69,7 +71,9 @@ export function operations(doc: any): Operation[] {
         method: method.toUpperCase() as 'GET' | 'POST',
         path,
         body: resolveRefs(doc, op.requestBody?.content?.['application/json']?.schema),
-        query: (op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => ({ ...p, schema: resolveRefs(doc, p.schema) })),
+        query: (op.parameters ?? [])
+          .filter((p: any) => p.in === 'query')
+          .map((p: any) => ({ ...p, schema: resolveRefs(doc, p.schema) })),
       });
     }
   }

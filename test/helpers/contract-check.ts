@@ -56,7 +56,10 @@ function checkerFor(app: FastifyInstance): Checker {
 }
 
 function mediaTypeOf(header: unknown): string {
-  return String(header ?? '').split(';')[0].trim().toLowerCase();
+  return String(header ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
 }
 
 function bodyText(payload: unknown, encoding: unknown): string | null {
@@ -71,25 +74,37 @@ function bodyText(payload: unknown, encoding: unknown): string | null {
 }
 
 /** The problems of one answer against the document (none for paths the document does not hold). */
-function problemsOf(checker: Checker, request: FastifyRequest, reply: FastifyReply, payload: unknown, sawPayload: boolean): string[] {
+function problemsOf(
+  checker: Checker,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  sawPayload: boolean,
+): string[] {
   const path = request.routeOptions.url;
   if (!path || request.method === 'HEAD' || request.method === 'OPTIONS') return [];
   const operation = checker.operation(request.method, path);
   if (!operation) return [];
   const status = String(reply.statusCode);
   const declared = operation.responses?.[status];
-  if (!declared) return [`HTTP ${status} is not among the statuses the operation declares (${Object.keys(operation.responses ?? {}).join(', ')})`];
+  if (!declared)
+    return [
+      `HTTP ${status} is not among the statuses the operation declares (${Object.keys(operation.responses ?? {}).join(', ')})`,
+    ];
   const problems: string[] = [];
   const type = mediaTypeOf(reply.getHeader('content-type'));
   for (const [name, header] of Object.entries<Json>(declared.headers ?? {})) {
     const expected = header.required || (header['x-sent-with-file'] && type !== 'application/json');
-    if (expected && reply.getHeader(name) === undefined) problems.push(`the header ${name}, sent with every ${type || 'answer'}, is missing`);
+    if (expected && reply.getHeader(name) === undefined)
+      problems.push(`the header ${name}, sent with every ${type || 'answer'}, is missing`);
   }
   if (!declared.content) return problems;
   const content = declared.content as Json;
   const mediaType = content[type] ? type : content['*/*'] ? '*/*' : null;
   if (!mediaType) {
-    problems.push(`media type ${type || '(none)'} is not among those declared for HTTP ${status} (${Object.keys(content).join(', ')})`);
+    problems.push(
+      `media type ${type || '(none)'} is not among those declared for HTTP ${status} (${Object.keys(content).join(', ')})`,
+    );
     return problems;
   }
   if (mediaType !== 'application/json' || !sawPayload) return problems;
@@ -118,8 +133,15 @@ function problemsOf(checker: Checker, request: FastifyRequest, reply: FastifyRep
     return problems.concat(shallowEnvelopeProblems(body));
   }
   if (!valid) {
-    const detail = (validate.errors ?? []).slice(0, 6).map((e) => `${e.instancePath || '/'} ${e.message}${e.params && 'allowedValues' in e.params ? ` ${JSON.stringify(e.params.allowedValues).slice(0, 80)}` : ''}`);
-    problems.push(`the answer (errcode ${JSON.stringify(errcode)}) does not match its schema: ${detail.join('; ')}; body ${text.slice(0, 300)}`);
+    const detail = (validate.errors ?? [])
+      .slice(0, 6)
+      .map(
+        (e) =>
+          `${e.instancePath || '/'} ${e.message}${e.params && 'allowedValues' in e.params ? ` ${JSON.stringify(e.params.allowedValues).slice(0, 80)}` : ''}`,
+      );
+    problems.push(
+      `the answer (errcode ${JSON.stringify(errcode)}) does not match its schema: ${detail.join('; ')}; body ${text.slice(0, 300)}`,
+    );
   }
   return problems;
 }

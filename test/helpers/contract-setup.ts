@@ -9,5 +9,7 @@ afterEach(() => {
   if (contractViolations.length === 0) return;
   const found = contractViolations.splice(0);
   const shown = found.slice(0, 10).join('\n  ');
-  throw new Error(`${found.length} answer(s) outside the OpenAPI document:\n  ${shown}${found.length > 10 ? `\n  … and ${found.length - 10} more` : ''}`);
+  throw new Error(
+    `${found.length} answer(s) outside the OpenAPI document:\n  ${shown}${found.length > 10 ? `\n  … and ${found.length - 10} more` : ''}`,
+  );
 });

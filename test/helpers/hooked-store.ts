@@ -22,5 +22,10 @@ export function hookedStore(inner: Store): { store: Store; beforeNextSession(hoo
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },
   });
-  return { store, beforeNextSession: (hook) => { pending = hook; } };
+  return {
+    store,
+    beforeNextSession: (hook) => {
+      pending = hook;
+    },
+  };
 }

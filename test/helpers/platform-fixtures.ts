@@ -35,7 +35,11 @@ export async function createStaff(
   const username = opts.username ?? uniqueName('staff');
   const password = opts.password ?? 'Staff@Pass2026';
   const id = await addStaff(db, {
-    username, passwordHash: opts.passwordHash ?? (await hashPassword(password)), userType: UserType.PLATFORM, merchantId: null, shopId: null,
+    username,
+    passwordHash: opts.passwordHash ?? (await hashPassword(password)),
+    userType: UserType.PLATFORM,
+    merchantId: null,
+    shopId: null,
     permissions: opts.permissions ?? [],
   });
   if (opts.status !== undefined && opts.status !== 1) await setUserStatus(db, id, opts.status, authoredBy());
@@ -56,9 +60,21 @@ export async function requestCaptcha(t: TestApp, opts: { cookie?: string; remote
 }
 
 /** A session of a non-staff account kind (no such login exists yet), issued as a login would. */
-export async function issueSession(t: TestApp, account: Partial<Account> & { kind: Account['kind'] }, channel: 'app' | 'mp' | 'manage' | 'open') {
+export async function issueSession(
+  t: TestApp,
+  account: Partial<Account> & { kind: Account['kind'] },
+  channel: 'app' | 'mp' | 'manage' | 'open',
+) {
   const tokens = new TokenService(t.db, t.store, { accessS: 1800, refreshS: 3600 });
-  const full: Account = { id: 900_000 + ++serial, name: 'probe', userType: null, merchantId: null, shopId: null, permissions: [], ...account };
+  const full: Account = {
+    id: 900_000 + ++serial,
+    name: 'probe',
+    userType: null,
+    merchantId: null,
+    shopId: null,
+    permissions: [],
+    ...account,
+  };
   const issued = await tokens.issue(t.db, full, channel, null);
   await tokens.remember(issued, full, channel);
   return issued;
@@ -70,7 +86,13 @@ export async function issueSession(t: TestApp, account: Partial<Account> & { kin
  */
 export async function buildProbeApp(t: TestApp, routes: RouteSpec[]): Promise<FastifyInstance> {
   const probe = defineModule({ name: 'probe', routes: () => routes });
-  const app = await buildApp({ config: t.config, database: t.database, store: t.store, logger: false, modules: [...MODULES, probe] });
+  const app = await buildApp({
+    config: t.config,
+    database: t.database,
+    store: t.store,
+    logger: false,
+    modules: [...MODULES, probe],
+  });
   attachContractCheck(app);
   await app.ready();
   return app;

@@ -10,8 +10,17 @@ export interface Started {
 }
 
 /** Starts a command with its output captured; its exit is awaited through `exited`. */
-export function startProcess(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; port: number }): Started {
-  const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+export function startProcess(
+  command: string,
+  args: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; port: number },
+): Started {
+  const child = spawn(command, args, {
+    cwd: opts.cwd,
+    env: opts.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

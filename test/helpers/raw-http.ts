@@ -58,7 +58,11 @@ export function rawRequest(opts: {
     socket.on('end', finish);
     socket.on('close', finish);
     socket.on('connect', async () => {
-      const head = [`POST ${opts.path} HTTP/1.1`, 'Host: 127.0.0.1', ...Object.entries(opts.headers).map(([k, v]) => `${k}: ${v}`)];
+      const head = [
+        `POST ${opts.path} HTTP/1.1`,
+        'Host: 127.0.0.1',
+        ...Object.entries(opts.headers).map(([k, v]) => `${k}: ${v}`),
+      ];
       head.push(opts.chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${opts.bodyBytes}`);
       socket.write(head.join('\r\n') + '\r\n\r\n');
       const piece = Buffer.alloc(chunkSize, 'a');
@@ -66,7 +70,9 @@ export function rawRequest(opts: {
       while (sent < opts.bodyBytes && !socket.destroyed && !finished) {
         const n = Math.min(chunkSize, opts.bodyBytes - sent);
         const data = n === chunkSize ? piece : piece.subarray(0, n);
-        const ok = socket.write(opts.chunked ? Buffer.concat([Buffer.from(`${n.toString(16)}\r\n`), data, Buffer.from('\r\n')]) : data);
+        const ok = socket.write(
+          opts.chunked ? Buffer.concat([Buffer.from(`${n.toString(16)}\r\n`), data, Buffer.from('\r\n')]) : data,
+        );
         sent += n;
         if (!ok) await drainedOrClosed(socket);
         if (opts.pauseMs) await new Promise((r) => setTimeout(r, opts.pauseMs));

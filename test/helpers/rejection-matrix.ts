@@ -23,7 +23,8 @@ export interface StaffOperation {
 }
 
 export function itRefusesWhatStaffOperationsRefuse(getT: () => TestApp, op: StaffOperation): void {
-  const call = (body: unknown, token?: string) => getT().call(op.method ?? 'POST', op.path, { body: op.method === 'GET' ? undefined : body, token });
+  const call = (body: unknown, token?: string) =>
+    getT().call(op.method ?? 'POST', op.path, { body: op.method === 'GET' ? undefined : body, token });
 
   it(`${op.path}: no token → 401`, async () => {
     const res = await call(op.validBody());
@@ -35,7 +36,10 @@ export function itRefusesWhatStaffOperationsRefuse(getT: () => TestApp, op: Staf
     const t = getT();
     const checker = await loadCheckerAccount(t.db, (await createChecker(t.db)).id);
     const member = await loadMemberAccount(t.db, await createMember(t.db));
-    for (const [account, channel] of [[checker!, 'app'], [member!, 'mp']] as const) {
+    for (const [account, channel] of [
+      [checker!, 'app'],
+      [member!, 'mp'],
+    ] as const) {
       const issued = await issueFor(t, account, channel);
       const res = await call(op.validBody(), issued.accessToken);
       expect(res.body.errcode, account.kind).toBe(401);

@@ -37,19 +37,38 @@ export async function staffSession(
   let shopId: number | null = null;
   if (opts.kind === 'shop') {
     shopId = opts.shopId ?? (await createShop(t.db, opts.merchantId ? { merchant_id: opts.merchantId } : {}));
-    merchantId = (await t.db.selectFrom('shop').select('merchant_id').where('id', '=', shopId).executeTakeFirstOrThrow()).merchant_id;
+    merchantId = (
+      await t.db.selectFrom('shop').select('merchant_id').where('id', '=', shopId).executeTakeFirstOrThrow()
+    ).merchant_id;
   } else if (opts.kind === 'merchant') {
     merchantId = opts.merchantId ?? (await createMerchant(t.db));
   }
   const username = uniq(`${opts.kind}_`);
   passwordHash ??= hashPassword(STAFF_PASSWORD);
-  const userType = opts.kind === 'platform' ? UserType.PLATFORM : opts.kind === 'merchant' ? UserType.MERCHANT : UserType.SHOP;
-  const userId = await addStaff(t.db, { username, passwordHash: await passwordHash, userType, merchantId, shopId, permissions: opts.permissions ?? [] });
+  const userType =
+    opts.kind === 'platform' ? UserType.PLATFORM : opts.kind === 'merchant' ? UserType.MERCHANT : UserType.SHOP;
+  const userId = await addStaff(t.db, {
+    username,
+    passwordHash: await passwordHash,
+    userType,
+    merchantId,
+    shopId,
+    permissions: opts.permissions ?? [],
+  });
   if (opts.status !== undefined && opts.status !== 1) await setUserStatus(t.db, userId, opts.status, authoredBy());
   const account = await loadStaffAccount(t.db, userId);
   if (!account) throw new Error(`staff ${username} cannot log in (status ${opts.status})`);
   const issued = await issueFor(t, account, 'manage');
-  return { token: issued.accessToken, refreshToken: issued.refreshToken, userId, username, password: STAFF_PASSWORD, account, merchantId, shopId };
+  return {
+    token: issued.accessToken,
+    refreshToken: issued.refreshToken,
+    userId,
+    username,
+    password: STAFF_PASSWORD,
+    account,
+    merchantId,
+    shopId,
+  };
 }
 
 /**
@@ -58,19 +77,51 @@ export async function staffSession(
  */
 export async function addStaff(
   db: Executor,
-  u: { username: string; passwordHash: string; userType: number; merchantId: number | null; shopId: number | null; permissions: string[] },
+  u: {
+    username: string;
+    passwordHash: string;
+    userType: number;
+    merchantId: number | null;
+    shopId: number | null;
+    permissions: string[];
+  },
 ): Promise<number> {
-  const roleId = await insertRole(db, { code: uniq('role_'), name: `role of ${u.username}`, permissions: u.permissions, merchantId: null, shopId: null, remark: null }, null);
-  const userId = await insertUser(db, {
-    username: u.username, passwordHash: u.passwordHash, nickname: u.username, mobile: null, userType: u.userType, merchantId: u.merchantId, shopId: u.shopId, deptId: null,
-  }, null);
+  const roleId = await insertRole(
+    db,
+    {
+      code: uniq('role_'),
+      name: `role of ${u.username}`,
+      permissions: u.permissions,
+      merchantId: null,
+      shopId: null,
+      remark: null,
+    },
+    null,
+  );
+  const userId = await insertUser(
+    db,
+    {
+      username: u.username,
+      passwordHash: u.passwordHash,
+      nickname: u.username,
+      mobile: null,
+      userType: u.userType,
+      merchantId: u.merchantId,
+      shopId: u.shopId,
+      deptId: null,
+    },
+    null,
+  );
   await replaceUserRoles(db, userId, [roleId]);
   return userId;
 }
 
 /** A session for an account that exists (any kind), bound to the channel, as its login issues it. */
 export async function issueFor(t: TestApp, account: Account, channel: Channel) {
-  const tokens = new TokenService(t.db, t.store, { accessS: t.config.accessTokenTtlS, refreshS: t.config.refreshTokenTtlS });
+  const tokens = new TokenService(t.db, t.store, {
+    accessS: t.config.accessTokenTtlS,
+    refreshS: t.config.refreshTokenTtlS,
+  });
   const issued = await tokens.issue(t.db, account, channel, null);
   await tokens.remember(issued, account, channel);
   return issued;

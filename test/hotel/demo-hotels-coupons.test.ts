@@ -25,10 +25,19 @@ async function count(db: Db, query: string): Promise<number> {
 async function digest(db: Db): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const [table, drop] of [
-    ['hotel_info', "- 'created_at' - 'updated_at'"], ['hotel_room_type', "- 'created_at' - 'updated_at'"], ['hotel_plan', "- 'created_at' - 'updated_at'"],
-    ['hotel_order', ''], ['hotel_order_room', "- 'created_at' - 'updated_at'"], ['coupon_template', ''], ['coupon', ''],
+    ['hotel_info', "- 'created_at' - 'updated_at'"],
+    ['hotel_room_type', "- 'created_at' - 'updated_at'"],
+    ['hotel_plan', "- 'created_at' - 'updated_at'"],
+    ['hotel_order', ''],
+    ['hotel_order_room', "- 'created_at' - 'updated_at'"],
+    ['coupon_template', ''],
+    ['coupon', ''],
   ] as const) {
-    const r = await sql.raw<{ md5: string }>(`select md5(coalesce(string_agg((to_jsonb(t) - 'id' - 'order_id' - 'template_id' ${drop})::text, E'\\n' order by t.id), '')) as md5 from ${table} t`).execute(db);
+    const r = await sql
+      .raw<{ md5: string }>(
+        `select md5(coalesce(string_agg((to_jsonb(t) - 'id' - 'order_id' - 'template_id' ${drop})::text, E'\\n' order by t.id), '')) as md5 from ${table} t`,
+      )
+      .execute(db);
     out[table] = r.rows[0].md5;
   }
   return out;
@@ -61,14 +70,28 @@ describe('demo hotels and coupons', () => {
     expect(await digest(b.db)).toEqual(await digest(a.db));
   });
 
-  it('keeps every order\'s nights and amounts consistent to the cent', async () => {
+  it("keeps every order's nights and amounts consistent to the cent", async () => {
     const bad = (where: string) => count(a.db, `select count(*) as n from hotel_order o where ${where}`);
     expect(await bad('stay_nights <> (select count(*) from hotel_order_room r where r.order_id = o.id)')).toBe(0);
-    expect(await bad('original_amount <> (select sum(total_price) from hotel_order_room r where r.order_id = o.id)')).toBe(0);
+    expect(
+      await bad('original_amount <> (select sum(total_price) from hotel_order_room r where r.order_id = o.id)'),
+    ).toBe(0);
     expect(await bad('total_amount <> original_amount - discount_amount - coupon_amount')).toBe(0);
-    expect(await bad('exists (select 1 from hotel_order_room r where r.order_id = o.id and (r.room_date < o.check_in_date or r.room_date >= o.check_out_date))')).toBe(0);
-    expect(await bad('exists (select 1 from hotel_plan p where p.id = o.plan_id and (p.room_type_id <> o.room_type_id or p.hotel_id <> o.hotel_id))')).toBe(0);
-    expect(await bad('exists (select 1 from hotel_info h where h.id = o.hotel_id and (h.shop_id <> o.shop_id or h.merchant_id <> o.merchant_id))')).toBe(0);
+    expect(
+      await bad(
+        'exists (select 1 from hotel_order_room r where r.order_id = o.id and (r.room_date < o.check_in_date or r.room_date >= o.check_out_date))',
+      ),
+    ).toBe(0);
+    expect(
+      await bad(
+        'exists (select 1 from hotel_plan p where p.id = o.plan_id and (p.room_type_id <> o.room_type_id or p.hotel_id <> o.hotel_id))',
+      ),
+    ).toBe(0);
+    expect(
+      await bad(
+        'exists (select 1 from hotel_info h where h.id = o.hotel_id and (h.shop_id <> o.shop_id or h.merchant_id <> o.merchant_id))',
+      ),
+    ).toBe(0);
     // Only stays that ended by the reference date are checked out; none ends after the reference date + a month.
     expect(await bad(`status = 4 and check_out_date > '${NOW}'`)).toBe(0);
     expect(await bad(`check_in_date > '${NOW}'::date + 31`)).toBe(0);
@@ -76,12 +99,19 @@ describe('demo hotels and coupons', () => {
     expect(await count(a.db, 'select count(distinct status) as n from hotel_order')).toBeGreaterThanOrEqual(3);
   });
 
-  it('answers a demo order through getHotelOrderDetail to its shop\'s staff', async () => {
-    const order = await a.db.selectFrom('hotel_order').select(['id', 'shop_id', 'original_amount']).orderBy('id').limit(1).executeTakeFirstOrThrow();
+  it("answers a demo order through getHotelOrderDetail to its shop's staff", async () => {
+    const order = await a.db
+      .selectFrom('hotel_order')
+      .select(['id', 'shop_id', 'original_amount'])
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirstOrThrow();
     const shopStaff = await staffSession(t, { kind: 'shop', shopId: order.shop_id, permissions: ['hotel:read'] });
     const res = await t.post('/manage-api/hotelApi/getHotelOrderDetail', { id: order.id }, shopStaff.token);
     expect(res.body.errcode, res.body.errmsg).toBe(0);
-    expect(res.body.data.roomList.reduce((s: number, r: { totalPrice: number }) => s + r.totalPrice, 0)).toBe(order.original_amount);
+    expect(res.body.data.roomList.reduce((s: number, r: { totalPrice: number }) => s + r.totalPrice, 0)).toBe(
+      order.original_amount,
+    );
     expect(res.body.data.hotelInfo.shopId).toBe(order.shop_id);
   });
 
@@ -91,21 +121,56 @@ describe('demo hotels and coupons', () => {
     expect(await count(a.db, 'select count(distinct discount_type) as n from coupon_template')).toBe(2);
     expect(await count(a.db, 'select count(distinct validity_type) as n from coupon_template')).toBe(2);
     expect(await count(a.db, 'select count(distinct product_scope) as n from coupon_template')).toBe(2);
-    expect(await count(a.db, `select count(*) as n from coupon_template t where total_count <> -1 and total_count < (select count(*) from coupon c where c.template_id = t.id)`)).toBe(0);
-    expect(await count(a.db, `select count(*) as n from (select c.template_id, c.mobile, count(*) as k, max(t.take_limit_count) as lim from coupon c
-      join coupon_template t on t.id = c.template_id group by 1, 2) x where lim <> -1 and k > lim`)).toBe(0);
-    expect(await count(a.db, `select count(*) as n from coupon where status = 3 and valid_end_time >= '${NOW}'`)).toBe(0);
-    expect(await count(a.db, 'select count(*) as n from coupon where status = 2 and (use_time < valid_start_time or use_time > valid_end_time)')).toBe(0);
+    expect(
+      await count(
+        a.db,
+        `select count(*) as n from coupon_template t where total_count <> -1 and total_count < (select count(*) from coupon c where c.template_id = t.id)`,
+      ),
+    ).toBe(0);
+    expect(
+      await count(
+        a.db,
+        `select count(*) as n from (select c.template_id, c.mobile, count(*) as k, max(t.take_limit_count) as lim from coupon c
+      join coupon_template t on t.id = c.template_id group by 1, 2) x where lim <> -1 and k > lim`,
+      ),
+    ).toBe(0);
+    expect(await count(a.db, `select count(*) as n from coupon where status = 3 and valid_end_time >= '${NOW}'`)).toBe(
+      0,
+    );
+    expect(
+      await count(
+        a.db,
+        'select count(*) as n from coupon where status = 2 and (use_time < valid_start_time or use_time > valid_end_time)',
+      ),
+    ).toBe(0);
   });
 
   it('pages the demo templates with what a member may take', async () => {
     const platform = await staffSession(t, { kind: 'platform', permissions: ['coupon:read'] });
-    const member = await a.db.selectFrom('coupon as c').innerJoin('coupon_template as t', 't.id', 'c.template_id')
-      .select(['c.mobile', 'c.template_id']).where('t.take_limit_count', '=', 1).where('t.take_type', '=', 1).where('t.status', '=', 0)
-      .where('t.validity_type', '=', 2).orderBy('c.id').limit(1).executeTakeFirst();
-    const res = await t.post('/manage-api/promotion/couponTemplate/queryPromotionCouponTemplatePage', { pageSize: 50, mobile: member?.mobile }, platform.token);
+    const member = await a.db
+      .selectFrom('coupon as c')
+      .innerJoin('coupon_template as t', 't.id', 'c.template_id')
+      .select(['c.mobile', 'c.template_id'])
+      .where('t.take_limit_count', '=', 1)
+      .where('t.take_type', '=', 1)
+      .where('t.status', '=', 0)
+      .where('t.validity_type', '=', 2)
+      .orderBy('c.id')
+      .limit(1)
+      .executeTakeFirst();
+    const res = await t.post(
+      '/manage-api/promotion/couponTemplate/queryPromotionCouponTemplatePage',
+      { pageSize: 50, mobile: member?.mobile },
+      platform.token,
+    );
     expect(res.body.data.total).toBe(8);
-    const list = res.body.data.list as Array<{ id: number; name: string; canTake: boolean; takeCount: number; totalCount: number }>;
+    const list = res.body.data.list as Array<{
+      id: number;
+      name: string;
+      canTake: boolean;
+      takeCount: number;
+      totalCount: number;
+    }>;
     expect(list.find((x) => x.name.includes('限量'))).toMatchObject({ canTake: false });
     expect(list.find((x) => x.name.includes('已停用'))).toMatchObject({ canTake: false });
     expect(list.find((x) => x.name.includes('黄金周'))).toMatchObject({ canTake: false });

@@ -15,8 +15,14 @@ let memberId: number;
 
 beforeAll(async () => {
   m = await createMemberTestApp();
-  const name = process.env.DATABASE_URL ? (await sql<{ n: string }>`select current_database() as n`.execute(m.t.db)).rows[0].n : null;
-  const result = await generateDemoData(m.t.database, { scale: 0, seed: 5, databaseUrl: name ? adminUrl(process.env.DATABASE_URL!, name) : null });
+  const name = process.env.DATABASE_URL
+    ? (await sql<{ n: string }>`select current_database() as n`.execute(m.t.db)).rows[0].n
+    : null;
+  const result = await generateDemoData(m.t.database, {
+    scale: 0,
+    seed: 5,
+    databaseUrl: name ? adminUrl(process.env.DATABASE_URL!, name) : null,
+  });
   expect(result.status).toBe('created');
   const login = await m.t.post('/mp-api/auth/oauth2', { code: DEMO_MEMBER_CODE });
   expect(login.body.errcode).toBe(0);
@@ -31,27 +37,55 @@ describe('the demo member', () => {
   it('reads its record: the demo nickname, a mobile, a birthday', async () => {
     const res = await post('/member/getMember');
     expect(res.body.errcode).toBe(0);
-    expect(res.body.data).toMatchObject({ id: memberId, nickname: '演示会员', status: 1, mobile: expect.stringMatching(/^1[3-9]\d{9}$/) });
+    expect(res.body.data).toMatchObject({
+      id: memberId,
+      nickname: '演示会员',
+      status: 1,
+      mobile: expect.stringMatching(/^1[3-9]\d{9}$/),
+    });
     expect(res.body.data.birthday).toMatch(/^\d{4}-\d{2}-\d{2} 00:00:00$/);
   });
 
   it('keeps contacts: add, list, update, delete', async () => {
-    expect((await post('/memberContacts/queryMemberContactsList')).body).toEqual({ errcode: 0, errmsg: 'success', data: [] });
+    expect((await post('/memberContacts/queryMemberContactsList')).body).toEqual({
+      errcode: 0,
+      errmsg: 'success',
+      data: [],
+    });
     const identityNo = idCardNumber();
-    expect((await post('/memberContacts/addMemberContacts', { name: '同行人', phone: randomMobile(), idType: '1', identityNo, facePhoto: m.photo() })).body.errcode).toBe(0);
+    expect(
+      (
+        await post('/memberContacts/addMemberContacts', {
+          name: '同行人',
+          phone: randomMobile(),
+          idType: '1',
+          identityNo,
+          facePhoto: m.photo(),
+        })
+      ).body.errcode,
+    ).toBe(0);
     const [c] = (await post('/memberContacts/queryMemberContactsList', { keywords: '同行' })).body.data;
     expect(c).toMatchObject({ memberId: String(memberId), identityNo, idType: '1' });
-    expect((await post('/memberContacts/updateMemberContacts', { ...c, name: '同行人甲', facePhoto: null })).body.errcode).toBe(0);
+    expect(
+      (await post('/memberContacts/updateMemberContacts', { ...c, name: '同行人甲', facePhoto: null })).body.errcode,
+    ).toBe(0);
     expect((await post('/memberContacts/getMemberContacts', { id: c.id })).body.data.name).toBe('同行人甲');
     expect((await post('/memberContacts/deleteMemberContacts', { id: c.id })).body.errcode).toBe(0);
   });
 
   it('binds its own phone again, keeping its cards', async () => {
     const { mobile } = (await post('/member/getMember')).body.data;
-    const cardsBefore = await m.t.db.selectFrom('card_binding').select('id').where('member_id', '=', memberId).execute();
+    const cardsBefore = await m.t.db
+      .selectFrom('card_binding')
+      .select('id')
+      .where('member_id', '=', memberId)
+      .execute();
     expect(cardsBefore.length).toBeGreaterThanOrEqual(2);
     expect((await post('/member/sendSmsCode', { phone: mobile })).body.errcode).toBe(0);
-    expect((await post('/member/bindPhone', { phone: mobile, smsCode: m.lastCode(mobile) })).body).toEqual({ errcode: 0, errmsg: 'success' });
+    expect((await post('/member/bindPhone', { phone: mobile, smsCode: m.lastCode(mobile) })).body).toEqual({
+      errcode: 0,
+      errmsg: 'success',
+    });
     const cardsAfter = await m.t.db.selectFrom('card_binding').select('id').where('member_id', '=', memberId).execute();
     expect(cardsAfter.length).toBeGreaterThanOrEqual(cardsBefore.length);
   });
@@ -69,6 +103,9 @@ describe('the demo member', () => {
     expect(all.body.data.total).toBeGreaterThan(100);
     // A scenic-spot operator sold no cards in the demo (the platform, the bank and the union did): it sees no member.
     const merchant = await login('merchant01');
-    expect((await m.t.post('/manage-api/member/queryMemberPage', {}, merchant)).body.data).toEqual({ list: [], total: 0 });
+    expect((await m.t.post('/manage-api/member/queryMemberPage', {}, merchant)).body.data).toEqual({
+      list: [],
+      total: 0,
+    });
   });
 });

@@ -32,7 +32,11 @@ describe('face enrolment locks', () => {
   it('frees every id after the work, whether it succeeded or failed', async () => {
     const [x, y] = twoIds();
     await withFaceLocks(store, [y, x, y], async () => undefined);
-    await expect(withFaceLocks(store, [x, y], async () => { throw new Error('work failed'); })).rejects.toThrow('work failed');
+    await expect(
+      withFaceLocks(store, [x, y], async () => {
+        throw new Error('work failed');
+      }),
+    ).rejects.toThrow('work failed');
     await expect(withFaceLocks(store, [x, y], async () => 'again')).resolves.toBe('again');
   });
 

@@ -16,7 +16,7 @@ const refusal = (idType: number, id: string) => {
 const withCheck = (first17: string) => first17 + gb11643CheckDigit(first17);
 
 describe('identity numbers by idType', () => {
-  it('computes the GB 11643 check digit (the standard\'s own example, and an X)', () => {
+  it("computes the GB 11643 check digit (the standard's own example, and an X)", () => {
     expect(gb11643CheckDigit('11010519491231002')).toBe('X');
     expect(gb11643CheckDigit('44052419800101001')).toBe('3');
   });
@@ -39,11 +39,30 @@ describe('identity numbers by idType', () => {
   });
 
   it('checks the other documents by their form', () => {
-    const ok: Array<[number, string]> = [[2, 'E12345678'], [3, 'H12345678'], [3, 'm1234567890'], [4, '12345678'], [4, 'A123456789'], [5, '330106199001011234'],
-      [7, '南字第12345678号'], [8, '2024-00123'], [9, 'O510012345']];
+    const ok: Array<[number, string]> = [
+      [2, 'E12345678'],
+      [3, 'H12345678'],
+      [3, 'm1234567890'],
+      [4, '12345678'],
+      [4, 'A123456789'],
+      [5, '330106199001011234'],
+      [7, '南字第12345678号'],
+      [8, '2024-00123'],
+      [9, 'O510012345'],
+    ];
     for (const [type, id] of ok) expect(refusal(type, id), `${type} ${id}`).toBeNull();
-    const bad: Array<[number, string]> = [[2, 'E1234'.slice(0, 4)], [2, 'E-1234567'], [3, 'X12345678'], [4, '1234567'], [5, 'ABC'], [7, 'x'], [8, 'a b c d'], [9, '1234567890']];
-    for (const [type, id] of bad) expect(refusal(type, id), `${type} ${id}`).toMatch(new RegExp(`^identityNo is invalid: .*\\(idType ${type}\\)`));
+    const bad: Array<[number, string]> = [
+      [2, 'E1234'.slice(0, 4)],
+      [2, 'E-1234567'],
+      [3, 'X12345678'],
+      [4, '1234567'],
+      [5, 'ABC'],
+      [7, 'x'],
+      [8, 'a b c d'],
+      [9, '1234567890'],
+    ];
+    for (const [type, id] of bad)
+      expect(refusal(type, id), `${type} ${id}`).toMatch(new RegExp(`^identityNo is invalid: .*\\(idType ${type}\\)`));
     expect(refusal(10, 'E12345678')).toBe('idType is invalid: must be between 1 and 9');
   });
 });

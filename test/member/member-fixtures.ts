@@ -66,7 +66,12 @@ export async function createMemberTestApp(): Promise<MemberTestApp> {
   });
   const faceFault: { on: FaceFault; times: number } = { on: null, times: Infinity };
   const faceHook: { after: FaceHook | null } = { after: null };
-  const failing = <A extends unknown[], R>(name: Exclude<FaceFault, null>, fn: (...args: A) => Promise<R>, key: (...args: A) => string) =>
+  const failing =
+    <A extends unknown[], R>(
+      name: Exclude<FaceFault, null>,
+      fn: (...args: A) => Promise<R>,
+      key: (...args: A) => string,
+    ) =>
     async (...args: A): Promise<R> => {
       if (faceFault.on === name && faceFault.times > 0) {
         faceFault.times -= 1;
@@ -112,7 +117,10 @@ export async function createMemberTestApp(): Promise<MemberTestApp> {
 }
 
 /** A member with a live mini-program session, as oauth2 would issue it. */
-export async function memberSession(t: TestApp, cols: Parameters<typeof createMember>[1] = {}): Promise<{ id: number; token: string; refreshToken: string }> {
+export async function memberSession(
+  t: TestApp,
+  cols: Parameters<typeof createMember>[1] = {},
+): Promise<{ id: number; token: string; refreshToken: string }> {
   const id = await createMember(t.db, cols);
   const account = await loadMemberAccount(t.db, id);
   if (!account) throw new Error(`member ${id} cannot log in`);

@@ -35,10 +35,21 @@ describe('a mini-program login racing a disable of its member', () => {
     });
     const res = await t.post('/mp-api/auth/oauth2', { code });
     expect(res.body).toEqual({ errcode: 401, errmsg: 'the account was changed while logging in, please log in again' });
-    const rows = await t.db.selectFrom('oauth2_token').select('id').where('account_kind', '=', 'member').where('account_id', '=', id).execute();
+    const rows = await t.db
+      .selectFrom('oauth2_token')
+      .select('id')
+      .where('account_kind', '=', 'member')
+      .where('account_id', '=', id)
+      .execute();
     expect(rows).toEqual([]);
-    const last = await t.db.selectFrom('login_log').select(['success', 'errcode', 'username']).where('account_kind', '=', 'member')
-      .where('account_id', '=', id).orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
+    const last = await t.db
+      .selectFrom('login_log')
+      .select(['success', 'errcode', 'username'])
+      .where('account_kind', '=', 'member')
+      .where('account_id', '=', id)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
     expect(last).toEqual({ success: false, errcode: 401, username: localOpenId(code) });
     // the next login of the disabled member is refused as such
     expect((await t.post('/mp-api/auth/oauth2', { code })).body.errcode).toBe(1_002_000_001);

@@ -20,9 +20,17 @@ let cardModel: number;
 beforeAll(async () => {
   t = await createTestApp();
   const sA1 = await createShop(t.db);
-  const { merchant_id: mA } = await t.db.selectFrom('shop').select('merchant_id').where('id', '=', sA1).executeTakeFirstOrThrow();
+  const { merchant_id: mA } = await t.db
+    .selectFrom('shop')
+    .select('merchant_id')
+    .where('id', '=', sA1)
+    .executeTakeFirstOrThrow();
   const sB = await createShop(t.db);
-  const { merchant_id: mB } = await t.db.selectFrom('shop').select('merchant_id').where('id', '=', sB).executeTakeFirstOrThrow();
+  const { merchant_id: mB } = await t.db
+    .selectFrom('shop')
+    .select('merchant_id')
+    .where('id', '=', sB)
+    .executeTakeFirstOrThrow();
   org = { merchantA: mA, shopA1: sA1, shopA2: await createShop(t.db, { merchant_id: mA }), merchantB: mB, shopB: sB };
   platform = await staffSession(t, { kind: 'platform', permissions: READ });
   merchantA = await staffSession(t, { kind: 'merchant', merchantId: org.merchantA, permissions: READ });
@@ -39,13 +47,28 @@ const mobileUnder = (prefix: string) => `${prefix}${String(++mobileSerial).padSt
 const freshPrefix = () => `139${String(Math.floor(Math.random() * 10_000)).padStart(4, '0')}`;
 
 /** A card sold by the merchant (and shop), held by the member through a binding. */
-async function sellCard(memberId: number, merchantId: number, shopId: number | null, opts: { bindingDeleted?: boolean; cardDeleted?: boolean } = {}) {
+async function sellCard(
+  memberId: number,
+  merchantId: number,
+  shopId: number | null,
+  opts: { bindingDeleted?: boolean; cardDeleted?: boolean } = {},
+) {
   const card = await t.db
     .insertInto('card')
-    .values({ card_number: uniq('C').slice(0, 32), card_model_id: cardModel, status: 2, merchant_id: merchantId, shop_id: shopId, is_deleted: opts.cardDeleted ?? false })
+    .values({
+      card_number: uniq('C').slice(0, 32),
+      card_model_id: cardModel,
+      status: 2,
+      merchant_id: merchantId,
+      shop_id: shopId,
+      is_deleted: opts.cardDeleted ?? false,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
-  await t.db.insertInto('card_binding').values({ card_id: card.id, member_id: memberId, name: 'Holder', is_deleted: opts.bindingDeleted ?? false }).execute();
+  await t.db
+    .insertInto('card_binding')
+    .values({ card_id: card.id, member_id: memberId, name: 'Holder', is_deleted: opts.bindingDeleted ?? false })
+    .execute();
 }
 
 const page = (who: StaffSession, body: Record<string, unknown>) => t.post(PAGE, body, who.token);
@@ -57,7 +80,9 @@ async function ids(who: StaffSession, body: Record<string, unknown>): Promise<nu
 
 describe('rejection matrix', () => {
   itRefusesWhatStaffOperationsRefuse(() => t, {
-    path: PAGE, permission: 'member:read', validBody: () => ({}),
+    path: PAGE,
+    permission: 'member:read',
+    validBody: () => ({}),
     badInputs: [
       { body: () => ({ pageSize: 1.5 }), field: 'pageSize', rule: /whole number/ },
       { body: () => ({ pageNum: 2.5 }), field: 'pageNum' },
@@ -67,7 +92,11 @@ describe('rejection matrix', () => {
       { body: () => ({ channel: 9 }), field: 'channel', rule: /between 1 and 8/ },
       { body: () => ({ createdTimeRange: ['2026-01-01'] }), field: 'createdTimeRange' },
       { body: () => ({ createdTimeRange: ['2026-02-30', '2026-03-01'] }), field: 'createdTimeRange[0]' },
-      { body: () => ({ createdTimeRange: ['2026-03-02', '2026-03-01'] }), field: 'createdTimeRange', rule: /after the end/ },
+      {
+        body: () => ({ createdTimeRange: ['2026-03-02', '2026-03-01'] }),
+        field: 'createdTimeRange',
+        rule: /after the end/,
+      },
     ],
   });
 });
@@ -76,18 +105,49 @@ describe('answer', () => {
   it('carries every MemberPageResponse field, password always null, no hash anywhere', async () => {
     const prefix = freshPrefix();
     const id = await createMember(t.db, {
-      mobile: mobileUnder(prefix), nickname: 'Page', name: '李娜', sex: 2, channel: 6, third_id: 'union-9', password_hash: '$2b$10$abcdefghijklmnopqrstuv',
-      birthday: '1988-02-29', point: 5, register_ip: '10.1.1.1',
+      mobile: mobileUnder(prefix),
+      nickname: 'Page',
+      name: '李娜',
+      sex: 2,
+      channel: 6,
+      third_id: 'union-9',
+      password_hash: '$2b$10$abcdefghijklmnopqrstuv',
+      birthday: '1988-02-29',
+      point: 5,
+      register_ip: '10.1.1.1',
     });
     const res = await page(platform, { mobile: prefix });
     expect(res.body.data).toEqual({
       total: 1,
-      list: [{
-        id, openId: expect.any(String), mobile: expect.stringMatching(new RegExp(`^${prefix}`)), status: 1, registerIp: '10.1.1.1', registerTerminal: 2,
-        loginIp: null, loginDate: null, nickname: 'Page', avatar: null, name: '李娜', sex: 2, areaId: null, birthday: '1988-02-29 00:00:00', mark: null,
-        point: 5, tagIds: null, levelId: null, experience: 0, groupId: null, channel: '6', thirdId: 'union-9', password: null, isDeleted: false,
-        createdTime: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
-      }],
+      list: [
+        {
+          id,
+          openId: expect.any(String),
+          mobile: expect.stringMatching(new RegExp(`^${prefix}`)),
+          status: 1,
+          registerIp: '10.1.1.1',
+          registerTerminal: 2,
+          loginIp: null,
+          loginDate: null,
+          nickname: 'Page',
+          avatar: null,
+          name: '李娜',
+          sex: 2,
+          areaId: null,
+          birthday: '1988-02-29 00:00:00',
+          mark: null,
+          point: 5,
+          tagIds: null,
+          levelId: null,
+          experience: 0,
+          groupId: null,
+          channel: '6',
+          thirdId: 'union-9',
+          password: null,
+          isDeleted: false,
+          createdTime: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+        },
+      ],
     });
     expect(JSON.stringify(res.body)).not.toContain('$2b$');
   });
@@ -105,25 +165,41 @@ describe('filters and paging', () => {
     const prefix = freshPrefix();
     const made: number[] = [];
     for (let i = 0; i < 7; i++) {
-      made.push(await createMember(t.db, {
-        mobile: mobileUnder(prefix), status: i === 6 ? 0 : 1, channel: i < 3 ? 3 : 6, created_at: new Date(2025, 0, 10 + i, 12),
-      }));
+      made.push(
+        await createMember(t.db, {
+          mobile: mobileUnder(prefix),
+          status: i === 6 ? 0 : 1,
+          channel: i < 3 ? 3 : 6,
+          created_at: new Date(2025, 0, 10 + i, 12),
+        }),
+      );
     }
     // The prefix inside another mobile does not match: the filter is the mobile's start.
     await createMember(t.db, { mobile: `1${prefix}${String(++mobileSerial).padStart(3, '0')}` });
     expect(await ids(platform, { mobile: prefix })).toEqual([...made].reverse());
-    const full = (await t.db.selectFrom('member').select('mobile').where('id', '=', made[2]).executeTakeFirstOrThrow()).mobile!;
+    const full = (await t.db.selectFrom('member').select('mobile').where('id', '=', made[2]).executeTakeFirstOrThrow())
+      .mobile!;
     expect(await ids(platform, { mobile: full })).toEqual([made[2]]);
     expect(await ids(platform, { mobile: prefix, status: 0 })).toEqual([made[6]]);
     expect(await ids(platform, { mobile: prefix, status: '1' })).toEqual(made.slice(0, 6).reverse());
     expect(await ids(platform, { mobile: prefix, channel: 3 })).toEqual(made.slice(0, 3).reverse());
     expect(await ids(platform, { mobile: prefix, channel: '6', status: 1 })).toEqual(made.slice(3, 6).reverse());
     // A bare end date covers its whole day.
-    expect(await ids(platform, { mobile: prefix, createdTimeRange: ['2025-01-11', '2025-01-13'] })).toEqual([made[3], made[2], made[1]]);
-    expect(await ids(platform, { mobile: prefix, createdTimeRange: ['2025-01-11 12:00:01', '2025-01-13 12:00:00'] })).toEqual([made[3], made[2]]);
-    expect(await ids(platform, { mobile: '1' + prefix.slice(1, 3) + '99999999', status: null, channel: null })).toEqual([]);
+    expect(await ids(platform, { mobile: prefix, createdTimeRange: ['2025-01-11', '2025-01-13'] })).toEqual([
+      made[3],
+      made[2],
+      made[1],
+    ]);
+    expect(
+      await ids(platform, { mobile: prefix, createdTimeRange: ['2025-01-11 12:00:01', '2025-01-13 12:00:00'] }),
+    ).toEqual([made[3], made[2]]);
+    expect(await ids(platform, { mobile: '1' + prefix.slice(1, 3) + '99999999', status: null, channel: null })).toEqual(
+      [],
+    );
 
-    const pages = await Promise.all([1, 2, 3].map((pageNum) => page(platform, { mobile: prefix, pageNum, pageSize: 3 })));
+    const pages = await Promise.all(
+      [1, 2, 3].map((pageNum) => page(platform, { mobile: prefix, pageNum, pageSize: 3 })),
+    );
     expect(pages.map((p) => p.body.data.total)).toEqual([7, 7, 7]);
     expect(pages.flatMap((p) => p.body.data.list.map((r: { id: number }) => r.id))).toEqual([...made].reverse());
     const beyond = await page(platform, { mobile: prefix, pageNum: 9, pageSize: 3 });
@@ -137,10 +213,13 @@ describe('filters and paging', () => {
   });
 });
 
-describe('the platform\'s total from the member tally', () => {
+describe("the platform's total from the member tally", () => {
   /** The living members matching status and channel, counted in the table itself. */
   async function counted(f: { status?: number; channel?: number }): Promise<number> {
-    let q = t.db.selectFrom('member').select((eb) => eb.fn.countAll<string>().as('n')).where('is_deleted', '=', false);
+    let q = t.db
+      .selectFrom('member')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('is_deleted', '=', false);
     if (f.status !== undefined) q = q.where('status', '=', f.status);
     if (f.channel !== undefined) q = q.where('channel', '=', f.channel);
     return Number((await q.executeTakeFirstOrThrow()).n);
@@ -151,7 +230,14 @@ describe('the platform\'s total from the member tally', () => {
     expect(res.body.errcode, res.body.errmsg).toBe(0);
     return res.body.data.total as number;
   };
-  const FILTERS = [{}, { status: 0 }, { status: 1 }, { channel: 4 }, { status: 0, channel: 4 }, { status: 1, channel: 7 }];
+  const FILTERS = [
+    {},
+    { status: 0 },
+    { status: 1 },
+    { channel: 4 },
+    { status: 0, channel: 4 },
+    { status: 1, channel: 7 },
+  ];
   async function expectExactTotals() {
     for (const f of FILTERS) expect(await total(f), JSON.stringify(f)).toBe(await counted(f));
   }
@@ -159,7 +245,8 @@ describe('the platform\'s total from the member tally', () => {
   it('follows registrations, deletions, status and channel changes exactly, also those made at once', async () => {
     await expectExactTotals();
     const made: number[] = [];
-    for (let i = 0; i < 6; i++) made.push(await createMember(t.db, { status: i % 3 === 0 ? 0 : 1, channel: i < 3 ? 4 : null }));
+    for (let i = 0; i < 6; i++)
+      made.push(await createMember(t.db, { status: i % 3 === 0 ? 0 : 1, channel: i < 3 ? 4 : null }));
     await expectExactTotals();
     await t.db.updateTable('member').set({ is_deleted: true }).where('id', '=', made[0]).execute();
     await t.db.updateTable('member').set({ status: 0 }).where('id', '=', made[1]).execute();
@@ -173,8 +260,12 @@ describe('the platform\'s total from the member tally', () => {
     await t.db.deleteFrom('member').where('id', 'in', [made[0], made[5]]).execute();
     await expectExactTotals();
     // Registrations and deletions in concurrent transactions (several connections on PostgreSQL).
-    const more = await Promise.all(Array.from({ length: 12 }, (_, i) => createMember(t.db, { status: 1, channel: i % 2 === 0 ? 4 : 7 })));
-    await Promise.all(more.slice(0, 5).map((id) => t.db.updateTable('member').set({ is_deleted: true }).where('id', '=', id).execute()));
+    const more = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => createMember(t.db, { status: 1, channel: i % 2 === 0 ? 4 : 7 })),
+    );
+    await Promise.all(
+      more.slice(0, 5).map((id) => t.db.updateTable('member').set({ is_deleted: true }).where('id', '=', id).execute()),
+    );
     await expectExactTotals();
   });
 
@@ -188,7 +279,11 @@ describe('the platform\'s total from the member tally', () => {
     expect(together.map((r) => r.body)).toEqual(alone);
     expect(new Set(alone.map((b) => b.data.total)).size).toBeGreaterThan(2);
     // Totals of several filters asked for in one turn: each its own, however they are shared.
-    const totals = await Promise.all([...FILTERS, ...FILTERS].map((f) => countLivingMembers(t.db, { status: f.status ?? null, channel: f.channel ?? null })));
+    const totals = await Promise.all(
+      [...FILTERS, ...FILTERS].map((f) =>
+        countLivingMembers(t.db, { status: f.status ?? null, channel: f.channel ?? null }),
+      ),
+    );
     const expected = [];
     for (const f of FILTERS) expected.push(await counted(f));
     expect(totals).toEqual([...expected, ...expected]);
@@ -204,7 +299,7 @@ describe('the platform\'s total from the member tally', () => {
     expect(await t.db.selectFrom('member_tally').select('slot').where('slot', '=', 99).execute()).toEqual([]);
   });
 
-  it('is the tally\'s on a full page and on a page past the last member', async () => {
+  it("is the tally's on a full page and on a page past the last member", async () => {
     await t.db.insertInto('member_tally').values({ status: 1, channel: 0, slot: 97, living: 5 }).execute();
     try {
       const living = await counted({ status: 1 });
@@ -222,9 +317,12 @@ describe('the platform\'s total from the member tally', () => {
     await t.db.insertInto('member_tally').values({ status: 1, channel: 0, slot: 98, living: 5 }).execute();
     try {
       const prefix = freshPrefix();
-      for (let i = 0; i < 3; i++) await createMember(t.db, { mobile: mobileUnder(prefix), created_at: new Date(2024, 4, 2 + i, 9) });
+      for (let i = 0; i < 3; i++)
+        await createMember(t.db, { mobile: mobileUnder(prefix), created_at: new Date(2024, 4, 2 + i, 9) });
       expect((await page(platform, { mobile: prefix, pageSize: 1 })).body.data.total).toBe(3);
-      expect((await page(platform, { createdTimeRange: ['2024-05-02', '2024-05-04'], pageSize: 1 })).body.data.total).toBe(3);
+      expect(
+        (await page(platform, { createdTimeRange: ['2024-05-02', '2024-05-04'], pageSize: 1 })).body.data.total,
+      ).toBe(3);
       const holder = await createMember(t.db, {});
       await sellCard(holder, org.merchantB, org.shopB);
       await sellCard(await createMember(t.db, {}), org.merchantB, org.shopB);
@@ -257,7 +355,9 @@ describe('scoping', () => {
     await sellCard(cardGone, org.merchantA, org.shopA1, { cardDeleted: true });
 
     const sorted = (xs: number[]) => [...xs].sort((a, b) => b - a);
-    expect(await ids(platform, { mobile: prefix })).toEqual(sorted([inA1, inA2, inAOnly, inB, both, none, unbound, cardGone]));
+    expect(await ids(platform, { mobile: prefix })).toEqual(
+      sorted([inA1, inA2, inAOnly, inB, both, none, unbound, cardGone]),
+    );
     expect(await ids(merchantA, { mobile: prefix })).toEqual(sorted([inA1, inA2, inAOnly, both]));
     expect(await ids(shopA1, { mobile: prefix })).toEqual(sorted([inA1, both]));
     // A shop's own id, not its merchant's, chooses its cards (their ids differ here).
@@ -267,6 +367,8 @@ describe('scoping', () => {
     expect(await ids(merchantB, { mobile: prefix })).toEqual(sorted([inB, both]));
     const paged = await page(merchantA, { mobile: prefix, pageSize: 2 });
     expect(paged.body.data.total).toBe(4);
-    expect(paged.body.data.list.map((r: { id: number }) => r.id)).toEqual(sorted([inA1, inA2, inAOnly, both]).slice(0, 2));
+    expect(paged.body.data.list.map((r: { id: number }) => r.id)).toEqual(
+      sorted([inA1, inA2, inAOnly, both]).slice(0, 2),
+    );
   });
 });

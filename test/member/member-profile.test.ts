@@ -1,6 +1,14 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authoredBy, createCard, createCardBinding, createCardModel, createChecker, createMember, randomMobile } from '../helpers/factories.js';
+import {
+  authoredBy,
+  createCard,
+  createCardBinding,
+  createCardModel,
+  createChecker,
+  createMember,
+  randomMobile,
+} from '../helpers/factories.js';
 import { issueFor, staffSession } from '../helpers/staff.js';
 import { loadCheckerAccount } from '../../src/modules/checker/checker-login.repository.js';
 import { setMemberStatus } from '../../src/modules/member/index.js';
@@ -30,20 +38,34 @@ async function codeFor(token: string, phone: string): Promise<string> {
  * A card of its own model with a binding made with the phone (held by nobody, or by `memberId`), living
  * unless `ended`.
  */
-async function boundCard(phone: string, opts: { memberId?: number | null; status?: number; name?: string; ended?: boolean } = {}) {
+async function boundCard(
+  phone: string,
+  opts: { memberId?: number | null; status?: number; name?: string; ended?: boolean } = {},
+) {
   const cardModelId = await createCardModel(m.t.db);
   const cardId = await createCard(m.t.db, {
-    card_number: `T${Date.now()}${Math.floor(Math.random() * 1e9)}`.slice(0, 32), card_model_id: cardModelId, status: opts.status ?? 2, active_time: null, expire_time: null,
+    card_number: `T${Date.now()}${Math.floor(Math.random() * 1e9)}`.slice(0, 32),
+    card_model_id: cardModelId,
+    status: opts.status ?? 2,
+    active_time: null,
+    expire_time: null,
   });
   const bindingId = await createCardBinding(m.t.db, {
-    card_id: cardId, member_id: opts.memberId ?? null, name: opts.name ?? 'Holder', phone, id_type: 1, id_no: '330106199001011234', is_deleted: opts.ended,
+    card_id: cardId,
+    member_id: opts.memberId ?? null,
+    name: opts.name ?? 'Holder',
+    phone,
+    id_type: 1,
+    id_no: '330106199001011234',
+    is_deleted: opts.ended,
   });
   return { cardId, bindingId };
 }
 
 // only the database shows that a binding belongs to no member (the API lists the cards a member holds)
 const bindingOwner = async (id: number) =>
-  (await m.t.db.selectFrom('card_binding').select('member_id').where('id', '=', id).executeTakeFirstOrThrow()).member_id;
+  (await m.t.db.selectFrom('card_binding').select('member_id').where('id', '=', id).executeTakeFirstOrThrow())
+    .member_id;
 /** The cards bound to the member, as the member administration shows them. */
 const cardsOf = async (memberId: number): Promise<number[]> => {
   const res = await m.t.post('/manage-api/member/getMember', { id: memberId }, admin);
@@ -61,16 +83,49 @@ const mobileOf = async (token: string) => {
 describe('getMember', () => {
   it('answers the session member with every MemberResponse field', async () => {
     const s = await memberSession(m.t, {
-      mobile: randomMobile(), nickname: 'Nick', name: '王伟', sex: 1, area_id: 330106, birthday: '1990-05-17', point: 12, tag_ids: '1,2',
-      level_id: 3, experience: 40, group_id: 5, mark: 'vip', register_ip: '10.0.0.1', login_ip: '10.0.0.2', login_date: new Date(2026, 0, 2, 3, 4, 5),
-      avatar: 'https://img.example/a.png', channel: 6, third_id: 'union-1', password_hash: '$argon2id$secret',
+      mobile: randomMobile(),
+      nickname: 'Nick',
+      name: '王伟',
+      sex: 1,
+      area_id: 330106,
+      birthday: '1990-05-17',
+      point: 12,
+      tag_ids: '1,2',
+      level_id: 3,
+      experience: 40,
+      group_id: 5,
+      mark: 'vip',
+      register_ip: '10.0.0.1',
+      login_ip: '10.0.0.2',
+      login_date: new Date(2026, 0, 2, 3, 4, 5),
+      avatar: 'https://img.example/a.png',
+      channel: 6,
+      third_id: 'union-1',
+      password_hash: '$argon2id$secret',
     });
     const res = await post('getMember', {}, s.token);
     expect(res.body.errcode).toBe(0);
     expect(res.body.data).toEqual({
-      id: s.id, openId: expect.any(String), mobile: expect.stringMatching(/^1\d{10}$/), status: 1, registerIp: '10.0.0.1', registerTerminal: 2,
-      loginIp: '10.0.0.2', loginDate: '2026-01-02 03:04:05', nickname: 'Nick', avatar: 'https://img.example/a.png', name: '王伟', sex: 1,
-      areaId: 330106, birthday: '1990-05-17 00:00:00', mark: 'vip', point: 12, tagIds: '1,2', levelId: 3, experience: 40, groupId: 5,
+      id: s.id,
+      openId: expect.any(String),
+      mobile: expect.stringMatching(/^1\d{10}$/),
+      status: 1,
+      registerIp: '10.0.0.1',
+      registerTerminal: 2,
+      loginIp: '10.0.0.2',
+      loginDate: '2026-01-02 03:04:05',
+      nickname: 'Nick',
+      avatar: 'https://img.example/a.png',
+      name: '王伟',
+      sex: 1,
+      areaId: 330106,
+      birthday: '1990-05-17 00:00:00',
+      mark: 'vip',
+      point: 12,
+      tagIds: '1,2',
+      levelId: 3,
+      experience: 40,
+      groupId: 5,
     });
     expect(JSON.stringify(res.body)).not.toContain('argon2');
   });
@@ -129,7 +184,10 @@ describe('sendSmsCode', () => {
       }
       m.clock.now += 61_000;
       const eleventh = await post('sendSmsCode', { phone }, s.token);
-      expect(eleventh.body).toEqual({ errcode: 429, errmsg: 'too many SMS codes were sent to this phone today, please try again tomorrow' });
+      expect(eleventh.body).toEqual({
+        errcode: 429,
+        errmsg: 'too many SMS codes were sent to this phone today, please try again tomorrow',
+      });
       expect(m.sentTo(phone)).toBe(10);
     } finally {
       m.clock.now = start;
@@ -174,7 +232,11 @@ describe('bindPhone', () => {
     expect((await cardsOf(s.id)).sort()).toEqual([free, heldByOther, unbound, disabled].map((b) => b.cardId).sort());
     expect(await bindingOwner(elsewhere.bindingId)).toBeNull();
     expect(await bindingOwner(deleted.bindingId)).toBeNull();
-    expect([await cardStatus(free.cardId), await cardStatus(unbound.cardId), await cardStatus(disabled.cardId)]).toEqual([2, 2, 3]);
+    expect([
+      await cardStatus(free.cardId),
+      await cardStatus(unbound.cardId),
+      await cardStatus(disabled.cardId),
+    ]).toEqual([2, 2, 3]);
     expect((await post('getMember', {}, s.token)).body.data.mobile).toBe(phone);
 
     // The code is spent: the same code again reads as expired.
@@ -182,8 +244,14 @@ describe('bindPhone', () => {
     expect(again.body).toEqual({ errcode: 1002000004, errmsg: 'the SMS code has expired, please request a new one' });
 
     // only the database shows the operation log
-    const log = await m.t.db.selectFrom('operate_log').select(['module', 'action', 'biz_id', 'success', 'account_kind'])
-      .where('account_id', '=', s.id).where('account_kind', '=', 'member').where('action', '=', '绑定手机号').orderBy('id').execute();
+    const log = await m.t.db
+      .selectFrom('operate_log')
+      .select(['module', 'action', 'biz_id', 'success', 'account_kind'])
+      .where('account_id', '=', s.id)
+      .where('account_kind', '=', 'member')
+      .where('action', '=', '绑定手机号')
+      .orderBy('id')
+      .execute();
     expect(log).toEqual([
       { module: '会员', action: '绑定手机号', biz_id: String(s.id), success: true, account_kind: 'member' },
       { module: '会员', action: '绑定手机号', biz_id: null, success: false, account_kind: 'member' },
@@ -201,11 +269,16 @@ describe('bindPhone', () => {
     const s = await memberSession(m.t);
     const phone = randomMobile();
     const b = await boundCard(phone);
-    expect((await post('bindPhone', { phone, smsCode: '123456' }, s.token)).body)
-      .toEqual({ errcode: 1002000004, errmsg: 'the SMS code has expired, please request a new one' });
+    expect((await post('bindPhone', { phone, smsCode: '123456' }, s.token)).body).toEqual({
+      errcode: 1002000004,
+      errmsg: 'the SMS code has expired, please request a new one',
+    });
     const code = await codeFor(s.token, phone);
     const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, '0');
-    expect((await post('bindPhone', { phone, smsCode: wrong }, s.token)).body).toEqual({ errcode: 1002000005, errmsg: 'the SMS code is wrong' });
+    expect((await post('bindPhone', { phone, smsCode: wrong }, s.token)).body).toEqual({
+      errcode: 1002000005,
+      errmsg: 'the SMS code is wrong',
+    });
     expect(await mobileOf(s.token)).toBeNull();
     expect(await bindingOwner(b.bindingId)).toBeNull();
     // The right code still works after a wrong one.
@@ -263,7 +336,10 @@ describe('bindPhone', () => {
     const codeA = await codeFor(a.token, phone);
     m.clock.now += 61_000;
     const codeB = await codeFor(b.token, phone);
-    const answers = await Promise.all([post('bindPhone', { phone, smsCode: codeA }, a.token), post('bindPhone', { phone, smsCode: codeB }, b.token)]);
+    const answers = await Promise.all([
+      post('bindPhone', { phone, smsCode: codeA }, a.token),
+      post('bindPhone', { phone, smsCode: codeB }, b.token),
+    ]);
     expect(answers.map((r) => r.body.errcode).sort()).toEqual([0, 409]);
     const holders = await m.t.post('/manage-api/member/queryMemberPage', { mobile: phone }, admin);
     expect(holders.body.data.list.filter((x: { mobile: string }) => x.mobile === phone)).toHaveLength(1);
@@ -276,9 +352,17 @@ describe('bindPhone', () => {
     const first = await boundCard(phone, { status: 1 });
     const poisoned = await boundCard(phone, { name: 'FAIL-ON-UPDATE' });
     // Raises while the bindings are moved, i.e. after the member row was updated in the same transaction.
-    await sql.raw(`create or replace function member_test_fail() returns trigger language plpgsql as $$
-      begin if new.name = 'FAIL-ON-UPDATE' then raise exception 'injected failure'; end if; return new; end $$`).execute(m.t.db);
-    await sql.raw(`create trigger member_test_fail before update on card_binding for each row execute function member_test_fail()`).execute(m.t.db);
+    await sql
+      .raw(
+        `create or replace function member_test_fail() returns trigger language plpgsql as $$
+      begin if new.name = 'FAIL-ON-UPDATE' then raise exception 'injected failure'; end if; return new; end $$`,
+      )
+      .execute(m.t.db);
+    await sql
+      .raw(
+        `create trigger member_test_fail before update on card_binding for each row execute function member_test_fail()`,
+      )
+      .execute(m.t.db);
     try {
       const code = await codeFor(s.token, phone);
       const res = await post('bindPhone', { phone, smsCode: code }, s.token);
@@ -288,8 +372,13 @@ describe('bindPhone', () => {
       expect(await bindingOwner(poisoned.bindingId)).toBeNull();
       expect(await cardStatus(first.cardId)).toBe(1);
       // only the database shows the operation log
-      const log = await m.t.db.selectFrom('operate_log').select(['success', 'errcode'])
-        .where('account_id', '=', s.id).where('account_kind', '=', 'member').where('action', '=', '绑定手机号').execute();
+      const log = await m.t.db
+        .selectFrom('operate_log')
+        .select(['success', 'errcode'])
+        .where('account_id', '=', s.id)
+        .where('account_kind', '=', 'member')
+        .where('action', '=', '绑定手机号')
+        .execute();
       expect(log).toEqual([{ success: false, errcode: 500 }]);
 
       // The code was not spent: once the fault is gone the same code binds the phone.

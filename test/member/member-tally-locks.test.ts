@@ -52,7 +52,9 @@ describe.skipIf(!url)('member tally under concurrent status changes', () => {
 
   async function waitsOnLock(pid: number) {
     for (let i = 0; i < 200; i++) {
-      const r = await sql<{ w: string | null }>`select wait_event_type as w from pg_stat_activity where pid = ${pid}`.execute(t.db);
+      const r = await sql<{
+        w: string | null;
+      }>`select wait_event_type as w from pg_stat_activity where pid = ${pid}`.execute(t.db);
       if (r.rows[0]?.w === 'Lock') return;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -64,13 +66,22 @@ describe.skipIf(!url)('member tally under concurrent status changes', () => {
     const holder = await connect();
     const disabled = await createMember(t.db, { status: 0, channel: CHANNEL });
     const enabled = await createMember(t.db, { status: 1, channel: CHANNEL });
-    await sql`insert into member_tally (status, channel, slot, living) values (0, ${CHANNEL}, ${slot}, 0) on conflict do nothing`.execute(t.db);
+    await sql`insert into member_tally (status, channel, slot, living) values (0, ${CHANNEL}, ${slot}, 0) on conflict do nothing`.execute(
+      t.db,
+    );
 
     // A third transaction holds the (status 0) row, so both changes queue there in a known order:
     // first the one enabling a member, then the one disabling the other.
     await holder.client.query('begin');
-    await holder.client.query('select 1 from member_tally where status = 0 and channel = $1 and slot = $2 for update', [CHANNEL, slot]);
-    const answer = (p: Promise<unknown>) => p.then(() => 'ok', (e: Error) => e.message);
+    await holder.client.query('select 1 from member_tally where status = 0 and channel = $1 and slot = $2 for update', [
+      CHANNEL,
+      slot,
+    ]);
+    const answer = (p: Promise<unknown>) =>
+      p.then(
+        () => 'ok',
+        (e: Error) => e.message,
+      );
     await up.client.query('begin');
     const enabling = answer(up.client.query('update member set status = 1 where id = $1', [disabled]));
     await waitsOnLock(up.pid);

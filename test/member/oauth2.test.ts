@@ -18,20 +18,31 @@ describe('mini-program login (POST /app-api|/mp-api/auth/oauth2, local provider)
   });
   afterAll(() => t?.close());
 
-  const member = (openId: string) => t.db.selectFrom('member').selectAll().where('open_id', '=', openId).executeTakeFirst();
+  const member = (openId: string) =>
+    t.db.selectFrom('member').selectAll().where('open_id', '=', openId).executeTakeFirst();
 
   it('registers the member on the first login and answers the same member on the next, on both prefixes', async () => {
     const code = uniq('code-');
     const first = await t.post(MP, { code, nickname: 'Xiao Ming', avatar: 'https://img.example.com/a.png' });
     expect(first.body.errcode).toBe(0);
     expect(first.body.data).toEqual({
-      userId: expect.any(Number), openId: localOpenId(code), mobile: null,
-      accessToken: expect.any(String), refreshToken: expect.any(String), expiresTime: expect.stringMatching(DATE_TIME),
+      userId: expect.any(Number),
+      openId: localOpenId(code),
+      mobile: null,
+      accessToken: expect.any(String),
+      refreshToken: expect.any(String),
+      expiresTime: expect.stringMatching(DATE_TIME),
     });
     const created = await member(localOpenId(code));
     expect(created).toMatchObject({
-      id: first.body.data.userId, status: 1, register_ip: '127.0.0.1', register_terminal: 2, login_ip: '127.0.0.1',
-      nickname: 'Xiao Ming', avatar: 'https://img.example.com/a.png', is_deleted: false,
+      id: first.body.data.userId,
+      status: 1,
+      register_ip: '127.0.0.1',
+      register_terminal: 2,
+      login_ip: '127.0.0.1',
+      nickname: 'Xiao Ming',
+      avatar: 'https://img.example.com/a.png',
+      is_deleted: false,
     });
 
     const second = await t.post(APP, { code });
@@ -40,16 +51,30 @@ describe('mini-program login (POST /app-api|/mp-api/auth/oauth2, local provider)
     expect(second.body.data.accessToken).not.toBe(first.body.data.accessToken);
     const after = await member(localOpenId(code));
     // A later login keeps the registration and what the user shared before.
-    expect(after).toMatchObject({ register_terminal: 2, nickname: 'Xiao Ming', avatar: 'https://img.example.com/a.png' });
+    expect(after).toMatchObject({
+      register_terminal: 2,
+      nickname: 'Xiao Ming',
+      avatar: 'https://img.example.com/a.png',
+    });
     expect(after!.login_date!.getTime()).toBeGreaterThanOrEqual(created!.login_date!.getTime());
 
-    const ops = await t.db.selectFrom('operate_log').select(['module', 'action', 'path', 'account_kind', 'success'])
-      .where('account_kind', '=', 'member').where('account_id', '=', first.body.data.userId).orderBy('id').execute();
+    const ops = await t.db
+      .selectFrom('operate_log')
+      .select(['module', 'action', 'path', 'account_kind', 'success'])
+      .where('account_kind', '=', 'member')
+      .where('account_id', '=', first.body.data.userId)
+      .orderBy('id')
+      .execute();
     expect(ops).toEqual([
       { module: '会员', action: '小程序登录', path: MP, account_kind: 'member', success: true },
       { module: '会员', action: '小程序登录', path: APP, account_kind: 'member', success: true },
     ]);
-    const logins = await t.db.selectFrom('login_log').select('success').where('account_kind', '=', 'member').where('account_id', '=', first.body.data.userId).execute();
+    const logins = await t.db
+      .selectFrom('login_log')
+      .select('success')
+      .where('account_kind', '=', 'member')
+      .where('account_id', '=', first.body.data.userId)
+      .execute();
     expect(logins).toHaveLength(2);
   });
 
@@ -75,7 +100,9 @@ describe('mini-program login (POST /app-api|/mp-api/auth/oauth2, local provider)
 
   it('refuses a verifier token on the member logout', async () => {
     const checker = await createChecker(t.db);
-    const { accessToken } = (await t.post('/app-api/auth/checkerLogin', { mobile: checker.mobile, password: checker.password })).body.data;
+    const { accessToken } = (
+      await t.post('/app-api/auth/checkerLogin', { mobile: checker.mobile, password: checker.password })
+    ).body.data;
     expect((await t.post('/mp-api/auth/logout', {}, accessToken)).body.errcode).toBe(401);
   });
 
@@ -86,7 +113,12 @@ describe('mini-program login (POST /app-api|/mp-api/auth/oauth2, local provider)
       const res = await t.post(MP, { code });
       expect(res.body).toEqual({ errcode: 1002000001, errmsg: 'this account is disabled' });
       expect(await member(localOpenId(code))).toMatchObject({ id, login_ip: '10.0.0.1' });
-      const failed = await t.db.selectFrom('login_log').select(['success', 'errcode']).where('account_kind', '=', 'member').where('account_id', '=', id).execute();
+      const failed = await t.db
+        .selectFrom('login_log')
+        .select(['success', 'errcode'])
+        .where('account_kind', '=', 'member')
+        .where('account_id', '=', id)
+        .execute();
       expect(failed).toEqual([{ success: false, errcode: 1002000001 }]);
     }
   });
@@ -125,7 +157,8 @@ function fakeWechat() {
     if (url.searchParams.get('appid') !== 'wx-test-app' || url.searchParams.get('secret') !== 'test-secret') {
       return send({ errcode: 40125, errmsg: 'invalid appsecret' });
     }
-    if (code.startsWith('good-')) return send({ openid: `wx_${code}`, session_key: 'c2Vzc2lvbg==', unionid: `union_${code}` });
+    if (code.startsWith('good-'))
+      return send({ openid: `wx_${code}`, session_key: 'c2Vzc2lvbg==', unionid: `union_${code}` });
     if (code === 'hang') return; // never answers
     if (code === 'garbage') return void res.writeHead(200).end('<html>gateway</html>');
     if (code === 'broken') return void res.writeHead(502).end();
@@ -138,7 +171,11 @@ function fakeWechat() {
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     },
-    stop: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    stop: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -148,7 +185,12 @@ describe('mini-program login through WeChat jscode2session', () => {
   let tdb: TestDb;
   let t: TestApp;
   let down: TestApp;
-  const env = (baseUrl: string) => ({ MP_LOGIN_PROVIDER: 'wechat', WECHAT_API_BASE: baseUrl, WECHAT_APP_ID: 'wx-test-app', WECHAT_APP_SECRET: 'test-secret' });
+  const env = (baseUrl: string) => ({
+    MP_LOGIN_PROVIDER: 'wechat',
+    WECHAT_API_BASE: baseUrl,
+    WECHAT_APP_ID: 'wx-test-app',
+    WECHAT_APP_SECRET: 'test-secret',
+  });
 
   beforeAll(async () => {
     base = await wechat.start();
@@ -171,13 +213,22 @@ describe('mini-program login through WeChat jscode2session', () => {
     const res = await t.post(MP, { code: 'good-1' });
     expect(res.body.errcode).toBe(0);
     expect(res.body.data.openId).toBe('wx_good-1');
-    const row = await t.db.selectFrom('member').select(['id', 'third_id']).where('open_id', '=', 'wx_good-1').executeTakeFirstOrThrow();
+    const row = await t.db
+      .selectFrom('member')
+      .select(['id', 'third_id'])
+      .where('open_id', '=', 'wx_good-1')
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ id: res.body.data.userId, third_id: 'union_good-1' });
     const asked = wechat.seen.at(-1)!;
-    expect(Object.fromEntries(asked)).toEqual({ appid: 'wx-test-app', secret: 'test-secret', js_code: 'good-1', grant_type: 'authorization_code' });
+    expect(Object.fromEntries(asked)).toEqual({
+      appid: 'wx-test-app',
+      secret: 'test-secret',
+      js_code: 'good-1',
+      grant_type: 'authorization_code',
+    });
   });
 
-  it('answers WeChat\'s refusal readably', async () => {
+  it("answers WeChat's refusal readably", async () => {
     const res = await t.post(MP, { code: 'expired-code' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ errcode: 1003000001, errmsg: 'mini-program login failed: invalid code' });
@@ -186,17 +237,28 @@ describe('mini-program login through WeChat jscode2session', () => {
 
   it.each(['garbage', 'broken'])('answers 503 without internals when WeChat answers nonsense (%s)', async (code) => {
     const res = await t.post(MP, { code });
-    expect(res.body).toEqual({ errcode: 503, errmsg: 'the WeChat login service is unavailable, please try again later' });
+    expect(res.body).toEqual({
+      errcode: 503,
+      errmsg: 'the WeChat login service is unavailable, please try again later',
+    });
   });
 
   it('answers 503 without internals when WeChat cannot be reached', async () => {
     const res = await down.post(MP, { code: 'good-2' });
-    expect(res.body).toEqual({ errcode: 503, errmsg: 'the WeChat login service is unavailable, please try again later' });
+    expect(res.body).toEqual({
+      errcode: 503,
+      errmsg: 'the WeChat login service is unavailable, please try again later',
+    });
     expect(JSON.stringify(res.body)).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|secret|fetch/i);
   });
 
   it('gives up on a WeChat that does not answer in time', async () => {
-    const login = createWechatMiniProgramLogin({ baseUrl: base, appId: 'wx-test-app', appSecret: 'test-secret', timeoutMs: 200 });
+    const login = createWechatMiniProgramLogin({
+      baseUrl: base,
+      appId: 'wx-test-app',
+      appSecret: 'test-secret',
+      timeoutMs: 200,
+    });
     const started = Date.now();
     const err = await login.exchangeCode('hang').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MiniProgramLoginError);
@@ -206,7 +268,12 @@ describe('mini-program login through WeChat jscode2session', () => {
   });
 
   it('refuses an answer without an open id', async () => {
-    const login = createWechatMiniProgramLogin({ baseUrl: base, appId: 'wx-test-app', appSecret: 'wrong', timeoutMs: 2000 });
+    const login = createWechatMiniProgramLogin({
+      baseUrl: base,
+      appId: 'wx-test-app',
+      appSecret: 'wrong',
+      timeoutMs: 2000,
+    });
     const err = await login.exchangeCode('good-3').catch((e: unknown) => e);
     expect(err).toMatchObject({ reason: 'rejected', wechatErrcode: 40125, message: 'invalid appsecret' });
   });
@@ -215,8 +282,12 @@ describe('mini-program login through WeChat jscode2session', () => {
 describe('MP_LOGIN_PROVIDER configuration', () => {
   it('defaults to local, and wechat needs the app id and secret', () => {
     expect(loadConfig({}).mpLoginProvider).toBe('local');
-    expect(() => loadConfig({ MP_LOGIN_PROVIDER: 'wechat', WECHAT_APP_ID: 'wx1' })).toThrow(/WECHAT_APP_ID and WECHAT_APP_SECRET/);
-    expect(loadConfig({ MP_LOGIN_PROVIDER: 'wechat', WECHAT_APP_ID: 'wx1', WECHAT_APP_SECRET: 's' }).mpLoginProvider).toBe('wechat');
+    expect(() => loadConfig({ MP_LOGIN_PROVIDER: 'wechat', WECHAT_APP_ID: 'wx1' })).toThrow(
+      /WECHAT_APP_ID and WECHAT_APP_SECRET/,
+    );
+    expect(
+      loadConfig({ MP_LOGIN_PROVIDER: 'wechat', WECHAT_APP_ID: 'wx1', WECHAT_APP_SECRET: 's' }).mpLoginProvider,
+    ).toBe('wechat');
     expect(() => loadConfig({ MP_LOGIN_PROVIDER: 'qq' })).toThrow(/one of local, wechat/);
   });
 

@@ -22,7 +22,13 @@ describe('migration 0030 over duplicate finance accounts', () => {
     await m0030.down(db);
     const merchant = await createMerchant(t.db);
     const shop = await createShop(t.db, { merchant_id: merchant });
-    const row = (o: { shop_id?: number; ebank_type?: number; is_deleted?: boolean }) => ({ merchant_id: merchant, name: 'n', bank: 'b', bank_account: '123456', ...o });
+    const row = (o: { shop_id?: number; ebank_type?: number; is_deleted?: boolean }) => ({
+      merchant_id: merchant,
+      name: 'n',
+      bank: 'b',
+      bank_account: '123456',
+      ...o,
+    });
     const ids = [];
     for (const o of [{}, {}, { ebank_type: 2 }, { shop_id: shop }, { shop_id: shop }, {}, { is_deleted: true }]) {
       ids.push((await t.db.insertInto('merchant_finance').values(row(o)).returning('id').executeTakeFirstOrThrow()).id);
@@ -30,10 +36,21 @@ describe('migration 0030 over duplicate finance accounts', () => {
 
     await m0030.up(db);
 
-    const rows = await t.db.selectFrom('merchant_finance').select(['id', 'is_deleted']).where('merchant_id', '=', merchant).orderBy('id').execute();
+    const rows = await t.db
+      .selectFrom('merchant_finance')
+      .select(['id', 'is_deleted'])
+      .where('merchant_id', '=', merchant)
+      .orderBy('id')
+      .execute();
     expect(rows.map((r) => r.is_deleted)).toEqual([true, true, false, true, false, false, true]);
     expect(rows.map((r) => r.id)).toEqual(ids);
-    await expect(t.db.insertInto('merchant_finance').values(row({})).execute()).rejects.toMatchObject({ code: '23505', constraint: 'merchant_finance_owner_uq' });
-    await t.db.insertInto('merchant_finance').values(row({ shop_id: shop, ebank_type: 2 })).execute();
+    await expect(t.db.insertInto('merchant_finance').values(row({})).execute()).rejects.toMatchObject({
+      code: '23505',
+      constraint: 'merchant_finance_owner_uq',
+    });
+    await t.db
+      .insertInto('merchant_finance')
+      .values(row({ shop_id: shop, ebank_type: 2 }))
+      .execute();
   });
 });

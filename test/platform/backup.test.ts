@@ -14,7 +14,11 @@ const HOUR = 60 * 60 * 1000;
 const TZ = 'Asia/Shanghai';
 
 const count = async (database: Database) =>
-  (await sql<{ n: number; top: number | null }>`select count(*)::int as n, max(id)::int as top from t`.execute(database.db)).rows[0];
+  (
+    await sql<{ n: number; top: number | null }>`select count(*)::int as n, max(id)::int as top from t`.execute(
+      database.db,
+    )
+  ).rows[0];
 
 // The embedded database only: on PostgreSQL pg_dump is the backup (docs/operations.md §8).
 describe.skipIf(process.env.DATABASE_URL)('backups of the embedded database while it runs', () => {
@@ -73,7 +77,12 @@ describe.skipIf(process.env.DATABASE_URL)('backups of the embedded database whil
   });
 
   it('takes one when the newest is older than the interval, and keeps the newest `keep`', async () => {
-    const settings = { dir: path.join(root, 'backups-due'), stagingDir: path.join(root, 'live'), everyMs: 24 * HOUR, keep: 2 };
+    const settings = {
+      dir: path.join(root, 'backups-due'),
+      stagingDir: path.join(root, 'live'),
+      everyMs: 24 * HOUR,
+      keep: 2,
+    };
     const t0 = new Date('2026-11-20T02:00:00Z');
     const first = await backupIfDue(database, settings, t0);
     expect(first).toMatch(/pglite-20261120T020000Z\.tar\.gz$/);
@@ -104,17 +113,27 @@ describe.skipIf(process.env.DATABASE_URL)('backups of the embedded database whil
 
   it('leaves nothing that looks like a backup when a run fails', async () => {
     const dir = path.join(root, 'backups-failed');
-    const failing: Database = { ...database, copyDataDir: async (target) => {
-      mkdirSync(target);
-      throw new Error('disk full');
-    } };
-    await expect(takeBackup(failing, { dir, stagingDir: path.join(root, 'live'), everyMs: HOUR, keep: 7 })).rejects.toThrow('disk full');
+    const failing: Database = {
+      ...database,
+      copyDataDir: async (target) => {
+        mkdirSync(target);
+        throw new Error('disk full');
+      },
+    };
+    await expect(
+      takeBackup(failing, { dir, stagingDir: path.join(root, 'live'), everyMs: HOUR, keep: 7 }),
+    ).rejects.toThrow('disk full');
     expect(readdirSync(dir)).toEqual([]);
     expect(readdirSync(path.join(root, 'live')).sort()).toEqual(['pglite', 'pglite.lock']);
   });
 
   it('is scheduled only for a database with a data directory, and not when turned off', async () => {
-    const settings = { dir: path.join(root, 'unused'), stagingDir: path.join(root, 'live'), everyMs: 24 * HOUR, keep: 7 };
+    const settings = {
+      dir: path.join(root, 'unused'),
+      stagingDir: path.join(root, 'live'),
+      everyMs: 24 * HOUR,
+      keep: 7,
+    };
     const memory = openDatabase({ databaseUrl: null, dataDir: '.test-cache', tz: TZ, inMemory: true });
     try {
       expect(embeddedBackupJob(memory, settings, () => {})).toBeNull();

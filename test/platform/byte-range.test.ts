@@ -20,7 +20,16 @@ describe('the Range header of a file fetch', () => {
   });
 
   it('ignores what it does not serve (the whole file is sent): several ranges, another unit, nonsense', () => {
-    for (const h of [undefined, '', 'bytes=0-1,5-6', 'items=0-1', 'bytes=5-1', 'bytes=-', 'bytes=a-b', 'bytes=99999999999999999999-']) {
+    for (const h of [
+      undefined,
+      '',
+      'bytes=0-1,5-6',
+      'items=0-1',
+      'bytes=5-1',
+      'bytes=-',
+      'bytes=a-b',
+      'bytes=99999999999999999999-',
+    ]) {
       expect(parseByteRange(h, 1000), String(h)).toBeNull();
     }
   });

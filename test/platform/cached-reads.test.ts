@@ -13,7 +13,12 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 const tree = (headers: Record<string, string> = {}) =>
-  t.app.inject({ method: 'POST', url: '/manage-api/region/queryRegionTree', headers: { authorization: `Bearer ${token}`, ...headers }, payload: {} });
+  t.app.inject({
+    method: 'POST',
+    url: '/manage-api/region/queryRegionTree',
+    headers: { authorization: `Bearer ${token}`, ...headers },
+    payload: {},
+  });
 
 describe('large cached reads (the region and area trees)', () => {
   it('answer compressed when the client accepts it, the same bytes once decoded', async () => {
@@ -50,7 +55,12 @@ describe('large cached reads (the region and area trees)', () => {
   });
 
   it('area tree too', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/manage-api/system/area/tree', headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'br' }, payload: {} });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/manage-api/system/area/tree',
+      headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'br' },
+      payload: {},
+    });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-encoding']).toBe('br');
     expect(JSON.parse(brotliDecompressSync(res.rawPayload).toString()).errcode).toBe(0);

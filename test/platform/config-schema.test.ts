@@ -32,7 +32,9 @@ describe('the configuration tables of README.md and docs/operations.md', () => {
     const [{ current }] = renderTargets(ROOT).filter((t) => t.file === 'docs/operations.md');
     const edited = current.replace('| `PORT` | `8080` |', '| `PORT` | `8081` |');
     expect(edited).not.toBe(current);
-    expect(withTable(edited, configTable({ file: 'docs/operations.md', commonOnly: false }), 'docs/operations.md')).not.toBe(edited);
+    expect(
+      withTable(edited, configTable({ file: 'docs/operations.md', commonOnly: false }), 'docs/operations.md'),
+    ).not.toBe(edited);
   });
 
   it('list every variable in docs/operations.md and the common ones in README.md, one line each', () => {
@@ -53,7 +55,9 @@ describe('the configuration tables of README.md and docs/operations.md', () => {
   });
 
   it('--check of the script exits 0 on the repository as it is', async () => {
-    const run = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/config-docs.ts', '--check'], { cwd: ROOT });
+    const run = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/config-docs.ts', '--check'], {
+      cwd: ROOT,
+    });
     expect(run.stderr).toBe('');
   });
 });
@@ -74,13 +78,20 @@ describe('validation against the schema', () => {
     }
     if (s.enum) return [{ value: 'no-such-choice', says: [...s.enum, '"no-such-choice"'] }];
     if (s.type === 'boolean') return [{ value: 'maybe', says: ['1/0 or true/false'] }];
-    if (s.protocols) return [{ value: 'not a url', says: ['not a valid URL'] }, { value: 'gopher://host/x', says: s.protocols.map((p) => `${p}//`) }];
+    if (s.protocols)
+      return [
+        { value: 'not a url', says: ['not a valid URL'] },
+        { value: 'gopher://host/x', says: s.protocols.map((p) => `${p}//`) },
+      ];
     if (s.pattern) return [{ value: 'with space!', says: [String(s.rule), '"with space!"'] }];
     if (s.type === 'array') return [{ value: 'photos.internal,bad host!', says: ['host names, addresses or CIDRs'] }];
     const refined: Partial<Record<EnvName, { value: string; says: string[] }[]>> = {
       TZ: [{ value: 'Mars/Phobos', says: ['not a known time zone', 'Mars/Phobos'] }],
       ADMIN_PASSWORD: [{ value: 'short', says: ['at least 8 characters'] }],
-      TENCENT_SMS_ENDPOINT: [{ value: 'ftp://sms.example.com', says: ['host name or an http(s) origin'] }, { value: 'https://sms.example.com/v3', says: ['without a path'] }],
+      TENCENT_SMS_ENDPOINT: [
+        { value: 'ftp://sms.example.com', says: ['host name or an http(s) origin'] },
+        { value: 'https://sms.example.com/v3', says: ['without a path'] },
+      ],
       TENCENT_IAI_ENDPOINT: [{ value: 'https://iai.example.com/?x=1', says: ['without a path'] }],
     };
     return refined[name] ?? [];
@@ -108,8 +119,15 @@ describe('validation against the schema', () => {
   it('takes any text for the variables it does not constrain', () => {
     const free = ENV_NAMES.filter((name) => !constrained.includes(name));
     expect(free.length).toBeGreaterThan(0);
-    const c = loadConfig(Object.fromEntries(free.map((name) => [name, name === 'NODE_ENV' ? 'staging' : 'some text 1/2 ✓'])));
-    expect(c).toMatchObject({ host: 'some text 1/2 ✓', nodeEnv: 'staging', storePrefix: 'some text 1/2 ✓', s3: { region: 'some text 1/2 ✓' } });
+    const c = loadConfig(
+      Object.fromEntries(free.map((name) => [name, name === 'NODE_ENV' ? 'staging' : 'some text 1/2 ✓'])),
+    );
+    expect(c).toMatchObject({
+      host: 'some text 1/2 ✓',
+      nodeEnv: 'staging',
+      storePrefix: 'some text 1/2 ✓',
+      s3: { region: 'some text 1/2 ✓' },
+    });
   });
 
   it('names every refused variable of one environment in its one line', () => {
@@ -156,7 +174,13 @@ describe('an empty environment', () => {
       face: { groupId: 'tourism-card', matchThreshold: 80, imageMaxBytes: 3 * 1024 * 1024, photoAllowedHosts: [] },
       smsProvider: 'log',
       tencent: { secretId: null, secretKey: null, region: 'ap-guangzhou' },
-      tencentSms: { endpoint: 'sms.tencentcloudapi.com', sdkAppId: null, signName: null, templateId: null, activationTemplateId: null },
+      tencentSms: {
+        endpoint: 'sms.tencentcloudapi.com',
+        sdkAppId: null,
+        signName: null,
+        templateId: null,
+        activationTemplateId: null,
+      },
       tencentIai: { endpoint: 'iai.tencentcloudapi.com' },
       demo: false,
       loginRatePerMin: 30,
@@ -169,7 +193,12 @@ describe('an empty environment', () => {
       http: { headersTimeoutMs: 20_000, requestTimeoutMs: 120_000, keepAliveTimeoutMs: 65_000 },
       shutdownDelayMs: 0,
       storePrefix: 'tc:',
-      backup: { dir: path.resolve('./data/backups'), stagingDir: path.resolve('./data'), everyMs: 24 * 60 * 60 * 1000, keep: 7 },
+      backup: {
+        dir: path.resolve('./data/backups'),
+        stagingDir: path.resolve('./data'),
+        everyMs: 24 * 60 * 60 * 1000,
+        keep: 7,
+      },
     });
   });
 
@@ -192,14 +221,23 @@ describe('the schema covers every variable the service reads', () => {
   function envReads(file: string): string[] {
     const source = ts.createSourceFile(file, readFileSync(path.join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, true);
     const names: string[] = [];
-    const isProcessEnv = (e: ts.Expression) => ts.isPropertyAccessExpression(e) && e.name.text === 'env' && ts.isIdentifier(e.expression) && e.expression.text === 'process';
+    const isProcessEnv = (e: ts.Expression) =>
+      ts.isPropertyAccessExpression(e) &&
+      e.name.text === 'env' &&
+      ts.isIdentifier(e.expression) &&
+      e.expression.text === 'process';
     const visit = (node: ts.Node): void => {
       if (ts.isPropertyAccessExpression(node) && isProcessEnv(node.expression)) names.push(node.name.text);
       if (ts.isElementAccessExpression(node) && isProcessEnv(node.expression)) {
         names.push(ts.isStringLiteralLike(node.argumentExpression) ? node.argumentExpression.text : '?');
       }
       // const { X } = process.env
-      if (ts.isVariableDeclaration(node) && node.initializer && isProcessEnv(node.initializer) && ts.isObjectBindingPattern(node.name)) {
+      if (
+        ts.isVariableDeclaration(node) &&
+        node.initializer &&
+        isProcessEnv(node.initializer) &&
+        ts.isObjectBindingPattern(node.name)
+      ) {
         for (const element of node.name.elements) names.push((element.propertyName ?? element.name).getText(source));
       }
       ts.forEachChild(node, visit);
@@ -211,12 +249,18 @@ describe('the schema covers every variable the service reads', () => {
   it('reads of process.env in src/ and scripts/', () => {
     const files = [...sourceFiles('src'), ...sourceFiles('scripts')];
     expect(files.length).toBeGreaterThan(50);
-    const outside = files.flatMap((file) => envReads(file).filter((name) => !INTERNAL.has(name) && !(ENV_NAMES as string[]).includes(name)).map((name) => `${file}: ${name}`));
+    const outside = files.flatMap((file) =>
+      envReads(file)
+        .filter((name) => !INTERNAL.has(name) && !(ENV_NAMES as string[]).includes(name))
+        .map((name) => `${file}: ${name}`),
+    );
     expect(outside).toEqual([]);
   });
 
   it("variables of package.json's scripts, with the same defaults", () => {
-    const scripts = Object.values(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts as Record<string, string>).join('\n');
+    const scripts = Object.values(
+      JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts as Record<string, string>,
+    ).join('\n');
     const uses = [...scripts.matchAll(/\$\{([A-Z_][A-Z0-9_]*)(?::?-([^}]*))?\}|\$([A-Z_][A-Z0-9_]*)/g)];
     expect(uses.length).toBeGreaterThan(0);
     for (const [, braced, fallback, bare] of uses) {
@@ -235,7 +279,9 @@ describe('the schema covers every variable the service reads', () => {
     loadConfig(env);
     expect([...read].filter((key) => !(ENV_NAMES as (string | symbol)[]).includes(key))).toEqual([]);
     const config = readFileSync(path.join(ROOT, 'src/config.ts'), 'utf8');
-    const unused = ENV_NAMES.filter((name) => !envSchemaOf(name).readBy && !new RegExp(`\\bv\\.${name}\\b|'${name}'`).test(config));
+    const unused = ENV_NAMES.filter(
+      (name) => !envSchemaOf(name).readBy && !new RegExp(`\\bv\\.${name}\\b|'${name}'`).test(config),
+    );
     expect(unused).toEqual([]);
   });
 });

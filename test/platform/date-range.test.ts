@@ -28,11 +28,23 @@ describe('parseDateRange', () => {
       }
       return null;
     };
-    expect(refusal(['2026-02-30', '2026-03-01'])).toEqual([400, 'activeTimeRange[0] is invalid: "2026-02-30" is not a real date (YYYY-MM-DD HH:mm:ss)']);
-    expect(refusal(['2026-03-01', '2026-13-01'])).toEqual([400, 'activeTimeRange[1] is invalid: "2026-13-01" is not a real date (YYYY-MM-DD HH:mm:ss)']);
-    expect(refusal(['2026-03-02', '2026-03-01'])).toEqual([400, 'activeTimeRange is invalid: the start 2026-03-02 00:00:00 is after the end 2026-03-01 23:59:59']);
+    expect(refusal(['2026-02-30', '2026-03-01'])).toEqual([
+      400,
+      'activeTimeRange[0] is invalid: "2026-02-30" is not a real date (YYYY-MM-DD HH:mm:ss)',
+    ]);
+    expect(refusal(['2026-03-01', '2026-13-01'])).toEqual([
+      400,
+      'activeTimeRange[1] is invalid: "2026-13-01" is not a real date (YYYY-MM-DD HH:mm:ss)',
+    ]);
+    expect(refusal(['2026-03-02', '2026-03-01'])).toEqual([
+      400,
+      'activeTimeRange is invalid: the start 2026-03-02 00:00:00 is after the end 2026-03-01 23:59:59',
+    ]);
     expect(refusal(['2026-03-01'])).toEqual([400, 'activeTimeRange is invalid: must hold a start and an end date']);
     expect(refusal(['2025-01-01', '2026-01-01'], { maxDays: 366 })).toBeNull();
-    expect(refusal(['2025-01-01', '2026-01-02'], { maxDays: 366 })).toEqual([400, 'activeTimeRange is invalid: must span at most 366 days']);
+    expect(refusal(['2025-01-01', '2026-01-02'], { maxDays: 366 })).toEqual([
+      400,
+      'activeTimeRange is invalid: must span at most 366 days',
+    ]);
   });
 });

@@ -47,7 +47,14 @@ describe.skipIf(!PG_URL)('PostgreSQL timeouts (skipped unless DATABASE_URL is se
   });
 
   const open = (poolMax = 2) =>
-    (database = openDatabase({ databaseUrl: viaPort(PG_URL!, proxy.port), dataDir: '.test-cache', tz: TEST_TZ, poolMax, connectTimeoutMs: CONNECT_MS, queryTimeoutMs: QUERY_MS }));
+    (database = openDatabase({
+      databaseUrl: viaPort(PG_URL!, proxy.port),
+      dataDir: '.test-cache',
+      tz: TEST_TZ,
+      poolMax,
+      connectTimeoutMs: CONNECT_MS,
+      queryTimeoutMs: QUERY_MS,
+    }));
 
   it('a statement over the bound is cancelled by the server (503) and its connection stays usable; the unbounded Db is spared', async () => {
     const { db, unbounded } = open(1);
@@ -87,7 +94,7 @@ describe.skipIf(!PG_URL)('PostgreSQL timeouts (skipped unless DATABASE_URL is se
     expect(trx.ms).toBeLessThan(READ_MS + 500);
   });
 
-  it('a silent server at connection time: the connect timeout answers 503, and so does /readyz\'s ping, within it', async () => {
+  it("a silent server at connection time: the connect timeout answers 503, and so does /readyz's ping, within it", async () => {
     const d = open(1);
     proxy.blackhole();
     const conn = await failure(select1(d.db));
@@ -102,11 +109,13 @@ describe.skipIf(!PG_URL)('PostgreSQL timeouts (skipped unless DATABASE_URL is se
 
   it('a transaction left idle longer than the bound is ended by the server: its locks go, the request answers 503, the pool recovers', async () => {
     const { db } = open(2);
-    const { err } = await failure(db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(4242)`.execute(trx);
-      await new Promise((r) => setTimeout(r, QUERY_MS + 400));
-      await select1(trx);
-    }));
+    const { err } = await failure(
+      db.transaction().execute(async (trx) => {
+        await sql`select pg_advisory_xact_lock(4242)`.execute(trx);
+        await new Promise((r) => setTimeout(r, QUERY_MS + 400));
+        await select1(trx);
+      }),
+    );
     expect(toErrorAnswer(err)).toEqual(UNAVAILABLE);
     // the lock went with the session: another transaction takes it at once
     const t0 = performance.now();
@@ -156,7 +165,9 @@ describe.skipIf(!REDIS_URL)('Redis gone silent (skipped unless REDIS_URL is set)
     }
     expect(value).toBe('v');
     const backMs = performance.now() - t0;
-    console.info(`[timeouts] Redis silent: the command failed after ${Math.round(silent.ms)} ms; back ${Math.round(backMs)} ms after the silence ended`);
+    console.info(
+      `[timeouts] Redis silent: the command failed after ${Math.round(silent.ms)} ms; back ${Math.round(backMs)} ms after the silence ended`,
+    );
     // 5 s of silence at most, and room for a machine busy with the rest of CI
     expect(backMs).toBeLessThan(7_500);
   });
@@ -165,7 +176,10 @@ describe.skipIf(!REDIS_URL)('Redis gone silent (skipped unless REDIS_URL is set)
     const subProxy = await TcpProxy.start(hostPort(REDIS_URL!, 6379));
     const silenceMs = 400;
     const prefix = testStorePrefix('silent-sub');
-    const listener = await createRedisStore(viaPort(REDIS_URL!, subProxy.port), prefix, { silenceMs, heartbeatMs: 200 });
+    const listener = await createRedisStore(viaPort(REDIS_URL!, subProxy.port), prefix, {
+      silenceMs,
+      heartbeatMs: 200,
+    });
     const sender = await openStore(REDIS_URL!, prefix);
     try {
       const got: string[] = [];

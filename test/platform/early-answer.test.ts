@@ -32,14 +32,22 @@ afterAll(async () => {
 });
 
 /** Runs `n` requests one after another and answers how many of them read the expected answer. */
-async function answered(n: number, send: () => Promise<RawOutcome>, expected: unknown): Promise<{ seen: number; outcomes: RawOutcome[] }> {
+async function answered(
+  n: number,
+  send: () => Promise<RawOutcome>,
+  expected: unknown,
+): Promise<{ seen: number; outcomes: RawOutcome[] }> {
   const outcomes: RawOutcome[] = [];
   for (let i = 0; i < n; i++) outcomes.push(await send());
   const seen = outcomes.filter((o) => JSON.stringify(firstJsonBody(o.response)) === JSON.stringify(expected)).length;
   return { seen, outcomes };
 }
 
-const headers = (extra: Record<string, string> = {}) => ({ 'Content-Type': 'application/json', Authorization: `Bearer ${token}`, ...extra });
+const headers = (extra: Record<string, string> = {}) => ({
+  'Content-Type': 'application/json',
+  Authorization: `Bearer ${token}`,
+  ...extra,
+});
 
 describe('an answer given while the body is still arriving reaches the client', () => {
   it.each([
@@ -48,19 +56,42 @@ describe('an answer given while the body is still arriving reaches the client', 
     { label: '2 MB', bytes: 2 * MB, readAfterSending: true },
     { label: '30 MB', bytes: 30 * MB, readAfterSending: true },
     { label: '30 MB (trickled)', bytes: 30 * MB, readAfterSending: true, pauseMs: 1 },
-  ])('413 for a $label body with Content-Length, every time (client reads only after sending: $readAfterSending)', async ({ bytes, readAfterSending, pauseMs }) => {
-    const { seen, outcomes } = await answered(5, () => rawRequest({ port, path: PAGE, headers: headers(), bodyBytes: bytes, readAfterSending, pauseMs }), TOO_LARGE);
-    expect(seen, JSON.stringify(outcomes.map((o) => o.error))).toBe(5);
-    for (const o of outcomes) expect(o.response).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*connection: close\r\n/i);
-  });
+  ])(
+    '413 for a $label body with Content-Length, every time (client reads only after sending: $readAfterSending)',
+    async ({ bytes, readAfterSending, pauseMs }) => {
+      const { seen, outcomes } = await answered(
+        5,
+        () => rawRequest({ port, path: PAGE, headers: headers(), bodyBytes: bytes, readAfterSending, pauseMs }),
+        TOO_LARGE,
+      );
+      expect(seen, JSON.stringify(outcomes.map((o) => o.error))).toBe(5);
+      for (const o of outcomes) expect(o.response).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*connection: close\r\n/i);
+    },
+  );
 
   it('413 for a chunked body that outgrows the limit while it is read', async () => {
-    const { seen, outcomes } = await answered(5, () => rawRequest({ port, path: PAGE, headers: headers(), bodyBytes: 8 * MB, chunked: true, readAfterSending: true }), TOO_LARGE);
+    const { seen, outcomes } = await answered(
+      5,
+      () =>
+        rawRequest({ port, path: PAGE, headers: headers(), bodyBytes: 8 * MB, chunked: true, readAfterSending: true }),
+      TOO_LARGE,
+    );
     expect(seen, JSON.stringify(outcomes.map((o) => [o.error, o.sent, o.response.slice(0, 300)]))).toBe(5);
   });
 
   it('413 also when the client asked to close the connection itself', async () => {
-    const { seen } = await answered(5, () => rawRequest({ port, path: PAGE, headers: headers({ Connection: 'close' }), bodyBytes: 30 * MB, readAfterSending: true }), TOO_LARGE);
+    const { seen } = await answered(
+      5,
+      () =>
+        rawRequest({
+          port,
+          path: PAGE,
+          headers: headers({ Connection: 'close' }),
+          bodyBytes: 30 * MB,
+          readAfterSending: true,
+        }),
+      TOO_LARGE,
+    );
     expect(seen).toBe(5);
   });
 
@@ -69,7 +100,18 @@ describe('an answer given while the body is still arriving reaches the client', 
     ['Connection: close', { Connection: 'close' }],
   ])('an early 401, answered before any of the body was read (%s)', async (_label, extra) => {
     const early = { errcode: 401, errmsg: 'not logged in or the login has expired' };
-    const { seen } = await answered(4, () => rawRequest({ port, path: PAGE, headers: headers({ 'X-Answer-Early': '1', ...extra }), bodyBytes: 30 * MB, readAfterSending: true }), early);
+    const { seen } = await answered(
+      4,
+      () =>
+        rawRequest({
+          port,
+          path: PAGE,
+          headers: headers({ 'X-Answer-Early': '1', ...extra }),
+          bodyBytes: 30 * MB,
+          readAfterSending: true,
+        }),
+      early,
+    );
     expect(seen).toBe(4);
   });
 
@@ -95,7 +137,9 @@ describe('the draining after an early answer is bounded', () => {
         let response = '';
         let sent = 0;
         const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true }, async () => {
-          socket.write(`POST /x HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${30 * MB}\r\n\r\n`);
+          socket.write(
+            `POST /x HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${30 * MB}\r\n\r\n`,
+          );
           const piece = Buffer.alloc(64 * 1024, 'a');
           // keeps sending, whatever it has read, until the server cuts it
           while (sent < 30 * MB && !socket.destroyed) {
@@ -118,7 +162,8 @@ describe('the draining after an early answer is bounded', () => {
 
   it('cuts a client that trickles once the time budget is spent, and does not hold up a shutdown', async () => {
     const { bare, port } = await bareApp({ bytes: 64 * MB, ms: 300 });
-    const head = 'POST /x HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"a":"';
+    const head =
+      'POST /x HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"a":"';
     try {
       const cutAfter = await new Promise<number>((resolve) => {
         const started = Date.now();

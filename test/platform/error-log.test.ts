@@ -37,19 +37,39 @@ async function loggingApp(database = t.database): Promise<FastifyInstance> {
     },
   });
   const probe = (path: string, fail: () => Promise<void>) =>
-    defineRoute({ method: 'POST', path, channels: ['manage'], auth: 'public', summary: 'probe', tags: ['probe'], response: null, handler: fail });
-  const probes = defineModule({ name: 'probe', routes: () => [
-    probe('/probe/boom', async () => {
-      throw new TypeError('cannot read properties of undefined');
-    }),
-    probe('/probe/dependencyDown', async () => {
-      throw new AppError(503, 'the WeChat login service is unavailable', 200, { cause: Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:443'), { code: 'ECONNREFUSED' }) });
-    }),
-    probe('/probe/outOfRange', async () => {
-      await sql`select ${'99999999999'}::integer`.execute(t.db);
-    }),
-  ] });
-  const built = await buildApp({ config: t.config, database, store: t.store, logger: { level: 'info', stream }, modules: [...MODULES, probes] });
+    defineRoute({
+      method: 'POST',
+      path,
+      channels: ['manage'],
+      auth: 'public',
+      summary: 'probe',
+      tags: ['probe'],
+      response: null,
+      handler: fail,
+    });
+  const probes = defineModule({
+    name: 'probe',
+    routes: () => [
+      probe('/probe/boom', async () => {
+        throw new TypeError('cannot read properties of undefined');
+      }),
+      probe('/probe/dependencyDown', async () => {
+        throw new AppError(503, 'the WeChat login service is unavailable', 200, {
+          cause: Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:443'), { code: 'ECONNREFUSED' }),
+        });
+      }),
+      probe('/probe/outOfRange', async () => {
+        await sql`select ${'99999999999'}::integer`.execute(t.db);
+      }),
+    ],
+  });
+  const built = await buildApp({
+    config: t.config,
+    database,
+    store: t.store,
+    logger: { level: 'info', stream },
+    modules: [...MODULES, probes],
+  });
   await built.ready();
   return built;
 }
@@ -73,7 +93,11 @@ describe('log levels of failures', () => {
     const u = await createStaff(t.db);
     for (const username of [u.username, 'nobody_at_all']) {
       const { key, code } = await requestCaptcha({ ...t, app });
-      const res = await app.inject({ method: 'POST', url: '/manage-api/auth/login', payload: { username, password: 'Wrong@Pass1', code, uuid: key } });
+      const res = await app.inject({
+        method: 'POST',
+        url: '/manage-api/auth/login',
+        payload: { username, password: 'Wrong@Pass1', code, uuid: key },
+      });
       expect(res.json().errcode).toBe(1_002_000_000);
     }
     expect(refusals()).toHaveLength(2);
@@ -88,13 +112,20 @@ describe('log levels of failures', () => {
     const { accessToken } = await t.loginStaff();
     const reader = await createStaff(t.db, { permissions: ['region:read'] });
     const readerToken = (await t.loginStaff(reader.username, reader.password)).accessToken;
-    const call = (url: string, payload: object, token?: string) => app.inject({ method: 'POST', url, payload, headers: token ? { authorization: token } : {} });
+    const call = (url: string, payload: object, token?: string) =>
+      app.inject({ method: 'POST', url, payload, headers: token ? { authorization: token } : {} });
     await call('/manage-api/region/getRegion', { id: 'x' }, accessToken);
     await call('/manage-api/auth/login', { username: 'a\u0000', password: 'x' });
     await call('/manage-api/region/getRegion', { id: 1 });
     await call('/manage-api/region/addRegion', { name: 'x', levelType: 1 }, readerToken);
     await call('/manage-api/region/getRegion', { id: 999_999_999 }, accessToken);
-    expect(refusals().map((l) => [l.level, l.errcode])).toEqual([[INFO, 400], [INFO, 400], [INFO, 401], [INFO, 403], [INFO, 404]]);
+    expect(refusals().map((l) => [l.level, l.errcode])).toEqual([
+      [INFO, 400],
+      [INFO, 400],
+      [INFO, 401],
+      [INFO, 403],
+      [INFO, 404],
+    ]);
   });
 
   it('logs an unexpected failure at error with its stack', async () => {
@@ -109,16 +140,29 @@ describe('log levels of failures', () => {
     const res = await app.inject({ method: 'POST', url: '/manage-api/probe/dependencyDown' });
     expect(res.json().errcode).toBe(503);
     const [line] = refusals();
-    expect(line).toMatchObject({ level: WARN, errcode: 503, cause: { code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 10.0.0.1:443' } });
+    expect(line).toMatchObject({
+      level: WARN,
+      errcode: 503,
+      cause: { code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 10.0.0.1:443' },
+    });
     expect(JSON.stringify(line)).not.toMatch(/stack/);
   });
 
   it('logs an unreachable database at warn (503)', async () => {
-    const unreachable = openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none', dataDir: '.test-cache', tz: 'Asia/Shanghai' });
+    const unreachable = openDatabase({
+      databaseUrl: 'postgres://postgres@127.0.0.1:1/none',
+      dataDir: '.test-cache',
+      tz: 'Asia/Shanghai',
+    });
     const own = await loggingApp(unreachable);
     try {
       const { accessToken } = await t.loginStaff();
-      const res = await own.inject({ method: 'POST', url: '/manage-api/region/getRegion', headers: { authorization: accessToken }, payload: { id: 320000 } });
+      const res = await own.inject({
+        method: 'POST',
+        url: '/manage-api/region/getRegion',
+        headers: { authorization: accessToken },
+        payload: { id: 320000 },
+      });
       expect(res.statusCode).toBe(503);
       expect(refusals().map((l) => [l.level, l.errcode])).toEqual([[WARN, 503]]);
     } finally {
@@ -130,7 +174,10 @@ describe('log levels of failures', () => {
   it('answers a value PostgreSQL refuses with 400 and logs it at warn, so a missing bound never answers 500', async () => {
     const res = await app.inject({ method: 'POST', url: '/manage-api/probe/outOfRange' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ errcode: 400, errmsg: 'a value is too long, out of range or not valid for its field' });
+    expect(res.json()).toEqual({
+      errcode: 400,
+      errmsg: 'a value is too long, out of range or not valid for its field',
+    });
     const [line] = refusals();
     expect(line).toMatchObject({ level: WARN, errcode: 400, cause: { code: '22003' } });
   });

@@ -14,7 +14,8 @@ import { uniq } from '../helpers/factories.js';
 import { FACE_JPEG, facePng } from './face-images.js';
 
 const MAX = 256 * 1024;
-const URL_UNREADABLE = 'the image could not be read from its URL: give a JPEG or PNG of at most 0.3 MiB at a public http(s) address';
+const URL_UNREADABLE =
+  'the image could not be read from its URL: give a JPEG or PNG of at most 0.3 MiB at a public http(s) address';
 
 /** Serves test images over HTTP, including the misbehaving kinds. */
 function imageServer() {
@@ -23,15 +24,18 @@ function imageServer() {
     const path = req.url ?? '/';
     hits.push(path);
     if (path === '/face.jpg') return void res.writeHead(200, { 'content-type': 'image/jpeg' }).end(FACE_JPEG);
-    if (path.startsWith('/png/')) return void res.writeHead(200, { 'content-type': 'image/png' }).end(facePng(100, 120, Number(path.slice(5))));
-    if (path === '/declared-big') return void res.writeHead(200, { 'content-length': String(MAX + 1) }).end(Buffer.alloc(MAX + 1));
+    if (path.startsWith('/png/'))
+      return void res.writeHead(200, { 'content-type': 'image/png' }).end(facePng(100, 120, Number(path.slice(5))));
+    if (path === '/declared-big')
+      return void res.writeHead(200, { 'content-length': String(MAX + 1) }).end(Buffer.alloc(MAX + 1));
     if (path === '/streamed-big') {
       res.writeHead(200, { 'content-type': 'image/png' });
       for (let i = 0; i < 8; i++) res.write(Buffer.alloc(64 * 1024, 1));
       return void res.end();
     }
     if (path === '/hang') return; // never answers
-    if (path.startsWith('/redirect?')) return void res.writeHead(302, { location: decodeURIComponent(path.slice('/redirect?'.length)) }).end();
+    if (path.startsWith('/redirect?'))
+      return void res.writeHead(302, { location: decodeURIComponent(path.slice('/redirect?'.length)) }).end();
     if (path === '/secret') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('internal secret');
     res.writeHead(404).end('not found');
   });
@@ -41,12 +45,19 @@ function imageServer() {
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     },
-    stop: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    stop: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
 const errorOf = async (p: Promise<unknown>) => {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(AppError);
   return err as AppError;
 };
@@ -58,7 +69,10 @@ describe('the local face provider (registry in the database)', () => {
   let base: string;
   // The test server listens on loopback, which photo URLs may reach only when configured.
   const service = (groupId: string, timeoutMs = 5000, allowedHosts: string[] = ['127.0.0.1']) =>
-    createFaceService(createLocalFaceBackend({ db: tdb.db, groupId }), createPhotoReader({ maxBytes: MAX, timeoutMs, allowedHosts }));
+    createFaceService(
+      createLocalFaceBackend({ db: tdb.db, groupId }),
+      createPhotoReader({ maxBytes: MAX, timeoutMs, allowedHosts }),
+    );
 
   beforeAll(async () => {
     tdb = await openTestDatabase();
@@ -80,8 +94,18 @@ describe('the local face provider (registry in the database)', () => {
     expect(await face.search(photo.toString('base64'))).toEqual(hit);
     expect(await face.search(`data:image/png;base64,${photo.toString('base64')}`)).toEqual(hit);
     expect(await face.search(`${base}/png/11`)).toEqual(hit);
-    const row = await tdb.db.selectFrom('face_person').selectAll().where('person_id', '=', personId).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ name: '张三', image_format: 'png', image_width: 100, image_height: 120, image_sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const row = await tdb.db
+      .selectFrom('face_person')
+      .selectAll()
+      .where('person_id', '=', personId)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      name: '张三',
+      image_format: 'png',
+      image_width: 100,
+      image_height: 120,
+      image_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
   });
 
   it('answers null for a photo nobody was enrolled with', async () => {
@@ -107,13 +131,22 @@ describe('the local face provider (registry in the database)', () => {
     const personId = uniq('p');
     await face.createPerson({ personId, name: 'C', photo: facePng(100, 120, 31) });
     const again = await errorOf(face.createPerson({ personId, name: 'C2', photo: facePng(100, 120, 32) }));
-    expect(again).toMatchObject({ errcode: 1025000004, message: 'a face is already enrolled for this person: delete it first' });
+    expect(again).toMatchObject({
+      errcode: 1025000004,
+      message: 'a face is already enrolled for this person: delete it first',
+    });
     expect(await face.search(facePng(100, 120, 32))).toBeNull();
 
     const racing = uniq('p');
-    const results = await Promise.allSettled([1, 2, 3, 4].map((seed) => face.createPerson({ personId: racing, name: 'R', photo: facePng(100, 120, 40 + seed) })));
+    const results = await Promise.allSettled(
+      [1, 2, 3, 4].map((seed) =>
+        face.createPerson({ personId: racing, name: 'R', photo: facePng(100, 120, 40 + seed) }),
+      ),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    expect(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.errcode)).toEqual([1025000004, 1025000004, 1025000004]);
+    expect(
+      results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.errcode),
+    ).toEqual([1025000004, 1025000004, 1025000004]);
   });
 
   it('keeps groups apart: another group neither finds nor blocks the person', async () => {
@@ -147,12 +180,17 @@ describe('the local face provider (registry in the database)', () => {
     corrupt[60] ^= 0xff;
     expect(await face.detectFace(corrupt)).toEqual({ faceCount: 0 });
     await expect(face.checkFaceImage(FACE_JPEG)).resolves.toBeUndefined();
-    expect(await errorOf(face.checkFaceImage(facePng(32, 32)))).toMatchObject({ errcode: 1025000001, message: 'no face found in the image' });
+    expect(await errorOf(face.checkFaceImage(facePng(32, 32)))).toMatchObject({
+      errcode: 1025000001,
+      message: 'no face found in the image',
+    });
   });
 
   it('refuses to enrol or search with a photo that shows no face, and stores nothing', async () => {
     const personId = uniq('p');
-    expect(await errorOf(face.createPerson({ personId, name: 'G', photo: facePng(40, 40) }))).toMatchObject({ errcode: 1025000001 });
+    expect(await errorOf(face.createPerson({ personId, name: 'G', photo: facePng(40, 40) }))).toMatchObject({
+      errcode: 1025000001,
+    });
     expect(await errorOf(face.search(facePng(40, 40)))).toMatchObject({ errcode: 1025000001 });
     expect(await tdb.db.selectFrom('face_person').select('id').where('person_id', '=', personId).execute()).toEqual([]);
   });
@@ -163,7 +201,11 @@ describe('the local face provider (registry in the database)', () => {
     ['empty bytes', Buffer.alloc(0), 'the image is empty'],
     ['oversized bytes', Buffer.concat([FACE_JPEG, Buffer.alloc(MAX)]), 'the image is too large: at most 0.3 MiB'],
     ['oversized base64', Buffer.alloc(MAX + 10).toString('base64'), 'the image is too large: at most 0.3 MiB'],
-    ['a string that is neither URL nor base64', 'this is not base64!', 'the image is neither an http(s) URL nor base64 data'],
+    [
+      'a string that is neither URL nor base64',
+      'this is not base64!',
+      'the image is neither an http(s) URL nor base64 data',
+    ],
     ['a file: URL', 'file:///etc/passwd', 'the image URL must start with http:// or https://'],
     ['an ftp: URL', 'ftp://example.com/face.jpg', 'the image URL must start with http:// or https://'],
     ['a data: URL that is not base64', 'data:image/png,abc', 'a data: image must be base64 encoded'],
@@ -175,7 +217,10 @@ describe('the local face provider (registry in the database)', () => {
   it('reads http(s) photos with a size cap and a timeout, answering one error for every failure', async () => {
     expect(await face.detectFace(`${base}/face.jpg`)).toEqual({ faceCount: 1 });
     for (const path of ['/declared-big', '/streamed-big', '/missing.png', '/secret']) {
-      expect(await errorOf(face.detectFace(`${base}${path}`)), path).toMatchObject({ errcode: 1025000003, message: URL_UNREADABLE });
+      expect(await errorOf(face.detectFace(`${base}${path}`)), path).toMatchObject({
+        errcode: 1025000003,
+        message: URL_UNREADABLE,
+      });
     }
     const started = Date.now();
     const slow = await errorOf(service('g', 100).detectFace(`${base}/hang`));
@@ -202,21 +247,34 @@ describe('the local face provider (registry in the database)', () => {
 
   it('refuses malformed person ids and names with 400', async () => {
     for (const personId of ['', 'has space', 'x'.repeat(65), '身份证']) {
-      expect(await errorOf(face.createPerson({ personId, name: 'I', photo: FACE_JPEG }))).toMatchObject({ errcode: 400 });
+      expect(await errorOf(face.createPerson({ personId, name: 'I', photo: FACE_JPEG }))).toMatchObject({
+        errcode: 400,
+      });
     }
-    expect(await errorOf(face.createPerson({ personId: uniq('p'), name: '  ', photo: FACE_JPEG }))).toMatchObject({ errcode: 400 });
-    expect(await errorOf(face.createPerson({ personId: uniq('p'), name: '名'.repeat(61), photo: FACE_JPEG }))).toMatchObject({ errcode: 400 });
+    expect(await errorOf(face.createPerson({ personId: uniq('p'), name: '  ', photo: FACE_JPEG }))).toMatchObject({
+      errcode: 400,
+    });
+    expect(
+      await errorOf(face.createPerson({ personId: uniq('p'), name: '名'.repeat(61), photo: FACE_JPEG })),
+    ).toMatchObject({ errcode: 400 });
     expect(await errorOf(face.deletePerson('bad id'))).toMatchObject({ errcode: 400 });
   });
 
   it('is what FACE_PROVIDER=local (the default) builds, with FACE_GROUP_ID and FACE_IMAGE_MAX_BYTES', async () => {
     const groupId = uniq('cfg');
-    const built = await createFace(loadConfig({ FACE_GROUP_ID: groupId, FACE_IMAGE_MAX_BYTES: '2048' }), { db: tdb.db });
+    const built = await createFace(loadConfig({ FACE_GROUP_ID: groupId, FACE_IMAGE_MAX_BYTES: '2048' }), {
+      db: tdb.db,
+    });
     expect(built.provider).toBe('local');
     expect(built.photos.maxBytes).toBe(2048);
     await built.createPerson({ personId: 'cfg-person', name: 'J', photo: FACE_JPEG });
-    expect(await tdb.db.selectFrom('face_person').select('group_id').where('person_id', '=', 'cfg-person').execute()).toEqual([{ group_id: groupId }]);
-    expect(await errorOf(built.detectFace(facePng(100, 120)))).toMatchObject({ errcode: 1025000003, message: expect.stringContaining('too large') });
+    expect(
+      await tdb.db.selectFrom('face_person').select('group_id').where('person_id', '=', 'cfg-person').execute(),
+    ).toEqual([{ group_id: groupId }]);
+    expect(await errorOf(built.detectFace(facePng(100, 120)))).toMatchObject({
+      errcode: 1025000003,
+      message: expect.stringContaining('too large'),
+    });
   });
 });
 
@@ -237,19 +295,46 @@ describe('photo URLs reach public addresses only (SSRF)', () => {
   });
 
   it('classifies loopback, private, link-local, unique-local, CGNAT, unspecified, multicast and mapped addresses as not public', () => {
-    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1',
-      '255.255.255.255', '::1', '::', 'fc00::1', 'fd12::1', 'fe80::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '64:ff9b::a00:1', 'nonsense']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::1',
+      '::',
+      'fc00::1',
+      'fd12::1',
+      'fe80::1',
+      'ff02::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      '64:ff9b::a00:1',
+      'nonsense',
+    ]) {
       expect(isPublicAddress(a), a).toBe(false);
     }
-    for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700::1111', '::ffff:8.8.8.8']) expect(isPublicAddress(a), a).toBe(true);
+    for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700::1111', '::ffff:8.8.8.8'])
+      expect(isPublicAddress(a), a).toBe(true);
   });
 
   it('refuses a loopback or internal URL by default without connecting, with the one URL error', async () => {
     const photos = reader();
     for (const url of [
-      `http://127.0.0.1:${port}/face.jpg`, `http://localhost:${port}/face.jpg`, `http://[::1]:${port}/face.jpg`,
-      `http://[::ffff:127.0.0.1]:${port}/face.jpg`, `http://0.0.0.0:${port}/face.jpg`, 'http://169.254.169.254/latest/meta-data/',
-      'http://10.0.0.1/x', 'http://100.64.0.1/x', `http://2130706433:${port}/face.jpg`, `https://127.0.0.1:${port}/face.jpg`,
+      `http://127.0.0.1:${port}/face.jpg`,
+      `http://localhost:${port}/face.jpg`,
+      `http://[::1]:${port}/face.jpg`,
+      `http://[::ffff:127.0.0.1]:${port}/face.jpg`,
+      `http://0.0.0.0:${port}/face.jpg`,
+      'http://169.254.169.254/latest/meta-data/',
+      'http://10.0.0.1/x',
+      'http://100.64.0.1/x',
+      `http://2130706433:${port}/face.jpg`,
+      `https://127.0.0.1:${port}/face.jpg`,
     ]) {
       const before = web.hits.length;
       const err = await errorOf(photos.read(url));
@@ -264,7 +349,10 @@ describe('photo URLs reach public addresses only (SSRF)', () => {
     expect((await photos.read(`http://localhost:${port}/face.jpg`)).length).toBe(FACE_JPEG.length);
     const before = web.hits.length;
     const target = encodeURIComponent(`http://127.0.0.1:${port}/face.jpg`);
-    expect(await errorOf(photos.read(`http://localhost:${port}/redirect?${target}`))).toMatchObject({ errcode: 1025000003, message: URL_UNREADABLE });
+    expect(await errorOf(photos.read(`http://localhost:${port}/redirect?${target}`))).toMatchObject({
+      errcode: 1025000003,
+      message: URL_UNREADABLE,
+    });
     expect(web.hits.slice(before)).toEqual([`/redirect?${target}`]);
   });
 
@@ -272,7 +360,11 @@ describe('photo URLs reach public addresses only (SSRF)', () => {
     const url = `http://127.0.0.1:${port}/face.jpg`;
     expect((await reader(['127.0.0.1']).read(url)).equals(FACE_JPEG)).toBe(true);
     expect((await reader(['127.0.0.0/8']).read(url)).equals(FACE_JPEG)).toBe(true);
-    expect((await reader(['10.0.0.0/8', '127.0.0.0/8']).read(`http://127.0.0.1:${port}/redirect?${encodeURIComponent(url)}`)).equals(FACE_JPEG)).toBe(true);
+    expect(
+      (
+        await reader(['10.0.0.0/8', '127.0.0.0/8']).read(`http://127.0.0.1:${port}/redirect?${encodeURIComponent(url)}`)
+      ).equals(FACE_JPEG),
+    ).toBe(true);
     expect(await errorOf(reader(['10.0.0.0/8']).read(url))).toMatchObject({ message: URL_UNREADABLE });
   });
 
@@ -281,14 +373,22 @@ describe('photo URLs reach public addresses only (SSRF)', () => {
     const refused = await new Promise<Error | null>((r) => lookup('localhost', { all: true }, (err) => r(err)));
     expect(refused?.message).toContain('localhost resolves to an address photos are not read from');
     const allowed = guardedLookup(createAddressPolicy(['127.0.0.1', '::1']));
-    const got = await new Promise<unknown>((r, j) => allowed('localhost', { all: true }, (err, addresses) => (err ? j(err) : r(addresses))));
-    expect(got).toEqual(expect.arrayContaining([expect.objectContaining({ address: expect.stringMatching(/^(127\.0\.0\.1|::1)$/) })]));
+    const got = await new Promise<unknown>((r, j) =>
+      allowed('localhost', { all: true }, (err, addresses) => (err ? j(err) : r(addresses))),
+    );
+    expect(got).toEqual(
+      expect.arrayContaining([expect.objectContaining({ address: expect.stringMatching(/^(127\.0\.0\.1|::1)$/) })]),
+    );
   });
 
   it('takes FACE_PHOTO_ALLOWED_HOSTS from the configuration and refuses a malformed entry', async () => {
     const url = `http://127.0.0.1:${port}/face.jpg`;
-    expect(await errorOf((await createFace(loadConfig({}), { db: tdb.db })).detectFace(url))).toMatchObject({ message: expect.stringContaining('public http(s) address') });
-    const built = await createFace(loadConfig({ FACE_PHOTO_ALLOWED_HOSTS: 'photos.internal, 127.0.0.1/32' }), { db: tdb.db });
+    expect(await errorOf((await createFace(loadConfig({}), { db: tdb.db })).detectFace(url))).toMatchObject({
+      message: expect.stringContaining('public http(s) address'),
+    });
+    const built = await createFace(loadConfig({ FACE_PHOTO_ALLOWED_HOSTS: 'photos.internal, 127.0.0.1/32' }), {
+      db: tdb.db,
+    });
     expect(await built.detectFace(url)).toEqual({ faceCount: 1 });
     expect(() => loadConfig({ FACE_PHOTO_ALLOWED_HOSTS: '10.0.0.0/99' })).toThrow(ConfigError);
     expect(() => loadConfig({ FACE_PHOTO_ALLOWED_HOSTS: 'http://x/' })).toThrow(ConfigError);

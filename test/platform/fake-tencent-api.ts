@@ -22,7 +22,8 @@ export type TencentAnswer =
   | { raw: { status: number; body: string } }
   | { hang: true };
 
-const AUTHORIZATION = /^TC3-HMAC-SHA256 Credential=([^/]+)\/(\d{4}-\d{2}-\d{2})\/([a-z0-9-]+)\/tc3_request, SignedHeaders=content-type;host, Signature=([0-9a-f]{64})$/;
+const AUTHORIZATION =
+  /^TC3-HMAC-SHA256 Credential=([^/]+)\/(\d{4}-\d{2}-\d{2})\/([a-z0-9-]+)\/tc3_request, SignedHeaders=content-type;host, Signature=([0-9a-f]{64})$/;
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const hmac = (key: string | Buffer, s: string) => createHmac('sha256', key).update(s).digest();
@@ -40,7 +41,9 @@ export function fakeTencentApi(handle: (call: TencentCall) => TencentAnswer) {
       const raw = Buffer.concat(chunks).toString('utf8');
       const requestId = randomUUID();
       const reply = (response: Record<string, unknown>) =>
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ Response: { ...response, RequestId: requestId } }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ Response: { ...response, RequestId: requestId } }));
       const fail = (Code: string, Message: string) => reply({ Error: { Code, Message } });
 
       if (req.method !== 'POST' || req.url !== '/') return fail('InvalidParameter', 'only POST / is served');
@@ -51,13 +54,25 @@ export function fakeTencentApi(handle: (call: TencentCall) => TencentAnswer) {
       const [, secretId, date, service, signature] = m;
       if (secretId !== FAKE_SECRET_ID) return fail('AuthFailure.SecretIdNotFound', 'The SecretId is not found');
       const timestamp = Number(header('x-tc-timestamp'));
-      if (!Number.isInteger(timestamp) || Math.abs(Date.now() / 1000 - timestamp) > 300) return fail('AuthFailure.SignatureExpire', 'signature expired');
-      if (new Date(timestamp * 1000).toISOString().slice(0, 10) !== date) return fail('AuthFailure.SignatureFailure', 'credential date mismatch');
+      if (!Number.isInteger(timestamp) || Math.abs(Date.now() / 1000 - timestamp) > 300)
+        return fail('AuthFailure.SignatureExpire', 'signature expired');
+      if (new Date(timestamp * 1000).toISOString().slice(0, 10) !== date)
+        return fail('AuthFailure.SignatureFailure', 'credential date mismatch');
       const host = (header('host') ?? '').replace(/:\d+$/, '');
-      const canonical = ['POST', '/', '', `content-type:${header('content-type')}\nhost:${host}\n`, 'content-type;host', sha256(raw)].join('\n');
-      const toSign = ['TC3-HMAC-SHA256', String(timestamp), `${date}/${service}/tc3_request`, sha256(canonical)].join('\n');
+      const canonical = [
+        'POST',
+        '/',
+        '',
+        `content-type:${header('content-type')}\nhost:${host}\n`,
+        'content-type;host',
+        sha256(raw),
+      ].join('\n');
+      const toSign = ['TC3-HMAC-SHA256', String(timestamp), `${date}/${service}/tc3_request`, sha256(canonical)].join(
+        '\n',
+      );
       const key = hmac(hmac(hmac('TC3' + FAKE_SECRET_KEY, date), service), 'tc3_request');
-      if (createHmac('sha256', key).update(toSign).digest('hex') !== signature) return fail('AuthFailure.SignatureFailure', 'The provided credentials could not be validated');
+      if (createHmac('sha256', key).update(toSign).digest('hex') !== signature)
+        return fail('AuthFailure.SignatureFailure', 'The provided credentials could not be validated');
 
       let body: Record<string, any>;
       try {
@@ -65,7 +80,14 @@ export function fakeTencentApi(handle: (call: TencentCall) => TencentAnswer) {
       } catch {
         return fail('InvalidParameter', 'body is not JSON');
       }
-      const call: TencentCall = { action: header('x-tc-action') ?? '', version: header('x-tc-version') ?? '', region: header('x-tc-region'), service, body, authorization };
+      const call: TencentCall = {
+        action: header('x-tc-action') ?? '',
+        version: header('x-tc-version') ?? '',
+        region: header('x-tc-region'),
+        service,
+        body,
+        authorization,
+      };
       calls.push(call);
       const answer = handle(call);
       if ('hang' in answer) return;
@@ -80,7 +102,11 @@ export function fakeTencentApi(handle: (call: TencentCall) => TencentAnswer) {
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     },
-    stop: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    stop: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 

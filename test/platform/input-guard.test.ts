@@ -22,7 +22,12 @@ beforeAll(async () => {
   token = (await t.loginStaff()).accessToken;
   probe = await buildProbeApp(t, [
     defineRoute({
-      method: 'ANY', path: '/probe/echo', channels: ['manage'], auth: 'public', summary: 'probe', tags: ['probe'],
+      method: 'ANY',
+      path: '/probe/echo',
+      channels: ['manage'],
+      auth: 'public',
+      summary: 'probe',
+      tags: ['probe'],
       body: Type.Object({
         flag: Opt(Type.Boolean()),
         count: Opt(Type.Integer({ minimum: 0, maximum: 1000 })),
@@ -43,45 +48,79 @@ afterAll(async () => {
 
 const post = (url: string, body: unknown) => t.post(url, body, token);
 const raw = (url: string, payload: string) =>
-  t.app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json', authorization: token } }).then((r) => ({ status: r.statusCode, body: r.json() }));
-const echo = (query: string) => probe.inject({ method: 'GET', url: `/manage-api/probe/echo?${query}` }).then((r) => ({ status: r.statusCode, body: r.json() }));
+  t.app
+    .inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json', authorization: token } })
+    .then((r) => ({ status: r.statusCode, body: r.json() }));
+const echo = (query: string) =>
+  probe
+    .inject({ method: 'GET', url: `/manage-api/probe/echo?${query}` })
+    .then((r) => ({ status: r.statusCode, body: r.json() }));
 const refused = (errmsg: string) => ({ errcode: 400, errmsg });
 
 describe('control characters', () => {
   const REGION_TEXT = ['shortName', 'cityCode', 'zipCode', 'mergerName', 'pinYin'];
 
-  it.each(['\u0000', '\u0001', '\u0008', '\u000b', '\u001b', '\u007f'])('refuses %j in every string that reaches SQL, naming the field', async (c) => {
-    const bad = `a${c}b`;
-    expect((await post(ADD, { name: bad, levelType: 1 })).body).toEqual(refused('name is invalid: must not contain control characters'));
-    for (const field of REGION_TEXT) {
-      expect((await post(ADD, { name: 'x', levelType: 1, [field]: bad })).body).toEqual(refused(`${field} is invalid: must not contain control characters`));
-      expect((await post(PAGE, { [field]: bad })).body).toEqual(refused(`${field} is invalid: must not contain control characters`));
-      expect((await post(LIST, { [field]: bad })).body).toEqual(refused(`${field} is invalid: must not contain control characters`));
-    }
-    expect((await post(PAGE, { keywords: bad })).body).toEqual(refused('keywords is invalid: must not contain control characters'));
-    expect((await t.post('/manage-api/auth/login', { username: bad, password: 'x', code: '1234' })).body)
-      .toEqual(refused('username is invalid: must not contain control characters'));
-    expect((await t.post('/app-api/auth/checkerLogin', { mobile: `1380000${c}0000`, password: 'x' })).body)
-      .toEqual(refused('mobile is invalid: must not contain control characters'));
-    for (const prefix of ['/app-api', '/mp-api']) {
-      expect((await t.post(`${prefix}/auth/oauth2`, { code: 'c1', nickname: bad })).body).toEqual(refused('nickname is invalid: must not contain control characters'));
-    }
-  });
+  it.each(['\u0000', '\u0001', '\u0008', '\u000b', '\u001b', '\u007f'])(
+    'refuses %j in every string that reaches SQL, naming the field',
+    async (c) => {
+      const bad = `a${c}b`;
+      expect((await post(ADD, { name: bad, levelType: 1 })).body).toEqual(
+        refused('name is invalid: must not contain control characters'),
+      );
+      for (const field of REGION_TEXT) {
+        expect((await post(ADD, { name: 'x', levelType: 1, [field]: bad })).body).toEqual(
+          refused(`${field} is invalid: must not contain control characters`),
+        );
+        expect((await post(PAGE, { [field]: bad })).body).toEqual(
+          refused(`${field} is invalid: must not contain control characters`),
+        );
+        expect((await post(LIST, { [field]: bad })).body).toEqual(
+          refused(`${field} is invalid: must not contain control characters`),
+        );
+      }
+      expect((await post(PAGE, { keywords: bad })).body).toEqual(
+        refused('keywords is invalid: must not contain control characters'),
+      );
+      expect((await t.post('/manage-api/auth/login', { username: bad, password: 'x', code: '1234' })).body).toEqual(
+        refused('username is invalid: must not contain control characters'),
+      );
+      expect((await t.post('/app-api/auth/checkerLogin', { mobile: `1380000${c}0000`, password: 'x' })).body).toEqual(
+        refused('mobile is invalid: must not contain control characters'),
+      );
+      for (const prefix of ['/app-api', '/mp-api']) {
+        expect((await t.post(`${prefix}/auth/oauth2`, { code: 'c1', nickname: bad })).body).toEqual(
+          refused('nickname is invalid: must not contain control characters'),
+        );
+      }
+    },
+  );
 
   it('refuses them in unknown fields, nested values and field names too', async () => {
-    expect((await post(GET, { id: 320000, extra: { deep: ['ok', 'no\u0000'] } })).body).toEqual(refused('extra.deep[1] is invalid: must not contain control characters'));
-    expect((await raw(GET, '{"id":320000,"a\\u0000b":1}')).body.errmsg).toMatch(/must not contain control characters in its name$/);
+    expect((await post(GET, { id: 320000, extra: { deep: ['ok', 'no\u0000'] } })).body).toEqual(
+      refused('extra.deep[1] is invalid: must not contain control characters'),
+    );
+    expect((await raw(GET, '{"id":320000,"a\\u0000b":1}')).body.errmsg).toMatch(
+      /must not contain control characters in its name$/,
+    );
   });
 
   it('refuses a field named __proto__, in the body and in the query', async () => {
-    expect((await raw(GET, '{"id":320000,"__proto__":{"isAdmin":true}}')).body).toEqual(refused('__proto__ is invalid: is not an allowed field name'));
-    expect((await raw(GET, '{"id":320000,"x":[{"__proto__":1}]}')).body).toEqual(refused('x[0].__proto__ is invalid: is not an allowed field name'));
+    expect((await raw(GET, '{"id":320000,"__proto__":{"isAdmin":true}}')).body).toEqual(
+      refused('__proto__ is invalid: is not an allowed field name'),
+    );
+    expect((await raw(GET, '{"id":320000,"x":[{"__proto__":1}]}')).body).toEqual(
+      refused('x[0].__proto__ is invalid: is not an allowed field name'),
+    );
     expect((await echo('__proto__=1')).body).toEqual(refused('__proto__ is invalid: is not an allowed field name'));
   });
 
   it('quotes a field name that is not a plain identifier, so the path it names is unambiguous', async () => {
-    expect((await raw(GET, '{"id":{" ":{"__proto__":0}}}')).body).toEqual(refused('id[" "].__proto__ is invalid: is not an allowed field name'));
-    expect((await raw(GET, '{"id":320000,"a.b":[{"":{"__proto__":1}}]}')).body).toEqual(refused('["a.b"][0][""].__proto__ is invalid: is not an allowed field name'));
+    expect((await raw(GET, '{"id":{" ":{"__proto__":0}}}')).body).toEqual(
+      refused('id[" "].__proto__ is invalid: is not an allowed field name'),
+    );
+    expect((await raw(GET, '{"id":320000,"a.b":[{"":{"__proto__":1}}]}')).body).toEqual(
+      refused('["a.b"][0][""].__proto__ is invalid: is not an allowed field name'),
+    );
   });
 
   it('refuses them in the query string', async () => {
@@ -97,20 +136,41 @@ describe('control characters', () => {
 });
 
 describe('numbers', () => {
-  it.each(['Infinity', '-Infinity', '1e999', 'NaN', '1e2', '0x10', ' 12', '12 ', '1_000', '.5', '5.'])('refuses lng %j', async (v) => {
-    expect((await post(ADD, { name: 'x', levelType: 1, lng: v })).body).toEqual(refused('lng is invalid: must be a number'));
-    expect((await post(ADD, { name: 'x', levelType: 1, lat: v })).body).toEqual(refused('lat is invalid: must be a number'));
-  });
+  it.each(['Infinity', '-Infinity', '1e999', 'NaN', '1e2', '0x10', ' 12', '12 ', '1_000', '.5', '5.'])(
+    'refuses lng %j',
+    async (v) => {
+      expect((await post(ADD, { name: 'x', levelType: 1, lng: v })).body).toEqual(
+        refused('lng is invalid: must be a number'),
+      );
+      expect((await post(ADD, { name: 'x', levelType: 1, lat: v })).body).toEqual(
+        refused('lat is invalid: must be a number'),
+      );
+    },
+  );
 
   it('refuses a JSON number that overflows to infinity, and a decimal string that does', async () => {
-    expect((await raw(ADD, '{"name":"x","levelType":1,"lng":1e999}')).body).toEqual(refused('lng is invalid: must be a finite number'));
-    expect((await raw(ADD, '{"name":"x","levelType":1,"lat":-1e999}')).body).toEqual(refused('lat is invalid: must be a finite number'));
-    expect((await post(ADD, { name: 'x', levelType: 1, lng: '1' + '0'.repeat(400) })).body).toEqual(refused('lng is invalid: must be a finite number'));
-    expect((await post(ADD, { name: 'x', levelType: 1, lng: '1' + '0'.repeat(40) })).body).toEqual(refused('lng is invalid: must be between -180 and 180'));
+    expect((await raw(ADD, '{"name":"x","levelType":1,"lng":1e999}')).body).toEqual(
+      refused('lng is invalid: must be a finite number'),
+    );
+    expect((await raw(ADD, '{"name":"x","levelType":1,"lat":-1e999}')).body).toEqual(
+      refused('lat is invalid: must be a finite number'),
+    );
+    expect((await post(ADD, { name: 'x', levelType: 1, lng: '1' + '0'.repeat(400) })).body).toEqual(
+      refused('lng is invalid: must be a finite number'),
+    );
+    expect((await post(ADD, { name: 'x', levelType: 1, lng: '1' + '0'.repeat(40) })).body).toEqual(
+      refused('lng is invalid: must be between -180 and 180'),
+    );
   });
 
   it('accepts decimal strings for numbers, as the Java clients send them', async () => {
-    const res = await post(ADD, { name: 'decimal strings', levelType: '2', parentId: '320000', lng: '118.5', lat: '-32.25' });
+    const res = await post(ADD, {
+      name: 'decimal strings',
+      levelType: '2',
+      parentId: '320000',
+      lng: '118.5',
+      lat: '-32.25',
+    });
     expect(res.body.errcode).toBe(0);
     expect(res.body.data).toMatchObject({ levelType: 2, parentId: 320000, lng: 118.5, lat: -32.25 });
     expect((await post(GET, { id: '+320000' })).body.data.name).toBe('江苏省');
@@ -158,7 +218,10 @@ describe('numbers', () => {
   it('treats [] as absent for an optional list that must hold items (a Date[] range), and as missing where it is required', () => {
     const schema = Type.Object({ createdTimeRange: Opt(DateRange), estimationPeriod: DateRange });
     const period = ['2026-01-01', '2026-01-31'];
-    expect(guardInput(schema, { createdTimeRange: [], estimationPeriod: period }, 'body')).toEqual({ ok: true, value: { estimationPeriod: period } });
+    expect(guardInput(schema, { createdTimeRange: [], estimationPeriod: period }, 'body')).toEqual({
+      ok: true,
+      value: { estimationPeriod: period },
+    });
     const missing = guardInput(schema, { estimationPeriod: [] }, 'body');
     expect(missing.ok).toBe(false);
     expect(JSON.stringify(missing)).toContain('estimationPeriod');
@@ -181,7 +244,9 @@ describe('numbers', () => {
         expect(res.status).toBe(200);
         expect(res.body.errcode).toBe(400);
         // the field, or something nested in the value given for it, as one well-formed path
-        expect(res.body.errmsg).toMatch(/^id(\.[A-Za-z_$][\w$]*|\[(\d+|"(?:[^"\\]|\\.)*")\])* (is required|is invalid: .+)$/);
+        expect(res.body.errmsg).toMatch(
+          /^id(\.[A-Za-z_$][\w$]*|\[(\d+|"(?:[^"\\]|\\.)*")\])* (is required|is invalid: .+)$/,
+        );
       }),
       { numRuns: 150 },
     );
@@ -194,13 +259,20 @@ describe('blank is missing', () => {
   });
 
   it('applies to every required string: logins included', async () => {
-    expect((await t.post('/app-api/auth/checkerLogin', { mobile: '\u3000', password: 'x' })).body).toEqual(refused('mobile is required'));
-    expect((await t.post('/manage-api/auth/login', { username: '  ', password: 'x', code: '1' })).body).toEqual(refused('username is required'));
+    expect((await t.post('/app-api/auth/checkerLogin', { mobile: '\u3000', password: 'x' })).body).toEqual(
+      refused('mobile is required'),
+    );
+    expect((await t.post('/manage-api/auth/login', { username: '  ', password: 'x', code: '1' })).body).toEqual(
+      refused('username is required'),
+    );
     expect((await t.post('/mp-api/auth/oauth2', { code: ' ' })).body).toEqual(refused('code is required'));
   });
 
   it('lets a required field take "" where its schema declares minLength 0 (a value that clears)', () => {
-    const schema = Type.Object({ photo: Type.String({ minLength: 0, maxLength: 10 }), name: Type.String({ maxLength: 10 }) });
+    const schema = Type.Object({
+      photo: Type.String({ minLength: 0, maxLength: 10 }),
+      name: Type.String({ maxLength: 10 }),
+    });
     expect(guardInput(schema, { photo: '', name: 'n' }, 'body')).toEqual({ ok: true, value: { photo: '', name: 'n' } });
     expect(guardInput(schema, { photo: '', name: ' ' }, 'body')).toMatchObject({ ok: false });
   });
@@ -208,7 +280,10 @@ describe('blank is missing', () => {
   it('leaves an optional blank string and a password with spaces alone', () => {
     // What a module makes of a blank optional text is its own rule (regions store none); the guard passes it on.
     const schema = Type.Object({ shortName: Opt(Type.String()), password: Type.String() });
-    expect(guardInput(schema, { shortName: '  ', password: ' a b ' }, 'body')).toEqual({ ok: true, value: { shortName: '  ', password: ' a b ' } });
+    expect(guardInput(schema, { shortName: '  ', password: ' a b ' }, 'body')).toEqual({
+      ok: true,
+      value: { shortName: '  ', password: ' a b ' },
+    });
   });
 });
 
@@ -227,7 +302,11 @@ describe('nesting', () => {
 describe('query strings (the GET variant of an ANY route)', () => {
   it('turns decimal text into numbers, true/false into booleans and one value into a list', async () => {
     const res = await echo('flag=true&count=12&ratio=-1.5&ids=5&name=007');
-    expect(res.body).toEqual({ errcode: 0, errmsg: 'success', data: { flag: true, count: 12, ratio: -1.5, ids: [5], name: '007' } });
+    expect(res.body).toEqual({
+      errcode: 0,
+      errmsg: 'success',
+      data: { flag: true, count: 12, ratio: -1.5, ids: [5], name: '007' },
+    });
     expect((await echo('flag=false&ids=1&ids=2')).body.data).toEqual({ flag: false, ids: [1, 2] });
   });
 
@@ -252,9 +331,17 @@ describe('query strings (the GET variant of an ANY route)', () => {
   });
 
   it('applies the body rules to the POST variant of the same route', async () => {
-    const res = await probe.inject({ method: 'POST', url: '/manage-api/probe/echo', payload: { flag: 'true', count: '3', ids: '5' } });
+    const res = await probe.inject({
+      method: 'POST',
+      url: '/manage-api/probe/echo',
+      payload: { flag: 'true', count: '3', ids: '5' },
+    });
     expect(res.json()).toEqual(refused('ids is invalid: must be a list'));
-    const ok = await probe.inject({ method: 'POST', url: '/manage-api/probe/echo', payload: { flag: 'true', count: '3', ids: ['5'] } });
+    const ok = await probe.inject({
+      method: 'POST',
+      url: '/manage-api/probe/echo',
+      payload: { flag: 'true', count: '3', ids: ['5'] },
+    });
     expect(ok.json().data).toEqual({ flag: true, count: 3, ids: [5] });
   });
 });
@@ -262,16 +349,33 @@ describe('query strings (the GET variant of an ANY route)', () => {
 describe('guardInput on schemas of other shapes', () => {
   it('follows $ref into $defs, unions and intersections', () => {
     const schema = {
-      $defs: { Node: { type: 'object', properties: { n: { type: 'integer' }, kids: { type: 'array', items: { $ref: 'Node' } } } } },
+      $defs: {
+        Node: {
+          type: 'object',
+          properties: { n: { type: 'integer' }, kids: { type: 'array', items: { $ref: 'Node' } } },
+        },
+      },
       type: 'object',
       properties: {
         tree: { $ref: '#/$defs/Node' },
         either: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
-        both: { allOf: [{ type: 'object', properties: { a: { type: 'number' } } }, { type: 'object', properties: { b: { type: 'boolean' } }, required: ['b'] }] },
+        both: {
+          allOf: [
+            { type: 'object', properties: { a: { type: 'number' } } },
+            { type: 'object', properties: { b: { type: 'boolean' } }, required: ['b'] },
+          ],
+        },
       },
     };
-    const out = guardInput(schema, { tree: { n: '1', kids: [{ n: '2', kids: [] }] }, either: '7', both: { a: '2.5', b: 'true' } }, 'body');
-    expect(out).toEqual({ ok: true, value: { tree: { n: 1, kids: [{ n: 2, kids: [] }] }, either: 7, both: { a: 2.5, b: true } } });
+    const out = guardInput(
+      schema,
+      { tree: { n: '1', kids: [{ n: '2', kids: [] }] }, either: '7', both: { a: '2.5', b: 'true' } },
+      'body',
+    );
+    expect(out).toEqual({
+      ok: true,
+      value: { tree: { n: 1, kids: [{ n: 2, kids: [] }] }, either: 7, both: { a: 2.5, b: true } },
+    });
     const blank = guardInput(schema, { both: { b: null } }, 'body');
     expect(blank.ok).toBe(false);
   });
@@ -280,13 +384,22 @@ describe('guardInput on schemas of other shapes', () => {
     const schema = {
       $defs: { Item: { type: 'object', properties: { q: { type: 'integer' } }, required: ['q'] } },
       type: 'object',
-      properties: { items: { type: 'array', items: { $ref: 'Item' } }, note: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+      properties: {
+        items: { type: 'array', items: { $ref: 'Item' } },
+        note: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+      },
       required: ['items'],
     };
     for (let round = 0; round < 3; round++) {
-      expect(guardInput(schema, { items: [{ q: '3' }], note: null }, 'body')).toEqual({ ok: true, value: { items: [{ q: 3 }], note: null } });
+      expect(guardInput(schema, { items: [{ q: '3' }], note: null }, 'body')).toEqual({
+        ok: true,
+        value: { items: [{ q: 3 }], note: null },
+      });
       // A field the schema does not know, sent in one request, changes nothing for the next.
-      expect(guardInput(schema, { items: [{ q: 4, extra: '5' }] }, 'body')).toEqual({ ok: true, value: { items: [{ q: 4, extra: '5' }] } });
+      expect(guardInput(schema, { items: [{ q: 4, extra: '5' }] }, 'body')).toEqual({
+        ok: true,
+        value: { items: [{ q: 4, extra: '5' }] },
+      });
       const missing = guardInput(schema, { items: [{ q: null }] }, 'body');
       expect(missing.ok ? null : missing.errors[0].params).toEqual({ missingProperty: 'q' });
       expect(guardInput(schema, { items: null }, 'body').ok).toBe(false);
@@ -294,7 +407,10 @@ describe('guardInput on schemas of other shapes', () => {
   });
 
   it('leaves a string where a union allows text, and any value where the schema says nothing', () => {
-    const schema = { type: 'object', properties: { v: { anyOf: [{ type: 'string' }, { type: 'integer' }] }, free: {} } };
+    const schema = {
+      type: 'object',
+      properties: { v: { anyOf: [{ type: 'string' }, { type: 'integer' }] }, free: {} },
+    };
     expect(guardInput(schema, { v: '12', free: '12' }, 'body')).toEqual({ ok: true, value: { v: '12', free: '12' } });
   });
 });

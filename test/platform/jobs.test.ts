@@ -13,8 +13,22 @@ describe('module jobs (platform/jobs.ts)', () => {
     let runs = 0;
     let release: () => void = () => {};
     scheduleJobs(app, [
-      { name: 'slow', everyMs: 1000, run: () => new Promise<void>((r) => { runs++; release = r; }) },
-      { name: 'failing', everyMs: 1000, run: async () => { throw new Error('boom'); } },
+      {
+        name: 'slow',
+        everyMs: 1000,
+        run: () =>
+          new Promise<void>((r) => {
+            runs++;
+            release = r;
+          }),
+      },
+      {
+        name: 'failing',
+        everyMs: 1000,
+        run: async () => {
+          throw new Error('boom');
+        },
+      },
     ]);
     await vi.advanceTimersByTimeAsync(3500);
     expect(runs).toBe(1); // still running: the later ticks were skipped
@@ -38,7 +52,19 @@ describe('module jobs (platform/jobs.ts)', () => {
     const app = Fastify({ logger: false });
     const registry = new Registry();
     let fail = false;
-    scheduleJobs(app, [{ name: 'tidy', everyMs: 1000, run: async () => { if (fail) throw new Error('boom'); } }], registry);
+    scheduleJobs(
+      app,
+      [
+        {
+          name: 'tidy',
+          everyMs: 1000,
+          run: async () => {
+            if (fail) throw new Error('boom');
+          },
+        },
+      ],
+      registry,
+    );
     await vi.advanceTimersByTimeAsync(2000);
     fail = true;
     await vi.advanceTimersByTimeAsync(3000);
@@ -47,7 +73,9 @@ describe('module jobs (platform/jobs.ts)', () => {
     expect(text).toContain('background_job_runs_total{job="tidy",outcome="failed"} 3');
     expect(text).toContain('background_job_duration_seconds_count{job="tidy"} 5');
     // the second run (12:00:02) was the last to succeed
-    expect(text).toContain(`background_job_last_success_timestamp_seconds{job="tidy"} ${Date.parse('2026-11-26T12:00:02Z') / 1000}`);
+    expect(text).toContain(
+      `background_job_last_success_timestamp_seconds{job="tidy"} ${Date.parse('2026-11-26T12:00:02Z') / 1000}`,
+    );
     await app.close();
   });
 });

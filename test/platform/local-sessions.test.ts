@@ -14,7 +14,15 @@ function storeWithConnection(): { store: Store; lose(): void; regain(): void } {
 }
 
 const session = (expiresAt = Date.now() + 60_000): Session => ({
-  account: { id: 7, kind: 'admin', name: 'staff', userType: 1, merchantId: null, shopId: null, permissions: ['region:read'] },
+  account: {
+    id: 7,
+    kind: 'admin',
+    name: 'staff',
+    userType: 1,
+    merchantId: null,
+    shopId: null,
+    permissions: ['region:read'],
+  },
   channel: 'manage',
   sessionId: 's1',
   expiresAt,

@@ -12,7 +12,6 @@ const running: Started[] = [];
 const ADMIN_PASSWORD = 'Admin@NpmStart1';
 const BYPASS = '0000';
 
-
 /** `npm start` in the checkout, on a data directory and port of its own, with the embedded defaults. */
 async function npmStart(name: string): Promise<Started> {
   const port = await freePort();
@@ -38,17 +37,30 @@ async function areaTree(p: Started): Promise<{ errcode: number; provinces: numbe
   const base = `http://127.0.0.1:${p.port}/manage-api`;
   const img = await fetch(`${base}/auth/getRandomCodeImg`);
   const uuid = img.headers.get('x-captcha-key');
-  const login = await (await fetch(`${base}/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD, code: BYPASS, uuid }),
-  })).json();
-  const tree = await (await fetch(`${base}/system/area/tree`, { method: 'POST', headers: { authorization: `Bearer ${login.data.accessToken}` } })).json();
+  const login = await (
+    await fetch(`${base}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD, code: BYPASS, uuid }),
+    })
+  ).json();
+  const tree = await (
+    await fetch(`${base}/system/area/tree`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${login.data.accessToken}` },
+    })
+  ).json();
   return { errcode: tree.errcode, provinces: Array.isArray(tree.data) ? tree.data.length : 0 };
 }
 
-const builds = () => readdirSync(path.join(checkout, 'dist', 'builds')).filter((n) => !n.startsWith('.')).sort();
-const filesOf = (build: string) => readdirSync(path.join(checkout, 'dist', 'builds', build), { recursive: true }).map(String).sort();
+const builds = () =>
+  readdirSync(path.join(checkout, 'dist', 'builds'))
+    .filter((n) => !n.startsWith('.'))
+    .sort();
+const filesOf = (build: string) =>
+  readdirSync(path.join(checkout, 'dist', 'builds', build), { recursive: true })
+    .map(String)
+    .sort();
 
 // The embedded defaults are forced (DATABASE_URL and REDIS_URL empty), so the suite run on PostgreSQL
 // would run the very same processes again: it runs in the suite on the embedded defaults only.
@@ -76,7 +88,12 @@ describe.skipIf(process.env.DATABASE_URL)('npm start from one checkout', () => {
     for (const p of first) expect(await areaTree(p)).toEqual({ errcode: 0, provinces: 34 });
     // The embedded database was made in a child process and renamed into place: no staging left
     // (pglite.lock is the running instance's hold on it).
-    for (const name of ['a', 'b']) expect(readdirSync(path.join(checkout, `data-${name}`)).filter((n) => n.startsWith('pglite')).sort()).toEqual(['pglite', 'pglite.lock']);
+    for (const name of ['a', 'b'])
+      expect(
+        readdirSync(path.join(checkout, `data-${name}`))
+          .filter((n) => n.startsWith('pglite'))
+          .sort(),
+      ).toEqual(['pglite', 'pglite.lock']);
     expect(builds()).toHaveLength(1);
     [oldBuild] = builds();
     oldFiles = filesOf(oldBuild);
@@ -85,7 +102,10 @@ describe.skipIf(process.env.DATABASE_URL)('npm start from one checkout', () => {
   }, 300_000);
 
   it('rebuilds changed sources for a third instance without touching the build the first two run', async () => {
-    appendFileSync(path.join(checkout, 'src', 'platform', 'health.ts'), '\n// changed after the first instances started\n');
+    appendFileSync(
+      path.join(checkout, 'src', 'platform', 'health.ts'),
+      '\n// changed after the first instances started\n',
+    );
     const third = await npmStart('c');
     expect(await waitReady(third, 240_000), third.output()).toBe(true);
     expect(builds()).toHaveLength(2);

@@ -73,7 +73,13 @@ describe('signed open-channel calls (docs/architecture.md §5.5)', () => {
       method: 'POST',
       url: PATH,
       payload: body,
-      headers: { 'content-type': 'application/json', 'X-App-Key': APP_KEY, 'X-Timestamp': ts, 'X-Nonce': n, 'X-Sign': signature.toUpperCase() },
+      headers: {
+        'content-type': 'application/json',
+        'X-App-Key': APP_KEY,
+        'X-Timestamp': ts,
+        'X-Nonce': n,
+        'X-Sign': signature.toUpperCase(),
+      },
     });
     expect(res.json().errcode).toBe(0);
     expect(res.json().data.map((r: { name: string }) => r.name)).toEqual(['南京市']);
@@ -86,7 +92,12 @@ describe('signed open-channel calls (docs/architecture.md §5.5)', () => {
     const res = await t.app.inject({
       method: 'POST',
       url: PATH,
-      headers: { 'x-app-key': APP_KEY, 'x-timestamp': ts, 'x-nonce': n, 'x-sign': sign(APP_SECRET, signingString('POST', PATH, ts, n, '')) },
+      headers: {
+        'x-app-key': APP_KEY,
+        'x-timestamp': ts,
+        'x-nonce': n,
+        'x-sign': sign(APP_SECRET, signingString('POST', PATH, ts, n, '')),
+      },
     });
     expect(res.json().errcode).toBe(0);
     expect(res.json().data.length).toBeGreaterThan(3000);

@@ -57,7 +57,11 @@ describe('the OpenAPI document', () => {
   });
 
   it('documents every method an ANY operation answers', () => {
-    for (const path of ['/app-api/checker/cardCheckStat', '/manage-api/statistics/exportStatCardIssue', '/manage-api/settlement/exportSettlementCardCheckDetailPage']) {
+    for (const path of [
+      '/app-api/checker/cardCheckStat',
+      '/manage-api/statistics/exportStatCardIssue',
+      '/manage-api/settlement/exportSettlementCardCheckDetailPage',
+    ]) {
       for (const method of METHODS) expect(doc.paths[path][method], `${method} ${path}`).toBeDefined();
       expect(doc.paths[path].get.parameters.length, path).toBeGreaterThan(0);
       expect(doc.paths[path].put.requestBody, path).toBeDefined();
@@ -75,10 +79,13 @@ describe('the OpenAPI document', () => {
       const ok = op.responses['200'].content['application/json'].schema;
       const success = ok.oneOf?.[0];
       const data = success?.properties?.data;
-      if (data && (data.type === 'object' || data.properties)) throw new Error(`${where}: its data is an inline object`);
+      if (data && (data.type === 'object' || data.properties))
+        throw new Error(`${where}: its data is an inline object`);
     }
     expect(doc.components.schemas.SalesResponse).toBeDefined();
-    expect(doc.paths['/manage-api/sales/addSales'].post.requestBody.content['application/json'].schema).toEqual({ $ref: ref('SalesAddRequest') });
+    expect(doc.paths['/manage-api/sales/addSales'].post.requestBody.content['application/json'].schema).toEqual({
+      $ref: ref('SalesAddRequest'),
+    });
   });
 
   it('makes the error envelope part of every answer, listing the errcodes each operation can answer', () => {
@@ -93,9 +100,14 @@ describe('the OpenAPI document', () => {
       expect(errcode['x-enum-varnames'], where).toHaveLength(errcode.enum.length);
       expect(errcode['x-enum-descriptions'], where).toHaveLength(errcode.enum.length);
       if (json.oneOf) expect(json.oneOf[0].properties.errcode, where).toEqual({ type: 'integer', const: 0 });
-      for (const status of ['500', '503']) expect(op.responses[status].content['application/json'].schema.properties.errcode.const, where).toBe(Number(status));
+      for (const status of ['500', '503'])
+        expect(op.responses[status].content['application/json'].schema.properties.errcode.const, where).toBe(
+          Number(status),
+        );
     }
-    const checkin = doc.paths['/app-api/checker/addCheckerConsumeRecord'].post.responses['200'].content['application/json'].schema.oneOf[1];
+    const checkin =
+      doc.paths['/app-api/checker/addCheckerConsumeRecord'].post.responses['200'].content['application/json'].schema
+        .oneOf[1];
     expect(checkin.properties.errcode.enum).toEqual(expect.arrayContaining([1_013_000_001, 1_013_000_007, 401]));
     expect(checkin.properties.errcode['x-enum-varnames']).toContain('DAILY_LIMIT_REACHED');
   });
@@ -111,36 +123,55 @@ describe('the OpenAPI document', () => {
       expect(json.example, where).toBeDefined();
       const pointer = `openapi#/paths/${path.replace(/\//g, '~1')}/${method}/requestBody/content/application~1json/schema`;
       const validate = ajv.getSchema(pointer)!;
-      expect(validate(json.example), `${where}: ${JSON.stringify(json.example)} → ${JSON.stringify(validate.errors)}`).toBe(true);
+      expect(
+        validate(json.example),
+        `${where}: ${JSON.stringify(json.example)} → ${JSON.stringify(validate.errors)}`,
+      ).toBe(true);
       checked++;
     }
     expect(checked).toBeGreaterThan(150);
   });
 
   it('declares upload file parts, file media types and the headers a client needs', () => {
-    for (const path of ['/manage-api/oss/multipartUpload', '/open-api/oss/upload', '/open-api/oss/uploadWithFaceCheck']) {
+    for (const path of [
+      '/manage-api/oss/multipartUpload',
+      '/open-api/oss/upload',
+      '/open-api/oss/uploadWithFaceCheck',
+    ]) {
       const form = doc.paths[path].post.requestBody.content['multipart/form-data'];
       expect(form.schema.properties.file.contentMediaType, path).toBe('application/octet-stream');
     }
-    expect(doc.paths['/manage-api/oss/multipartUpload'].post.requestBody.content['multipart/form-data'].schema.required).toEqual(
-      expect.arrayContaining(['file', 'uploadId', 'totalChunks', 'chunkNumber', 'fileKey']),
-    );
+    expect(
+      doc.paths['/manage-api/oss/multipartUpload'].post.requestBody.content['multipart/form-data'].schema.required,
+    ).toEqual(expect.arrayContaining(['file', 'uploadId', 'totalChunks', 'chunkNumber', 'fileKey']));
     const captcha = doc.paths['/manage-api/auth/getRandomCodeImg'].get.responses['200'];
     expect(Object.keys(captcha.content)).toEqual(['image/png', 'application/json']);
     expect(captcha.headers['X-Captcha-Key']['x-sent-with-file']).toBe(true);
     const xlsx = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
-    for (const path of ['/manage-api/distributeAmount/exportDistributeDetail', '/manage-api/bank/exportBankStatDetail', '/manage-api/statistics/exportStatCardIssue']) {
+    for (const path of [
+      '/manage-api/distributeAmount/exportDistributeDetail',
+      '/manage-api/bank/exportBankStatDetail',
+      '/manage-api/statistics/exportStatCardIssue',
+    ]) {
       const answer = doc.paths[path].post.responses['200'];
       expect(answer.content[xlsx], path).toBeDefined();
       expect(answer.headers['Content-Disposition']['x-sent-with-file'], path).toBe(true);
     }
-    expect(Object.keys(doc.paths['/open-api/oss/file'].get.responses)).toEqual(expect.arrayContaining(['200', '206', '304', '416']));
+    expect(Object.keys(doc.paths['/open-api/oss/file'].get.responses)).toEqual(
+      expect.arrayContaining(['200', '206', '304', '416']),
+    );
   });
 
   it('has a security scheme per channel token, and the open channel signature as four headers sent together', () => {
     const schemes = doc.components.securitySchemes;
-    for (const name of ['appToken', 'manageToken', 'mpToken', 'bankToken']) expect(schemes[name]).toMatchObject({ type: 'http', scheme: 'bearer' });
-    expect([schemes.openAppKey.name, schemes.openTimestamp.name, schemes.openNonce.name, schemes.openSign.name]).toEqual(['X-App-Key', 'X-Timestamp', 'X-Nonce', 'X-Sign']);
+    for (const name of ['appToken', 'manageToken', 'mpToken', 'bankToken'])
+      expect(schemes[name]).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect([
+      schemes.openAppKey.name,
+      schemes.openTimestamp.name,
+      schemes.openNonce.name,
+      schemes.openSign.name,
+    ]).toEqual(['X-App-Key', 'X-Timestamp', 'X-Nonce', 'X-Sign']);
     expect(doc.paths['/manage-api/sales/addSales'].post.security).toEqual([{ manageToken: [] }]);
     expect(doc.paths['/app-api/checker/addCheckerConsumeRecord'].post.security).toEqual([{ appToken: [] }]);
     expect(doc.paths['/mp-api/member/getMember'].post.security).toEqual([{ mpToken: [] }]);

@@ -6,7 +6,11 @@ describe.skipIf(process.env.DATABASE_URL)('npm run openapi', () => {
   it('`npm run openapi` prints the document without opening a database', async () => {
     const child = spawn('npm', ['run', 'openapi'], {
       cwd: process.cwd(),
-      env: { ...process.env, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/unreachable', REDIS_URL: 'redis://127.0.0.1:1' },
+      env: {
+        ...process.env,
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:1/unreachable',
+        REDIS_URL: 'redis://127.0.0.1:1',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

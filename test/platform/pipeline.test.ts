@@ -25,19 +25,38 @@ beforeAll(async () => {
   token = (await t.loginStaff()).accessToken;
   probe = await buildProbeApp(t, [
     defineRoute({
-      method: 'POST', path: '/probe/checkerOnly', channels: ['app', 'mp'], auth: { kinds: ['checker', 'member'] },
-      summary: 'probe', tags: ['probe'], response: Type.Object({ kind: Type.String() }),
+      method: 'POST',
+      path: '/probe/checkerOnly',
+      channels: ['app', 'mp'],
+      auth: { kinds: ['checker', 'member'] },
+      summary: 'probe',
+      tags: ['probe'],
+      response: Type.Object({ kind: Type.String() }),
       handler: async (ctx) => ({ kind: ctx.account!.kind }),
     }),
     defineRoute({
-      method: 'POST', path: '/probe/boom', channels: ['manage'], auth: 'public', summary: 'probe', tags: ['probe'], response: null,
+      method: 'POST',
+      path: '/probe/boom',
+      channels: ['manage'],
+      auth: 'public',
+      summary: 'probe',
+      tags: ['probe'],
+      response: null,
       handler: async () => {
-        throw new Error('select password_hash from admin_user where id = 1\n    at Object.<anonymous> (/work/main/src/secret.ts:12:3)');
+        throw new Error(
+          'select password_hash from admin_user where id = 1\n    at Object.<anonymous> (/work/main/src/secret.ts:12:3)',
+        );
       },
     }),
     defineRoute({
-      method: 'POST', path: '/probe/logThenFail', channels: ['manage'], auth: 'public', operation: ['探针', '写日志后失败'],
-      summary: 'probe', tags: ['probe'], response: null,
+      method: 'POST',
+      path: '/probe/logThenFail',
+      channels: ['manage'],
+      auth: 'public',
+      operation: ['探针', '写日志后失败'],
+      summary: 'probe',
+      tags: ['probe'],
+      response: null,
       handler: async (ctx) => {
         await t.db.transaction().execute(async (trx) => {
           await recordOperation(trx, ctx, 'probe-1');
@@ -46,7 +65,13 @@ beforeAll(async () => {
       },
     }),
     defineRoute({
-      method: 'POST', path: '/probe/badSql', channels: ['manage'], auth: 'public', summary: 'probe', tags: ['probe'], response: null,
+      method: 'POST',
+      path: '/probe/badSql',
+      channels: ['manage'],
+      auth: 'public',
+      summary: 'probe',
+      tags: ['probe'],
+      response: null,
       handler: async () => {
         await sql`select secret_column from no_such_table_xyz`.execute(t.db);
       },
@@ -59,7 +84,12 @@ afterAll(async () => {
 });
 
 const injectJson = (url: string, payload: string, contentType: string, tok = token) =>
-  t.app.inject({ method: 'POST', url, payload, headers: { 'content-type': contentType, authorization: `Bearer ${tok}` } });
+  t.app.inject({
+    method: 'POST',
+    url,
+    payload,
+    headers: { 'content-type': contentType, authorization: `Bearer ${tok}` },
+  });
 
 describe('envelope and body', () => {
   it('answers an unknown path with HTTP 404 and the envelope', async () => {
@@ -114,7 +144,11 @@ describe('envelope and body', () => {
   });
 
   it('refuses a body over the 1 MiB limit with errcode 413', async () => {
-    const res = await injectJson(PAGE, JSON.stringify({ keywords: 'x', pad: 'y'.repeat(1024 * 1024) }), 'application/json');
+    const res = await injectJson(
+      PAGE,
+      JSON.stringify({ keywords: 'x', pad: 'y'.repeat(1024 * 1024) }),
+      'application/json',
+    );
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ errcode: 413, errmsg: 'request body too large' });
   });
@@ -149,7 +183,11 @@ describe('validation messages name the field and the rule', () => {
   });
 
   it('accepts explicit nulls for optional fields', async () => {
-    const res = await t.post(PAGE, { pageNum: null, pageSize: null, keywords: null, levelType: null, parentId: 320000 }, token);
+    const res = await t.post(
+      PAGE,
+      { pageNum: null, pageSize: null, keywords: null, levelType: null, parentId: 320000 },
+      token,
+    );
     expect(res.body.errcode).toBe(0);
   });
 });
@@ -231,10 +269,18 @@ describe('authentication', () => {
       expect(res.json().errcode).toBe(401);
     }
     const checker = await issueSession(t, { kind: 'checker' }, 'app');
-    const ok = await probe.inject({ method: 'POST', url: '/app-api/probe/checkerOnly', headers: { authorization: checker.accessToken } });
+    const ok = await probe.inject({
+      method: 'POST',
+      url: '/app-api/probe/checkerOnly',
+      headers: { authorization: checker.accessToken },
+    });
     expect(ok.json()).toEqual({ errcode: 0, errmsg: 'success', data: { kind: 'checker' } });
     // bound to its channel: an app token is refused on the mini-program channel even for an allowed kind
-    const mp = await probe.inject({ method: 'POST', url: '/mp-api/probe/checkerOnly', headers: { authorization: checker.accessToken } });
+    const mp = await probe.inject({
+      method: 'POST',
+      url: '/mp-api/probe/checkerOnly',
+      headers: { authorization: checker.accessToken },
+    });
     expect(mp.json().errcode).toBe(401);
     expect((await t.post(TREE, {}, checker.accessToken)).body.errcode).toBe(401);
   });
@@ -290,11 +336,20 @@ describe('failures', () => {
   });
 
   it('answers 503 when the database is unreachable, and /readyz says not ready', async () => {
-    const unreachable = openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none', dataDir: '.test-cache', tz: 'Asia/Shanghai' });
+    const unreachable = openDatabase({
+      databaseUrl: 'postgres://postgres@127.0.0.1:1/none',
+      dataDir: '.test-cache',
+      tz: 'Asia/Shanghai',
+    });
     const app = await buildApp({ config: t.config, database: unreachable, store: t.store, logger: false });
     try {
       // the session lives in the shared store, so the call reaches the database
-      const res = await app.inject({ method: 'POST', url: GET, headers: { authorization: token }, payload: { id: 320000 } });
+      const res = await app.inject({
+        method: 'POST',
+        url: GET,
+        headers: { authorization: token },
+        payload: { id: 320000 },
+      });
       expect(res.statusCode).toBe(503);
       expect(res.json()).toEqual({ errcode: 503, errmsg: 'service temporarily unavailable' });
       const ready = await app.inject({ method: 'GET', url: '/readyz' });
@@ -337,7 +392,9 @@ describe('health, metrics and documents', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
     expect(res.body).toContain('# TYPE http_request_duration_seconds histogram');
-    expect(res.body).toMatch(/http_request_duration_seconds_bucket\{[^}]*route="\/manage-api\/region\/queryRegionTree"/);
+    expect(res.body).toMatch(
+      /http_request_duration_seconds_bucket\{[^}]*route="\/manage-api\/region\/queryRegionTree"/,
+    );
     expect(res.body).toContain('process_cpu_seconds_total');
     // the background jobs' families, so an alert can watch a job that keeps failing
     expect(res.body).toContain('# TYPE background_job_runs_total counter');
@@ -347,18 +404,32 @@ describe('health, metrics and documents', () => {
   it('counts each route, method and status in a series of its own', async () => {
     const count = async (route: string, method: string, status: number) => {
       const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
-      const line = text.split('\n').find((l) => l.startsWith('http_request_duration_seconds_count{') &&
-        l.includes(`route="${route}"`) && l.includes(`method="${method}"`) && l.includes(`status="${status}"`));
+      const line = text
+        .split('\n')
+        .find(
+          (l) =>
+            l.startsWith('http_request_duration_seconds_count{') &&
+            l.includes(`route="${route}"`) &&
+            l.includes(`method="${method}"`) &&
+            l.includes(`status="${status}"`),
+        );
       return line ? Number(line.split(' ').pop()) : 0;
     };
-    const before = [await count(GET, 'POST', 200), await count(PAGE, 'POST', 200), await count('unmatched', 'GET', 404)];
+    const before = [
+      await count(GET, 'POST', 200),
+      await count(PAGE, 'POST', 200),
+      await count('unmatched', 'GET', 404),
+    ];
     await t.post(GET, { id: 110000 }, token);
     await t.post(GET, { id: 110000 }, token);
     await t.post(PAGE, {}, token);
     // a GET of a POST-only operation matches no route: unknown paths share one series
     await t.app.inject({ method: 'GET', url: GET });
-    expect([await count(GET, 'POST', 200), await count(PAGE, 'POST', 200), await count('unmatched', 'GET', 404)])
-      .toEqual([before[0] + 2, before[1] + 1, before[2] + 1]);
+    expect([
+      await count(GET, 'POST', 200),
+      await count(PAGE, 'POST', 200),
+      await count('unmatched', 'GET', 404),
+    ]).toEqual([before[0] + 2, before[1] + 1, before[2] + 1]);
   });
 
   it('serves the OpenAPI 3.1 document and the docs page', async () => {
@@ -373,21 +444,41 @@ describe('health, metrics and documents', () => {
     expect(docs.headers['content-type']).toMatch(/^text\/html/);
     expect(docs.body).toMatch(/<html/i);
   });
-
 });
 
 describe('operation log', () => {
-  const maxLogId = async () => Number((await t.db.selectFrom('operate_log').select((eb) => eb.fn.max('id').as('m')).executeTakeFirst())?.m ?? 0);
+  const maxLogId = async () =>
+    Number(
+      (
+        await t.db
+          .selectFrom('operate_log')
+          .select((eb) => eb.fn.max('id').as('m'))
+          .executeTakeFirst()
+      )?.m ?? 0,
+    );
 
   it('writes one success row with the business id for addRegion', async () => {
     const mark = await maxLogId();
-    const res = await t.call('POST', ADD, { body: { name: 'oplog region', levelType: 1 }, token, headers: { 'user-agent': 'oplog-test/1.0' } });
+    const res = await t.call('POST', ADD, {
+      body: { name: 'oplog region', levelType: 1 },
+      token,
+      headers: { 'user-agent': 'oplog-test/1.0' },
+    });
     expect(res.body.errcode).toBe(0);
     const rows = await t.db.selectFrom('operate_log').selectAll().where('id', '>', mark).execute();
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
-      module: '地区管理', action: '新增地区', account_kind: 'admin', account_name: 'Administrator', success: true, errcode: 0,
-      biz_id: String(res.body.data.id), method: 'POST', path: ADD, user_agent: 'oplog-test/1.0', ip: '127.0.0.1',
+      module: '地区管理',
+      action: '新增地区',
+      account_kind: 'admin',
+      account_name: 'Administrator',
+      success: true,
+      errcode: 0,
+      biz_id: String(res.body.data.id),
+      method: 'POST',
+      path: ADD,
+      user_agent: 'oplog-test/1.0',
+      ip: '127.0.0.1',
     });
     expect(rows[0].duration_ms).toBeGreaterThanOrEqual(0);
   });
@@ -400,7 +491,12 @@ describe('operation log', () => {
     expect(res.body.errcode).toBe(409);
     const rows = await t.db.selectFrom('operate_log').selectAll().where('id', '>', mark).execute();
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ action: '删除地区', success: false, errcode: 409, path: '/manage-api/region/deleteRegion' });
+    expect(rows[0]).toMatchObject({
+      action: '删除地区',
+      success: false,
+      errcode: 409,
+      path: '/manage-api/region/deleteRegion',
+    });
     expect((await t.post(GET, { id: parent }, token)).body.data.name).toBe('oplog parent');
   });
 
@@ -421,9 +517,15 @@ describe('operation log', () => {
   });
 
   it('commits with the change: when the log row cannot be written, the region is not added', async () => {
-    await sql`alter table operate_log add constraint probe_refuse_agent check (user_agent <> 'refuse-oplog')`.execute(t.db);
+    await sql`alter table operate_log add constraint probe_refuse_agent check (user_agent <> 'refuse-oplog')`.execute(
+      t.db,
+    );
     try {
-      const res = await t.call('POST', ADD, { body: { name: 'rolled back with its log', levelType: 1 }, token, headers: { 'user-agent': 'refuse-oplog' } });
+      const res = await t.call('POST', ADD, {
+        body: { name: 'rolled back with its log', levelType: 1 },
+        token,
+        headers: { 'user-agent': 'refuse-oplog' },
+      });
       expect(res.status).toBe(500);
       const page = await t.post(PAGE, { name: 'rolled back with its log' }, token);
       expect(page.body.data.total).toBe(0);

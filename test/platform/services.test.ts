@@ -12,7 +12,12 @@ import { FACE_JPEG } from './face-images.js';
 /** The app's logger (Fastify's pino) writing its JSON lines into an array. */
 function capturingLogger() {
   const lines: any[] = [];
-  const stream = new Writable({ write(chunk, _enc, done) { lines.push(JSON.parse(String(chunk))); done(); } });
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(JSON.parse(String(chunk)));
+      done();
+    },
+  });
   return { logger: Fastify({ logger: { level: 'info', stream } }).log, lines };
 }
 
@@ -25,13 +30,20 @@ describe('platform services (deps.sms, deps.face)', () => {
 
   it('builds the log SMS provider and the local face registry by default; codes reach the log', async () => {
     const { logger, lines } = capturingLogger();
-    const services = await createPlatformServices({ config: loadConfig({}), db: tdb.db, store: createMemoryStore(100), logger });
+    const services = await createPlatformServices({
+      config: loadConfig({}),
+      db: tdb.db,
+      store: createMemoryStore(100),
+      logger,
+    });
     expect(services.sms.sender.provider).toBe('log');
     expect(services.face.provider).toBe('local');
     await services.sms.codes.send({ purpose: 'bank-user-login', phone: '13700137000' });
     const line = lines.find((l) => l.msg === 'SMS (log provider, not sent)');
     expect(line).toMatchObject({ level: 30, component: 'sms', sms: { phone: '13700137000', template: 'verifyCode' } });
-    expect(await services.sms.codes.check({ purpose: 'bank-user-login', phone: '13700137000', code: line.sms.params.code })).toBe('ok');
+    expect(
+      await services.sms.codes.check({ purpose: 'bank-user-login', phone: '13700137000', code: line.sms.params.code }),
+    ).toBe('ok');
     await expect(services.face.checkFaceImage(FACE_JPEG)).resolves.toBeUndefined();
   });
 

@@ -99,11 +99,15 @@ describe('account-wide revocation', () => {
   });
 
   it('ends the sessions of every account given in one call, and no other', async () => {
-    const given = await Promise.all([1, 2, 3].map(() => staffSession(one, { kind: 'platform', permissions: ['sales:read'] })));
+    const given = await Promise.all(
+      [1, 2, 3].map(() => staffSession(one, { kind: 'platform', permissions: ['sales:read'] })),
+    );
     const bystander = await staffSession(one, { kind: 'platform', permissions: ['sales:read'] });
     for (const s of [...given, bystander]) expect((await two.post(PAGE, {}, s.token)).body.errcode).toBe(0);
     // an id twice and an account without tokens change nothing
-    expect(await tokensOf(one).revokeAccounts('admin', [...given.map((s) => s.userId), given[0].userId, 999_999_999])).toBe(3);
+    expect(
+      await tokensOf(one).revokeAccounts('admin', [...given.map((s) => s.userId), given[0].userId, 999_999_999]),
+    ).toBe(3);
     for (const s of given) {
       expect(await settledErrcode(two, s.token)).toBe(401);
       expect((await one.post(PAGE, {}, s.token)).body.errcode).toBe(401);
@@ -126,15 +130,26 @@ describe('expired token rows', () => {
     const accessOnly = await staffSession(one, { kind: 'platform', permissions: ['sales:read'] });
     const live = await staffSession(one, { kind: 'platform', permissions: ['sales:read'] });
     const past = new Date(Date.now() - 1000);
-    const row = (token: string) => one.db.selectFrom('oauth2_token').select('id').where('access_hash', '=', hashToken(token)).executeTakeFirst();
-    await one.db.updateTable('oauth2_token').set({ access_expires_at: past, refresh_expires_at: past }).where('access_hash', '=', hashToken(expired.token)).execute();
-    await one.db.updateTable('oauth2_token').set({ access_expires_at: past }).where('access_hash', '=', hashToken(accessOnly.token)).execute();
+    const row = (token: string) =>
+      one.db.selectFrom('oauth2_token').select('id').where('access_hash', '=', hashToken(token)).executeTakeFirst();
+    await one.db
+      .updateTable('oauth2_token')
+      .set({ access_expires_at: past, refresh_expires_at: past })
+      .where('access_hash', '=', hashToken(expired.token))
+      .execute();
+    await one.db
+      .updateTable('oauth2_token')
+      .set({ access_expires_at: past })
+      .where('access_hash', '=', hashToken(accessOnly.token))
+      .execute();
 
     expect(await tokensOf(one).purgeExpired()).toBeGreaterThanOrEqual(1);
     expect(await row(expired.token)).toBeUndefined();
     // its access token expired, its refresh token still works
     expect(await row(accessOnly.token)).toBeDefined();
-    expect((await two.post('/manage-api/auth/refreshToken', { refreshToken: accessOnly.refreshToken })).body.errcode).toBe(0);
+    expect(
+      (await two.post('/manage-api/auth/refreshToken', { refreshToken: accessOnly.refreshToken })).body.errcode,
+    ).toBe(0);
     expect((await two.post(PAGE, {}, live.token)).body.errcode).toBe(0);
   });
 });
@@ -162,7 +177,7 @@ describe('per-session values', () => {
 });
 
 describe('open-channel routes reached with a staff token', () => {
-  it('require the route\'s permission, as on the manage channel', async () => {
+  it("require the route's permission, as on the manage channel", async () => {
     const none = await staffSession(one, { kind: 'platform', permissions: [] });
     const res = await one.post('/open-api/region/queryRegionList', { idList: [320000] }, none.token);
     expect(res.body).toEqual({ errcode: 403, errmsg: 'no permission: region:read is required' });

@@ -96,7 +96,12 @@ async function postJson(base: string, url: string, body: unknown, token?: string
 
 async function login(base: string): Promise<string> {
   const uuid = await captchaKey(base);
-  const res = await postJson(base, '/manage-api/auth/login', { username: TEST_ADMIN.username, password: TEST_ADMIN.password, code: '0000', uuid });
+  const res = await postJson(base, '/manage-api/auth/login', {
+    username: TEST_ADMIN.username,
+    password: TEST_ADMIN.password,
+    code: '0000',
+    uuid,
+  });
   expect(res.errcode, res.errmsg).toBe(0);
   return res.data.accessToken;
 }
@@ -112,15 +117,19 @@ function postInTwoParts(base: string, url: string, body: unknown, o: { keepAlive
   // (agent: false sends "Connection: close"; a keep-alive agent leaves the connection to the server)
   const agent = o.keepAlive ? new http.Agent({ keepAlive: true }) : false;
   const done = new Promise<{ status: number; body: any; connection: string | undefined }>((resolve, reject) => {
-    req = http.request(base + url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': payload.length } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (text += c));
-      res.on('end', () => {
-        if (agent) agent.destroy();
-        resolve({ status: res.statusCode!, body: JSON.parse(text), connection: res.headers.connection });
-      });
-    });
+    req = http.request(
+      base + url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': payload.length } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () => {
+          if (agent) agent.destroy();
+          resolve({ status: res.statusCode!, body: JSON.parse(text), connection: res.headers.connection });
+        });
+      },
+    );
     req.on('error', reject);
     req.write(payload.subarray(0, half));
   });
@@ -142,7 +151,12 @@ describe('graceful shutdown', () => {
       const keys = await Promise.all(Array.from({ length: 4 }, () => captchaKey(first.base)));
       // half of them from keep-alive clients: their connections must not hold the exit once answered
       const calls = keys.map((uuid, i) =>
-        postInTwoParts(first.base, '/manage-api/auth/login', { username: TEST_ADMIN.username, password: TEST_ADMIN.password, code: '0000', uuid }, { keepAlive: i % 2 === 0 }),
+        postInTwoParts(
+          first.base,
+          '/manage-api/auth/login',
+          { username: TEST_ADMIN.username, password: TEST_ADMIN.password, code: '0000', uuid },
+          { keepAlive: i % 2 === 0 },
+        ),
       );
       await sleep(200);
       first.child.kill('SIGTERM');

@@ -3,7 +3,9 @@ import { forcedExitAfterMs, settledWithin } from '../../src/platform/shutdown.js
 
 const never = new Promise<void>(() => {});
 const after = (ms: number, fail = false) =>
-  new Promise<void>((resolve, reject) => setTimeout(() => (fail ? reject(new Error('closing failed')) : resolve()), ms));
+  new Promise<void>((resolve, reject) =>
+    setTimeout(() => (fail ? reject(new Error('closing failed')) : resolve()), ms),
+  );
 
 describe('settledWithin (bounded closing at shutdown)', () => {
   it('answers true for a close that finishes in time, false for one that never does', async () => {
@@ -31,10 +33,18 @@ describe('settledWithin (bounded closing at shutdown)', () => {
 describe('forcedExitAfterMs', () => {
   it('leaves a request room for its database bound and the bounded close, never less than 20 s after the delay', () => {
     // defaults: connect 5 s + statement 30 s + the client's 1 s grace, then the 2 s close and 1 s
-    expect(forcedExitAfterMs({ shutdownDelayMs: 0, databaseConnectTimeoutMs: 5_000, databaseQueryTimeoutMs: 30_000 })).toBe(39_000);
-    expect(forcedExitAfterMs({ shutdownDelayMs: 10_000, databaseConnectTimeoutMs: 5_000, databaseQueryTimeoutMs: 30_000 })).toBe(49_000);
-    expect(forcedExitAfterMs({ shutdownDelayMs: 0, databaseConnectTimeoutMs: 1_000, databaseQueryTimeoutMs: 1_500 })).toBe(20_000);
+    expect(
+      forcedExitAfterMs({ shutdownDelayMs: 0, databaseConnectTimeoutMs: 5_000, databaseQueryTimeoutMs: 30_000 }),
+    ).toBe(39_000);
+    expect(
+      forcedExitAfterMs({ shutdownDelayMs: 10_000, databaseConnectTimeoutMs: 5_000, databaseQueryTimeoutMs: 30_000 }),
+    ).toBe(49_000);
+    expect(
+      forcedExitAfterMs({ shutdownDelayMs: 0, databaseConnectTimeoutMs: 1_000, databaseQueryTimeoutMs: 1_500 }),
+    ).toBe(20_000);
     // no statement bound: nothing to wait for beyond the floor
-    expect(forcedExitAfterMs({ shutdownDelayMs: 1_500, databaseConnectTimeoutMs: 5_000, databaseQueryTimeoutMs: 0 })).toBe(21_500);
+    expect(
+      forcedExitAfterMs({ shutdownDelayMs: 1_500, databaseConnectTimeoutMs: 5_000, databaseQueryTimeoutMs: 0 }),
+    ).toBe(21_500);
   });
 });

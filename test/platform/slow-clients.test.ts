@@ -38,7 +38,9 @@ describe('slow clients', () => {
 
   it('a client that stops sending its body is cut off after the request timeout', async () => {
     // a login reads its body before anything else (an operation needing a token refuses at once)
-    const r = await stall('POST /manage-api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"username":');
+    const r = await stall(
+      'POST /manage-api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"username":',
+    );
     expect(r.closedAfterMs).toBeGreaterThanOrEqual(1_400);
     expect(r.closedAfterMs).toBeLessThan(5_000);
     expect(r.answer === '' || /^HTTP\/1\.1 408/.test(r.answer)).toBe(true);

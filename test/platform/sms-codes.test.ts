@@ -11,12 +11,21 @@ import { testStorePrefix } from '../helpers/store-prefix.js';
 
 /** Two handles on one store: the same object in memory, two connections (two instances) on Redis. */
 const backends: Array<{ name: string; open(): Promise<[Store, Store]> }> = [
-  { name: 'memory', open: async () => { const s = createMemoryStore(1000); return [s, s]; } },
+  {
+    name: 'memory',
+    open: async () => {
+      const s = createMemoryStore(1000);
+      return [s, s];
+    },
+  },
 ];
 if (process.env.REDIS_URL) {
   const url = process.env.REDIS_URL;
   const prefix = testStorePrefix('sms');
-  backends.push({ name: 'redis', open: async () => [await createRedisStore(url, prefix), await createRedisStore(url, prefix)] });
+  backends.push({
+    name: 'redis',
+    open: async () => [await createRedisStore(url, prefix), await createRedisStore(url, prefix)],
+  });
 }
 
 /** A sender that records what it sends and can be told to fail, like a provider outage. */
@@ -26,7 +35,9 @@ function recordingSender() {
   const sender: SmsSender & { sent: SmsMessage[]; fail(on: boolean): void; lastCode(phone: string): string } = {
     provider: 'log',
     sent,
-    fail: (on) => { failing = on; },
+    fail: (on) => {
+      failing = on;
+    },
     async send(message) {
       if (failing) throw smsUnavailable(new Error('provider down'));
       sent.push(message);
@@ -46,7 +57,10 @@ const newPhone = () => `139${String(process.pid % 10_000).padStart(4, '0')}${Str
 
 const START = Date.parse('2026-11-22T12:00:00+08:00');
 const errorOf = async (p: Promise<unknown>) => {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(AppError);
   return err as AppError;
 };
@@ -67,7 +81,11 @@ describe.each(backends)('SMS verification codes on the $name store', (backend) =
     if (other !== store) await other?.close();
   });
 
-  const target = (over: Partial<SmsCodeTarget> = {}): SmsCodeTarget => ({ purpose: 'bank-login', phone: newPhone(), ...over });
+  const target = (over: Partial<SmsCodeTarget> = {}): SmsCodeTarget => ({
+    purpose: 'bank-login',
+    phone: newPhone(),
+    ...over,
+  });
 
   it('sends a random 6-digit code that checks ok until consumed, and is not consumed by checking', async () => {
     clock = START;
@@ -144,10 +162,16 @@ describe.each(backends)('SMS verification codes on the $name store', (backend) =
     clock = START;
     const c = codes();
     const t = target();
-    expect(await errorOf(c.verify({ ...t, code: '123456' }))).toMatchObject({ errcode: 1002000004, message: 'the SMS code has expired, please request a new one' });
+    expect(await errorOf(c.verify({ ...t, code: '123456' }))).toMatchObject({
+      errcode: 1002000004,
+      message: 'the SMS code has expired, please request a new one',
+    });
     await c.send(t);
     const code = sender.lastCode(t.phone);
-    expect(await errorOf(c.verify({ ...t, code: code === '999999' ? '888888' : '999999' }))).toMatchObject({ errcode: 1002000005, message: 'the SMS code is wrong' });
+    expect(await errorOf(c.verify({ ...t, code: code === '999999' ? '888888' : '999999' }))).toMatchObject({
+      errcode: 1002000005,
+      message: 'the SMS code is wrong',
+    });
     await expect(c.verify({ ...t, code })).resolves.toBeUndefined();
   });
 
@@ -158,7 +182,10 @@ describe.each(backends)('SMS verification codes on the $name store', (backend) =
     await c.send(t);
     const first = sender.lastCode(t.phone);
     const again = await errorOf(c.send(t));
-    expect(again).toMatchObject({ errcode: 429, message: 'an SMS code was sent to this phone less than a minute ago, please try again in 60 seconds' });
+    expect(again).toMatchObject({
+      errcode: 429,
+      message: 'an SMS code was sent to this phone less than a minute ago, please try again in 60 seconds',
+    });
     clock += 30_500;
     // another purpose has its own slot: codes anyone may ask for cannot hold up a bank activation's
     await expect(c.send({ ...t, purpose: 'bank-activate' })).resolves.toEqual({ expiresInS: 300 });
@@ -198,7 +225,10 @@ describe.each(backends)('SMS verification codes on the $name store', (backend) =
       await (i % 2 ? b : codes()).send(t);
       clock += 61_000;
     }
-    expect(await errorOf(codes().send(t))).toMatchObject({ errcode: 429, message: 'too many SMS codes were sent to this phone today, please try again tomorrow' });
+    expect(await errorOf(codes().send(t))).toMatchObject({
+      errcode: 429,
+      message: 'too many SMS codes were sent to this phone today, please try again tomorrow',
+    });
     clock = Date.parse('2026-11-22T09:00:00+08:00'); // a new UTC day, still the same Shanghai day
     expect(await errorOf(b.send(t))).toMatchObject({ errcode: 429 });
     // the day's ten of one purpose leave the others theirs (a teller's activation code still goes out)
@@ -218,7 +248,10 @@ describe.each(backends)('SMS verification codes on the $name store', (backend) =
     clock += 61_000;
     sender.fail(true);
     try {
-      expect(await errorOf(c.send(t))).toMatchObject({ errcode: 1024000001, message: 'the SMS service is unavailable, please try again later' });
+      expect(await errorOf(c.send(t))).toMatchObject({
+        errcode: 1024000001,
+        message: 'the SMS service is unavailable, please try again later',
+      });
       // failures do not count towards the day's ten
       for (let i = 0; i < 12; i++) expect(await errorOf(c.send(t))).toMatchObject({ errcode: 1024000001 });
     } finally {
@@ -278,7 +311,9 @@ describe('the log SMS provider', () => {
     expect(lines[0].msg).toBe('SMS (log provider, not sent)');
     expect(sms).toMatchObject({ phone, template: 'verifyCode', params: { code: expect.stringMatching(/^\d{6}$/) } });
     expect(sms.text).toBe(`您的验证码是 ${sms.params.code}，5 分钟内有效，请勿告诉他人。`);
-    expect(await codes.check({ purpose: 'member-bind-phone', phone, sessionKey: 'tok', code: sms.params.code })).toBe('ok');
+    expect(await codes.check({ purpose: 'member-bind-phone', phone, sessionKey: 'tok', code: sms.params.code })).toBe(
+      'ok',
+    );
     expect(sender.lastTo(phone)).toEqual(sms);
     expect(sender.lastTo(newPhone())).toBeNull();
 
@@ -299,6 +334,9 @@ describe('the log SMS provider', () => {
   it('refuses a number that is not a mainland mobile', async () => {
     const sender = createLogSmsSender({ info: () => {} });
     const err = await errorOf(sender.send({ phone: '10086', template: 'verifyCode', params: { code: '1' } }));
-    expect(err).toMatchObject({ errcode: 1024000002, message: 'the phone number is invalid: it must be an 11-digit mainland mobile number' });
+    expect(err).toMatchObject({
+      errcode: 1024000002,
+      message: 'the phone number is invalid: it must be an 11-digit mainland mobile number',
+    });
   });
 });

@@ -49,7 +49,10 @@ describe('takeLock', () => {
 
   it('releases without rejecting when the store fails, leaving the lock to expire', async () => {
     const k = key();
-    const failing: Store = { ...createMemoryStore(10, () => clock), delIfValue: () => Promise.reject(new Error('store down')) };
+    const failing: Store = {
+      ...createMemoryStore(10, () => clock),
+      delIfValue: () => Promise.reject(new Error('store down')),
+    };
     const release = await takeLock(failing, k, 1);
     await expect(release!()).resolves.toBeUndefined();
     expect(await takeLock(failing, k, 1)).toBeNull();

@@ -15,7 +15,9 @@ describe('wire dates', () => {
     for (let ms = Date.UTC(1950, 0, 1); ms < Date.UTC(2050, 0, 1); ms += 604_861_001) {
       const d = new Date(ms);
       const two = (n: number) => String(n).padStart(2, '0');
-      expect(formatDateTime(d)).toBe(`${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`);
+      expect(formatDateTime(d)).toBe(
+        `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`,
+      );
     }
   });
 

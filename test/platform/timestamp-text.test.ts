@@ -34,7 +34,16 @@ function pgText(ms: number, micros: number, fractionDigits: number, offsetS: num
 describe('the timestamptz reader', () => {
   it('reads 100,000 instants of years 1000–9999, in whole, half-hour and historic second offsets, as node-postgres does', () => {
     const next = random(20261127);
-    const offsets = [0, 8 * 3600, -(3 * 3600 + 30 * 60), 5 * 3600 + 45 * 60, 8 * 3600 + 5 * 60 + 43, -(25 * 60 + 21), 14 * 3600, -12 * 3600];
+    const offsets = [
+      0,
+      8 * 3600,
+      -(3 * 3600 + 30 * 60),
+      5 * 3600 + 45 * 60,
+      8 * 3600 + 5 * 60 + 43,
+      -(25 * 60 + 21),
+      14 * 3600,
+      -12 * 3600,
+    ];
     const low = Date.UTC(1000, 0, 2);
     const high = Date.UTC(9999, 11, 30);
     let compared = 0;
@@ -43,14 +52,22 @@ describe('the timestamptz reader', () => {
       const text = pgText(ms, Math.floor(next() * 1_000_000), Math.floor(next() * 7), offsets[i % offsets.length]);
       const mine = read(text);
       expect(mine).toBeInstanceOf(Date);
-      if (timeOf(mine) !== timeOf(driverReader(text))) expect({ text, mine }).toEqual({ text, mine: driverReader(text) });
+      if (timeOf(mine) !== timeOf(driverReader(text)))
+        expect({ text, mine }).toEqual({ text, mine: driverReader(text) });
       compared++;
     }
     expect(compared).toBe(100_000);
   });
 
   it('truncates the fraction to milliseconds as node-postgres does', () => {
-    for (const [fraction, ms] of [['5', 500], ['05', 50], ['123', 123], ['1239', 123], ['999999', 999], ['000001', 0]] as const) {
+    for (const [fraction, ms] of [
+      ['5', 500],
+      ['05', 50],
+      ['123', 123],
+      ['1239', 123],
+      ['999999', 999],
+      ['000001', 0],
+    ] as const) {
       const text = `2026-11-27 10:00:00.${fraction}+08`;
       expect((read(text) as Date).getTime()).toBe((driverReader(text) as Date).getTime());
       expect((read(text) as Date).getUTCMilliseconds()).toBe(ms);
@@ -61,9 +78,19 @@ describe('the timestamptz reader', () => {
     const fallback = vi.fn(driverReader);
     const guarded = timestamptzReader(fallback);
     const others = [
-      'infinity', '-infinity', '0099-06-30 12:00:00+00', '0999-06-30 12:00:00+08', '2000-01-01 00:00:00+00 BC',
-      '10000-01-01 00:00:00+00', '2026-11-27 10:00:00', '2026-11-27 10:00:00.+08', '2026-11-27 10:00:00+8',
-      '2026-11-27 10:00:00+08:3', '2026-11-27 10:00:00+08:30:00:00', '2026-11-27T10:00:00+08', '2026-1x-27 10:00:00+08',
+      'infinity',
+      '-infinity',
+      '0099-06-30 12:00:00+00',
+      '0999-06-30 12:00:00+08',
+      '2000-01-01 00:00:00+00 BC',
+      '10000-01-01 00:00:00+00',
+      '2026-11-27 10:00:00',
+      '2026-11-27 10:00:00.+08',
+      '2026-11-27 10:00:00+8',
+      '2026-11-27 10:00:00+08:3',
+      '2026-11-27 10:00:00+08:30:00:00',
+      '2026-11-27T10:00:00+08',
+      '2026-1x-27 10:00:00+08',
     ];
     for (const text of others) {
       fallback.mockClear();
@@ -96,7 +123,8 @@ describe('the timestamptz reader', () => {
       }
       expect(texts).toContain('1900-01-01 08:05:43+08:05:43');
       expect(texts.some((x) => x.endsWith('+05:30'))).toBe(true);
-      for (const text of texts) expect({ text, value: timeOf(read(text)) }).toEqual({ text, value: timeOf(driverReader(text)) });
+      for (const text of texts)
+        expect({ text, value: timeOf(read(text)) }).toEqual({ text, value: timeOf(driverReader(text)) });
     });
   });
 });

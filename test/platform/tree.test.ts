@@ -10,9 +10,15 @@ interface Node {
 }
 
 /** Random parent links among ids 1..n: parents absent, present, self, or forming loops. */
-const forest = fc.integer({ min: 0, max: 40 }).chain((n) =>
-  fc.tuple(...Array.from({ length: n }, (_, i) => fc.integer({ min: 0, max: n + 2 }).map((parentId): Item => ({ id: i + 1, parentId, name: `n${i + 1}` })))),
-);
+const forest = fc
+  .integer({ min: 0, max: 40 })
+  .chain((n) =>
+    fc.tuple(
+      ...Array.from({ length: n }, (_, i) =>
+        fc.integer({ min: 0, max: n + 2 }).map((parentId): Item => ({ id: i + 1, parentId, name: `n${i + 1}` })),
+      ),
+    ),
+  );
 
 function ids(nodes: Node[]): number[] {
   const out: number[] = [];
@@ -55,8 +61,12 @@ describe('tree building', () => {
       fc.property(forest, (items) => {
         const nested = buildTree<Item, Node>(items, (i, children) => ({ id: i.id, name: i.name, children }));
         expect(treeToJson(items, (i) => ({ id: i.id, name: i.name }))).toBe(JSON.stringify(nested));
-        const omitting = buildTree<Item, object>(items, (i, children) => (children.length ? { id: i.id, name: i.name, children } : { id: i.id, name: i.name }));
-        expect(treeToJson(items, (i) => ({ id: i.id, name: i.name }), { leaves: 'omit' })).toBe(JSON.stringify(omitting));
+        const omitting = buildTree<Item, object>(items, (i, children) =>
+          children.length ? { id: i.id, name: i.name, children } : { id: i.id, name: i.name },
+        );
+        expect(treeToJson(items, (i) => ({ id: i.id, name: i.name }), { leaves: 'omit' })).toBe(
+          JSON.stringify(omitting),
+        );
       }),
     );
   });

@@ -34,8 +34,15 @@ beforeAll(async () => {
   token = (await t.loginStaff()).accessToken;
   probe = await buildProbeApp(t, [
     defineRoute({
-      method: 'ANY', path: '/probe/export', channels: ['manage'], auth: { kinds: ['admin'] }, permission: 'probe:export',
-      summary: 'probe', tags: ['probe'], response: 'file', file: XLSX_FILE,
+      method: 'ANY',
+      path: '/probe/export',
+      channels: ['manage'],
+      auth: { kinds: ['admin'] },
+      permission: 'probe:export',
+      summary: 'probe',
+      tags: ['probe'],
+      response: 'file',
+      file: XLSX_FILE,
       body: Type.Object({ failAtBatch: Opt(Type.Integer()), batchSize: Opt(Type.Integer({ minimum: 1 })) }),
       handler: async (_ctx, { body }) =>
         new XlsxExport<Row>({
@@ -51,7 +58,11 @@ beforeAll(async () => {
           totalRow: '合计',
           batches: async (after, limit) => {
             const start = after ? ROWS.findIndex((r) => r.id === after.id) + 1 : 0;
-            if (body.failAtBatch !== undefined && body.failAtBatch !== null && Math.floor(start / limit) === body.failAtBatch) {
+            if (
+              body.failAtBatch !== undefined &&
+              body.failAtBatch !== null &&
+              Math.floor(start / limit) === body.failAtBatch
+            ) {
               throw new AppError(404, 'injected failure in a batch');
             }
             return ROWS.slice(start, start + limit);
@@ -76,10 +87,17 @@ async function readBack(buffer: Buffer) {
 
 describe('streamed xlsx export', () => {
   it('answers a whole workbook: bold header, rows in order, money in yuan with two decimals, wire dates, a total row', async () => {
-    const res = await probe.inject({ method: 'POST', url: '/manage-api/probe/export', payload: {}, headers: { authorization: token } });
+    const res = await probe.inject({
+      method: 'POST',
+      url: '/manage-api/probe/export',
+      payload: {},
+      headers: { authorization: token },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
-    expect(res.headers['content-disposition']).toBe(`attachment; filename="____ 2026-05.xlsx"; filename*=UTF-8''${encodeURIComponent('分配明细 2026-05.xlsx')}`);
+    expect(res.headers['content-disposition']).toBe(
+      `attachment; filename="____ 2026-05.xlsx"; filename*=UTF-8''${encodeURIComponent('分配明细 2026-05.xlsx')}`,
+    );
     const ws = await readBack(res.rawPayload);
     expect(ws.rowCount).toBe(1 + ROWS.length + 1);
     expect(ws.getRow(1).values).toEqual([undefined, 'ID', '景区', '金额(元)', '时间']);
@@ -101,13 +119,22 @@ describe('streamed xlsx export', () => {
   });
 
   it('serves the same export to GET with the parameters in the query string', async () => {
-    const res = await probe.inject({ method: 'GET', url: '/manage-api/probe/export?batchSize=7', headers: { authorization: token } });
+    const res = await probe.inject({
+      method: 'GET',
+      url: '/manage-api/probe/export?batchSize=7',
+      headers: { authorization: token },
+    });
     expect(res.statusCode).toBe(200);
     expect((await readBack(res.rawPayload)).rowCount).toBe(ROWS.length + 2);
   });
 
   it('answers the error envelope when the first batch already fails', async () => {
-    const res = await probe.inject({ method: 'POST', url: '/manage-api/probe/export', payload: { failAtBatch: 0 }, headers: { authorization: token } });
+    const res = await probe.inject({
+      method: 'POST',
+      url: '/manage-api/probe/export',
+      payload: { failAtBatch: 0 },
+      headers: { authorization: token },
+    });
     expect(res.headers['content-type']).toContain('application/json');
     expect(res.json()).toEqual({ errcode: 404, errmsg: 'injected failure in a batch' });
     expect(res.headers['content-disposition']).toBeUndefined();
@@ -117,7 +144,9 @@ describe('streamed xlsx export', () => {
     const before = completed.length;
     const address = await probe.listen({ port: 0, host: '127.0.0.1' });
     const res = await fetch(`${address}/manage-api/probe/export`, {
-      method: 'POST', headers: { authorization: token, 'content-type': 'application/json' }, body: JSON.stringify({ failAtBatch: 2, batchSize: 2 }),
+      method: 'POST',
+      headers: { authorization: token, 'content-type': 'application/json' },
+      body: JSON.stringify({ failAtBatch: 2, batchSize: 2 }),
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-disposition')).toContain('attachment');
@@ -128,10 +157,20 @@ describe('streamed xlsx export', () => {
 
 describe('xlsx text and money', () => {
   it('writes cents as exact yuan text', () => {
-    expect([0, 5, 100, 12345, -1, -250, 10 ** 15 + 7].map(centsToYuanText)).toEqual(['0.00', '0.05', '1.00', '123.45', '-0.01', '-2.50', '10000000000000.07']);
+    expect([0, 5, 100, 12345, -1, -250, 10 ** 15 + 7].map(centsToYuanText)).toEqual([
+      '0.00',
+      '0.05',
+      '1.00',
+      '123.45',
+      '-0.01',
+      '-2.50',
+      '10000000000000.07',
+    ]);
   });
 
   it('drops characters XML cannot carry and escapes the special ones', () => {
-    expect(escapeXml('a\u0000b\u001fc & <d> "e" \ud800 \u{1F600}')).toBe('abc &amp; &lt;d&gt; &quot;e&quot;  \u{1F600}');
+    expect(escapeXml('a\u0000b\u001fc & <d> "e" \ud800 \u{1F600}')).toBe(
+      'abc &amp; &lt;d&gt; &quot;e&quot;  \u{1F600}',
+    );
   });
 });

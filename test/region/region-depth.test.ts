@@ -22,13 +22,25 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 const values = (name: string, parentId: number, levelType = 3): RegionValues => ({
-  name, parentId, levelType, shortName: null, cityCode: null, zipCode: null, mergerName: null, lng: null, lat: null, pinYin: null,
+  name,
+  parentId,
+  levelType,
+  shortName: null,
+  cityCode: null,
+  zipCode: null,
+  mergerName: null,
+  lng: null,
+  lat: null,
+  pinYin: null,
 });
 
 /** A chain of `length` regions under `top`, each the parent of the next; answers their ids, top first. */
 async function chain(length: number, top = 320100): Promise<number[]> {
   const ids = Array.from({ length }, () => nextId++);
-  await insertRegionsWithIds(t.db, ids.map((id, i) => ({ id, ...values(`chain ${id}`, i === 0 ? top : ids[i - 1]) })));
+  await insertRegionsWithIds(
+    t.db,
+    ids.map((id, i) => ({ id, ...values(`chain ${id}`, i === 0 ? top : ids[i - 1]) })),
+  );
   await t.post(`${M}/addRegion`, { name: 'drops the cached trees', levelType: 1 }, token);
   return ids;
 }
@@ -56,7 +68,8 @@ function occurrences(roots: Node[], id: number): number {
   return n;
 }
 
-const update = (id: number, parentId: number) => t.post(`${M}/updateRegion`, { id, name: `moved ${id}`, levelType: 3, parentId }, token);
+const update = (id: number, parentId: number) =>
+  t.post(`${M}/updateRegion`, { id, name: `moved ${id}`, levelType: 3, parentId }, token);
 
 describe('trees of any depth', () => {
   let deep: number[];
@@ -82,7 +95,10 @@ describe('trees of any depth', () => {
 
   it('refuses to move the top of the chain under its own leaf, 3,000 levels down', async () => {
     const res = await update(deep[0], deep.at(-1)!);
-    expect(res.body).toEqual({ errcode: 409, errmsg: 'a region cannot be moved under itself or one of its descendants' });
+    expect(res.body).toEqual({
+      errcode: 409,
+      errmsg: 'a region cannot be moved under itself or one of its descendants',
+    });
   });
 });
 

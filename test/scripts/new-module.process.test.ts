@@ -27,7 +27,11 @@ interface Run {
 function childEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (k.startsWith('VITEST') || ['DATABASE_URL', 'REDIS_URL', 'TEST_RUN_ID', 'TEST_CACHE_SPACE', 'NODE_OPTIONS'].includes(k)) continue;
+    if (
+      k.startsWith('VITEST') ||
+      ['DATABASE_URL', 'REDIS_URL', 'TEST_RUN_ID', 'TEST_CACHE_SPACE', 'NODE_OPTIONS'].includes(k)
+    )
+      continue;
     env[k] = v;
   }
   return env;
@@ -35,10 +39,19 @@ function childEnv(): NodeJS.ProcessEnv {
 
 function run(args: string[], timeout = HEAVY_MS): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, args, { cwd: dir, env: childEnv(), timeout, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      args,
+      { cwd: dir, env: childEnv(), timeout, maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        const code = err
+          ? typeof (err as { code?: unknown }).code === 'number'
+            ? (err as { code: number }).code
+            : -1
+          : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -50,27 +63,48 @@ function snapshot(): Map<string, string> {
   const out = new Map<string, string>();
   for (const top of ['src', 'test', 'docs']) {
     for (const e of readdirSync(path.join(dir, top), { recursive: true, withFileTypes: true })) {
-      if (e.isFile()) out.set(path.relative(dir, path.join(e.parentPath, e.name)), readFileSync(path.join(e.parentPath, e.name), 'utf8'));
+      if (e.isFile())
+        out.set(
+          path.relative(dir, path.join(e.parentPath, e.name)),
+          readFileSync(path.join(e.parentPath, e.name), 'utf8'),
+        );
     }
   }
   return out;
 }
 
-const listed = (out: string, kind: 'new' | 'changed') => [...out.matchAll(new RegExp(`^  ${kind} +(\\S+)$`, 'gm'))].map((m) => m[1]);
+const listed = (out: string, kind: 'new' | 'changed') =>
+  [...out.matchAll(new RegExp(`^  ${kind} +(\\S+)$`, 'gm'))].map((m) => m[1]);
 
 let before: { lastMigration: number; lastDate: string; lastRange: number };
 
 beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'tc-new-module-'));
-  for (const rel of ['src', 'test/helpers', 'scripts/new-module.ts', 'docs/errors.md', 'package.json', 'tsconfig.json', 'eslint.config.js', 'vitest.config.ts']) {
+  for (const rel of [
+    'src',
+    'test/helpers',
+    'scripts/new-module.ts',
+    'docs/errors.md',
+    'package.json',
+    'tsconfig.json',
+    'eslint.config.js',
+    'vitest.config.ts',
+  ]) {
     cpSync(path.join(root, rel), path.join(dir, rel), { recursive: true });
   }
   symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-  const migrations = readdirSync(path.join(dir, 'src/db/migrations')).map((f) => /^(\d{8})_(\d{4})_/.exec(f)).filter((m) => m !== null);
-  const ranges = [...readFileSync(path.join(dir, 'docs/errors.md'), 'utf8').matchAll(/^\| 1_0(\d\d)_000_000 \|/gm)].map((m) => Number(m[1]));
+  const migrations = readdirSync(path.join(dir, 'src/db/migrations'))
+    .map((f) => /^(\d{8})_(\d{4})_/.exec(f))
+    .filter((m) => m !== null);
+  const ranges = [...readFileSync(path.join(dir, 'docs/errors.md'), 'utf8').matchAll(/^\| 1_0(\d\d)_000_000 \|/gm)].map(
+    (m) => Number(m[1]),
+  );
   before = {
     lastMigration: Math.max(...migrations.map((m) => Number(m[2]))),
-    lastDate: migrations.map((m) => m[1]).sort().at(-1)!,
+    lastDate: migrations
+      .map((m) => m[1])
+      .sort()
+      .at(-1)!,
     lastRange: Math.max(...ranges),
   };
 });
@@ -104,19 +138,26 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))('npm run new-module', () => {
     const [, date, nnnn] = /^src\/db\/migrations\/(\d{8})_(\d{4})_gift_shop\.ts$/.exec(migration) ?? [];
     expect(Number(nnnn)).toBe(before.lastMigration + 1);
     expect(date >= before.lastDate).toBe(true);
-    expect(written.sort()).toEqual([
-      migration,
-      'src/db/tables/gift-shop.ts',
-      'src/modules/gift-shop/gift-shop.errors.ts',
-      'src/modules/gift-shop/gift-shop.module.ts',
-      'src/modules/gift-shop/gift-shop.repository.ts',
-      'src/modules/gift-shop/gift-shop.routes.ts',
-      'src/modules/gift-shop/gift-shop.schemas.ts',
-      'src/modules/gift-shop/gift-shop.service.ts',
-      'src/modules/gift-shop/index.ts',
-      'test/gift-shop/gift-shop.test.ts',
-    ].sort());
-    expect(changed.sort()).toEqual(['docs/errors.md', 'src/db/migrations/index.ts', 'src/db/types.ts', 'src/modules/index.ts']);
+    expect(written.sort()).toEqual(
+      [
+        migration,
+        'src/db/tables/gift-shop.ts',
+        'src/modules/gift-shop/gift-shop.errors.ts',
+        'src/modules/gift-shop/gift-shop.module.ts',
+        'src/modules/gift-shop/gift-shop.repository.ts',
+        'src/modules/gift-shop/gift-shop.routes.ts',
+        'src/modules/gift-shop/gift-shop.schemas.ts',
+        'src/modules/gift-shop/gift-shop.service.ts',
+        'src/modules/gift-shop/index.ts',
+        'test/gift-shop/gift-shop.test.ts',
+      ].sort(),
+    );
+    expect(changed.sort()).toEqual([
+      'docs/errors.md',
+      'src/db/migrations/index.ts',
+      'src/db/types.ts',
+      'src/modules/index.ts',
+    ]);
     for (const f of written) expect(existsSync(path.join(dir, f)), f).toBe(true);
     expect(res.stdout).toMatch(/Next steps/);
 
@@ -148,37 +189,70 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))('npm run new-module', () => {
     expect(snapshot()).toEqual(was);
   });
 
-  it('writes files the linter passes with no problem', async () => {
-    const files = [...written, ...changed.filter((f) => f.endsWith('.ts'))];
-    const res = await run([bin('eslint/bin/eslint.js'), '--max-warnings', '0', '--format', 'json', ...files]);
-    const report = JSON.parse(res.stdout) as Array<{ filePath: string; errorCount: number; warningCount: number; messages: unknown[] }>;
-    expect(report.map((r) => path.relative(dir, r.filePath)).sort()).toEqual([...files].sort());
-    const problems = report.filter((r) => r.errorCount + r.warningCount > 0);
-    expect(problems, JSON.stringify(problems, null, 2)).toEqual([]);
-    expect(res.code, res.stderr).toBe(0);
-  }, HEAVY_MS);
+  it(
+    'writes files the linter passes with no problem',
+    async () => {
+      const files = [...written, ...changed.filter((f) => f.endsWith('.ts'))];
+      const res = await run([bin('eslint/bin/eslint.js'), '--max-warnings', '0', '--format', 'json', ...files]);
+      const report = JSON.parse(res.stdout) as Array<{
+        filePath: string;
+        errorCount: number;
+        warningCount: number;
+        messages: unknown[];
+      }>;
+      expect(report.map((r) => path.relative(dir, r.filePath)).sort()).toEqual([...files].sort());
+      const problems = report.filter((r) => r.errorCount + r.warningCount > 0);
+      expect(problems, JSON.stringify(problems, null, 2)).toEqual([]);
+      expect(res.code, res.stderr).toBe(0);
+    },
+    HEAVY_MS,
+  );
 
-  it('leaves a tree the type check passes with no error', async () => {
-    const res = await run([bin('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit', '--pretty', 'false']);
-    expect(res.stdout + res.stderr).toBe('');
-    expect(res.code).toBe(0);
-  }, HEAVY_MS);
+  it(
+    'leaves a tree the type check passes with no error',
+    async () => {
+      const res = await run([bin('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit', '--pretty', 'false']);
+      expect(res.stdout + res.stderr).toBe('');
+      expect(res.code).toBe(0);
+    },
+    HEAVY_MS,
+  );
 
-  it('writes a test that passes: the rejection matrix, success, scoping and the operation log', async () => {
-    const out = path.join(dir, 'vitest-report.json');
-    const res = await run([bin('vitest/vitest.mjs'), 'run', '--project', 'app', '--no-cache', '--reporter=json', `--outputFile=${out}`, `test/${NAME}/${NAME}.test.ts`]);
-    if (!existsSync(out)) throw new Error(`vitest wrote no report (exit ${res.code}):\n${res.stdout.slice(-4000)}\n${res.stderr.slice(-4000)}`);
-    const report = JSON.parse(readFileSync(out, 'utf8')) as {
-      numTotalTests: number; numFailedTests: number; numPassedTests: number;
-      testResults: Array<{ name: string; assertionResults: Array<{ fullName: string; status: string }> }>;
-    };
-    const failed = report.testResults.flatMap((f) => f.assertionResults.filter((a) => a.status !== 'passed').map((a) => `${a.fullName}: ${a.status}`));
-    expect(failed, res.stderr.slice(-4000)).toEqual([]);
-    expect(report.testResults.map((f) => path.relative(dir, f.name))).toEqual([`test/${NAME}/${NAME}.test.ts`]);
-    const names = report.testResults[0].assertionResults.map((a) => a.fullName);
-    expect(names.filter((n) => n.startsWith('rejection matrix')).length).toBeGreaterThanOrEqual(15);
-    expect(names.some((n) => n.startsWith('success'))).toBe(true);
-    expect(report.numPassedTests).toBe(report.numTotalTests);
-    expect(res.code).toBe(0);
-  }, HEAVY_MS);
+  it(
+    'writes a test that passes: the rejection matrix, success, scoping and the operation log',
+    async () => {
+      const out = path.join(dir, 'vitest-report.json');
+      const res = await run([
+        bin('vitest/vitest.mjs'),
+        'run',
+        '--project',
+        'app',
+        '--no-cache',
+        '--reporter=json',
+        `--outputFile=${out}`,
+        `test/${NAME}/${NAME}.test.ts`,
+      ]);
+      if (!existsSync(out))
+        throw new Error(
+          `vitest wrote no report (exit ${res.code}):\n${res.stdout.slice(-4000)}\n${res.stderr.slice(-4000)}`,
+        );
+      const report = JSON.parse(readFileSync(out, 'utf8')) as {
+        numTotalTests: number;
+        numFailedTests: number;
+        numPassedTests: number;
+        testResults: Array<{ name: string; assertionResults: Array<{ fullName: string; status: string }> }>;
+      };
+      const failed = report.testResults.flatMap((f) =>
+        f.assertionResults.filter((a) => a.status !== 'passed').map((a) => `${a.fullName}: ${a.status}`),
+      );
+      expect(failed, res.stderr.slice(-4000)).toEqual([]);
+      expect(report.testResults.map((f) => path.relative(dir, f.name))).toEqual([`test/${NAME}/${NAME}.test.ts`]);
+      const names = report.testResults[0].assertionResults.map((a) => a.fullName);
+      expect(names.filter((n) => n.startsWith('rejection matrix')).length).toBeGreaterThanOrEqual(15);
+      expect(names.some((n) => n.startsWith('success'))).toBe(true);
+      expect(report.numPassedTests).toBe(report.numTotalTests);
+      expect(res.code).toBe(0);
+    },
+    HEAVY_MS,
+  );
 });

@@ -26,7 +26,14 @@ afterAll(() => d?.close());
 
 describe('demo records through the repositories', () => {
   it('gives every card model its price history, covering every card sold', async () => {
-    const rows = await sql<{ id: number; price: number; history: number; current_price: number | null; valid_from: Date; first_sale: Date | null }>`
+    const rows = await sql<{
+      id: number;
+      price: number;
+      history: number;
+      current_price: number | null;
+      valid_from: Date;
+      first_sale: Date | null;
+    }>`
       select m.id, m.price,
         (select count(*)::int from card_model_price_history h where h.card_model_id = m.id) as history,
         (select h.price from card_model_price_history h where h.card_model_id = m.id and h.valid_to is null) as current_price,
@@ -45,13 +52,33 @@ describe('demo records through the repositories', () => {
     expect(checkers[0]).toMatchObject({ mobile: '13800000001', status: 1 });
     const orphanChecks = await sql<{ n: number }>`
       select count(*)::int as n from card_check c where not exists (
-        select 1 from checker_relation r where r.checker_id = c.checker_id and r.sku_id = c.sku_id and r.entrance_id = c.entrance_id)`.execute(d.db);
+        select 1 from checker_relation r where r.checker_id = c.checker_id and r.sku_id = c.sku_id and r.entrance_id = c.entrance_id)`.execute(
+      d.db,
+    );
     expect(orphanChecks.rows[0].n).toBe(0);
-    const roles = await d.db.selectFrom('role').select(['code', 'permissions', 'merchant_id']).where('code', 'in', ['merchant_admin', 'shop_admin']).orderBy('code').execute();
-    expect(roles.map((r) => [r.code, r.merchant_id])).toEqual([['merchant_admin', null], ['shop_admin', null]]);
+    const roles = await d.db
+      .selectFrom('role')
+      .select(['code', 'permissions', 'merchant_id'])
+      .where('code', 'in', ['merchant_admin', 'shop_admin'])
+      .orderBy('code')
+      .execute();
+    expect(roles.map((r) => [r.code, r.merchant_id])).toEqual([
+      ['merchant_admin', null],
+      ['shop_admin', null],
+    ]);
     expect(roles[0].permissions).toEqual(expect.arrayContaining(['staff:*', 'role:*', 'checker:*']));
-    const staff = await d.db.selectFrom('admin_user as u').innerJoin('user_role as ur', 'ur.user_id', 'u.id').innerJoin('role as r', 'r.id', 'ur.role_id')
-      .select(['u.username', 'r.code']).where('u.username', 'in', ['merchant01', 'shop01', 'platform01']).orderBy('u.username').execute();
-    expect(staff).toEqual([{ username: 'merchant01', code: 'merchant_admin' }, { username: 'platform01', code: 'super_admin' }, { username: 'shop01', code: 'shop_admin' }]);
+    const staff = await d.db
+      .selectFrom('admin_user as u')
+      .innerJoin('user_role as ur', 'ur.user_id', 'u.id')
+      .innerJoin('role as r', 'r.id', 'ur.role_id')
+      .select(['u.username', 'r.code'])
+      .where('u.username', 'in', ['merchant01', 'shop01', 'platform01'])
+      .orderBy('u.username')
+      .execute();
+    expect(staff).toEqual([
+      { username: 'merchant01', code: 'merchant_admin' },
+      { username: 'platform01', code: 'super_admin' },
+      { username: 'shop01', code: 'shop_admin' },
+    ]);
   });
 });

@@ -1,4 +1,13 @@
-import { createCardModel, createCardModelRule, createChecker, createMerchant, createShop, createSku, createSpu, uniq } from '../helpers/factories.js';
+import {
+  createCardModel,
+  createCardModelRule,
+  createChecker,
+  createMerchant,
+  createShop,
+  createSku,
+  createSpu,
+  uniq,
+} from '../helpers/factories.js';
 import type { TestApp } from '../helpers/test-app.js';
 
 /**
@@ -34,14 +43,40 @@ export const PROFIT = 3333;
 /** The expected details by resource key (hand computed from the data set above). */
 export const EXPECTED = {
   r1: {
-    settlementWay: 1, checkNum: 7, settlementAmount: 30850,
+    settlementWay: 1,
+    checkNum: 7,
+    settlementAmount: 30850,
     ticketPriceInfo: [
       // 03-10…03-12 at 40.00: 3 checks → 120.00 × 0.9 = 108.00
-      { startDate: '2026-03-10 00:00:00', endDate: '2026-03-12 23:59:59', price: 4000, checkNum: 3, ticketTotalAmount: 12000, settlementFactor: 0.9, settlementAmount: 10800 },
+      {
+        startDate: '2026-03-10 00:00:00',
+        endDate: '2026-03-12 23:59:59',
+        price: 4000,
+        checkNum: 3,
+        ticketTotalAmount: 12000,
+        settlementFactor: 0.9,
+        settlementAmount: 10800,
+      },
       // 03-14, no price period: buy_price 50.00 × 1 × 0.95 = 47.50
-      { startDate: '2026-03-14 00:00:00', endDate: '2026-03-14 23:59:59', price: 5000, checkNum: 1, ticketTotalAmount: 5000, settlementFactor: 0.95, settlementAmount: 4750 },
+      {
+        startDate: '2026-03-14 00:00:00',
+        endDate: '2026-03-14 23:59:59',
+        price: 5000,
+        checkNum: 1,
+        ticketTotalAmount: 5000,
+        settlementFactor: 0.95,
+        settlementAmount: 4750,
+      },
       // 03-16…03-20 at 60.00: 3 checks → 180.00 × 0.85 = 153.00
-      { startDate: '2026-03-16 00:00:00', endDate: '2026-03-20 23:59:59', price: 6000, checkNum: 3, ticketTotalAmount: 18000, settlementFactor: 0.85, settlementAmount: 15300 },
+      {
+        startDate: '2026-03-16 00:00:00',
+        endDate: '2026-03-20 23:59:59',
+        price: 6000,
+        checkNum: 3,
+        ticketTotalAmount: 18000,
+        settlementFactor: 0.85,
+        settlementAmount: 15300,
+      },
     ],
   },
   r2: { settlementWay: 2, checkNum: 1, settlementAmount: 123456, ticketPriceInfo: [] },
@@ -55,31 +90,77 @@ export const EXPECTED = {
 export const TOTAL_A = 30850 + 123456 + 2916;
 export const TOTAL_B = 5833 + 17498 + 1111;
 
-export async function addCheck(t: TestApp, w: World, key: keyof World['r'], at: string, consume = 1, o: { deleted?: boolean; name?: string; mobile?: string } = {}): Promise<number> {
+export async function addCheck(
+  t: TestApp,
+  w: World,
+  key: keyof World['r'],
+  at: string,
+  consume = 1,
+  o: { deleted?: boolean; name?: string; mobile?: string } = {},
+): Promise<number> {
   const r = await t.db
     .insertInto('card_check')
     .values({
-      card_id: w.card, card_model_id: w.model, sku_id: w.r[key].sku, resource_id: w.r[key].spu, checker_id: w.checker,
-      tourist_name: o.name ?? '张三', tourist_mobile: o.mobile ?? '13800001111', consume_num: consume,
-      check_time: at, check_date: at.slice(0, 10), is_deleted: o.deleted ?? false,
+      card_id: w.card,
+      card_model_id: w.model,
+      sku_id: w.r[key].sku,
+      resource_id: w.r[key].spu,
+      checker_id: w.checker,
+      tourist_name: o.name ?? '张三',
+      tourist_mobile: o.mobile ?? '13800001111',
+      consume_num: consume,
+      check_time: at,
+      check_date: at.slice(0, 10),
+      is_deleted: o.deleted ?? false,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
   return r.id;
 }
 
-async function allocation(t: TestApp, w: World, year: number, month: number, amount: number, deleted = false): Promise<void> {
+async function allocation(
+  t: TestApp,
+  w: World,
+  year: number,
+  month: number,
+  amount: number,
+  deleted = false,
+): Promise<void> {
   const b = await t.db
     .insertInto('distribute_batch')
     .values({
-      batch_no: uniq('DA').slice(0, 40), year, month, quarter: Math.ceil(month / 3), card_model_id: w.model, card_model_name: w.modelName,
-      card_model_price: 19800, valid_user_count: 1, total_distribute_amount: amount, park_count: 1, exec_time: new Date(), calc_mode: 'ratio', ratio: 80, is_deleted: deleted,
+      batch_no: uniq('DA').slice(0, 40),
+      year,
+      month,
+      quarter: Math.ceil(month / 3),
+      card_model_id: w.model,
+      card_model_name: w.modelName,
+      card_model_price: 19800,
+      valid_user_count: 1,
+      total_distribute_amount: amount,
+      park_count: 1,
+      exec_time: new Date(),
+      calc_mode: 'ratio',
+      ratio: 80,
+      is_deleted: deleted,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
   await t.db
     .insertInto('distribute_detail')
-    .values({ batch_id: b.id, year, month, card_model_id: w.model, park_id: w.r.r6.spu, park_name: w.r.r6.name, merchant_id: w.merchantB, shop_id: w.shopB1, check_num: 1, distribute_percent: 100, distribute_amount: amount })
+    .values({
+      batch_id: b.id,
+      year,
+      month,
+      card_model_id: w.model,
+      park_id: w.r.r6.spu,
+      park_name: w.r.r6.name,
+      merchant_id: w.merchantB,
+      shop_id: w.shopB1,
+      check_num: 1,
+      distribute_percent: 100,
+      distribute_amount: amount,
+    })
     .execute();
 }
 
@@ -105,13 +186,33 @@ export async function buildWorld(t: TestApp): Promise<World> {
     r5: await spot(merchantB, shopB1, '雁荡山', { settlement_way: 4 }),
     r6: await spot(merchantB, shopB1, '普陀山', { settlement_way: 5 }),
   };
-  const rule1 = await db.selectFrom('card_model_resource_rule').select('id').where('card_model_id', '=', model).where('resource_id', '=', r.r1.spu).executeTakeFirstOrThrow();
-  await db.insertInto('card_model_resource_price').values([
-    { rule_id: rule1.id, start_date: '2026-03-01', end_date: '2026-03-12', price: 4000, settlement_factor: '0.9' },
-    { rule_id: rule1.id, start_date: '2026-03-16', end_date: '2026-04-30', price: 6000, settlement_factor: '0.85' },
-  ]).execute();
+  const rule1 = await db
+    .selectFrom('card_model_resource_rule')
+    .select('id')
+    .where('card_model_id', '=', model)
+    .where('resource_id', '=', r.r1.spu)
+    .executeTakeFirstOrThrow();
+  await db
+    .insertInto('card_model_resource_price')
+    .values([
+      { rule_id: rule1.id, start_date: '2026-03-01', end_date: '2026-03-12', price: 4000, settlement_factor: '0.9' },
+      { rule_id: rule1.id, start_date: '2026-03-16', end_date: '2026-04-30', price: 6000, settlement_factor: '0.85' },
+    ])
+    .execute();
   const cardNumber = uniq('C').slice(0, 32);
-  const card = (await db.insertInto('card').values({ card_number: cardNumber, card_model_id: model, status: 2, active_time: '2026-03-01 10:00:00', expire_time: '2027-03-01 10:00:00' }).returning('id').executeTakeFirstOrThrow()).id;
+  const card = (
+    await db
+      .insertInto('card')
+      .values({
+        card_number: cardNumber,
+        card_model_id: model,
+        status: 2,
+        active_time: '2026-03-01 10:00:00',
+        expire_time: '2027-03-01 10:00:00',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+  ).id;
   const checker = (await createChecker(db, { merchant_id: merchantA, name: '检票员小王' })).id;
   const w: World = { merchantA, shopA1, merchantB, shopB1, model, modelName, r, card, cardNumber, checker };
 

@@ -6,9 +6,29 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { createCard as allocationCard, createCheck, createPark } from '../allocation/fixtures.js';
-import { activate, bankToken, BANK_PASSWORD, createBankChannel, createBankUser, newIdNumber, newPhone, recordingSms, requestCode, type Recorder } from '../bank/bank-fixtures.js';
+import {
+  activate,
+  bankToken,
+  BANK_PASSWORD,
+  createBankChannel,
+  createBankUser,
+  newIdNumber,
+  newPhone,
+  recordingSms,
+  requestCode,
+  type Recorder,
+} from '../bank/bank-fixtures.js';
 import { checkIn, createSpot, heldCard, verifierAt } from '../checker/checkin-fixtures.js';
-import { createCardModel, createChecker, createCheckerConfig, createDept, createMerchant, createShop, createSpu, uniq } from '../helpers/factories.js';
+import {
+  createCardModel,
+  createChecker,
+  createCheckerConfig,
+  createDept,
+  createMerchant,
+  createShop,
+  createSpu,
+  uniq,
+} from '../helpers/factories.js';
 import { staffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { TEST_ADMIN } from '../helpers/test-env.js';
@@ -42,8 +62,11 @@ interface Row {
 }
 
 function readRows(file: string): Row[] {
-  const [header, ...lines] = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '');
-  if (header.split('\t').slice(0, 3).join(' ') !== 'method prefix path') throw new Error(`${file}: unexpected header ${header}`);
+  const [header, ...lines] = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
+  if (header.split('\t').slice(0, 3).join(' ') !== 'method prefix path')
+    throw new Error(`${file}: unexpected header ${header}`);
   return lines.map((line) => {
     const [method, prefix, p] = line.split('\t');
     return { method, prefix, path: p, key: `${method} ${prefix}${p}` };
@@ -53,18 +76,27 @@ function readRows(file: string): Row[] {
 const ROWS = readRows(LOCAL_TSV);
 
 describe('the operation list', () => {
-  it.for(['endpoints.tsv', 'part-a.md', 'part-b.md'])('docs/spec/%s is the shared specification\'s text, when that is beside the repository', (file, ctx) => {
-    const shared = path.join(SHARED_SPEC, file);
-    if (!existsSync(shared)) ctx.skip(`no ${shared}: the copy in docs/spec cannot be compared here`);
-    expect(readFileSync(path.join(LOCAL_SPEC, file), 'utf8')).toBe(readFileSync(shared, 'utf8'));
-  });
+  it.for(['endpoints.tsv', 'part-a.md', 'part-b.md'])(
+    "docs/spec/%s is the shared specification's text, when that is beside the repository",
+    (file, ctx) => {
+      const shared = path.join(SHARED_SPEC, file);
+      if (!existsSync(shared)) ctx.skip(`no ${shared}: the copy in docs/spec cannot be compared here`);
+      expect(readFileSync(path.join(LOCAL_SPEC, file), 'utf8')).toBe(readFileSync(shared, 'utf8'));
+    },
+  );
 
   it('has a request for every row and a row for every request', () => {
     expect(ROWS).toHaveLength(103);
     const keys = ROWS.map((r) => r.key);
     expect(new Set(keys).size).toBe(keys.length);
-    expect(keys.filter((k) => !(k in SPEC_REQUESTS)), 'rows without a request').toEqual([]);
-    expect(Object.keys(SPEC_REQUESTS).filter((k) => !keys.includes(k)), 'requests without a row').toEqual([]);
+    expect(
+      keys.filter((k) => !(k in SPEC_REQUESTS)),
+      'rows without a request',
+    ).toEqual([]);
+    expect(
+      Object.keys(SPEC_REQUESTS).filter((k) => !keys.includes(k)),
+      'requests without a row',
+    ).toEqual([]);
   });
 });
 
@@ -110,9 +142,16 @@ beforeAll(async () => {
   tokens.checker = spot.checker.token;
   tokens.checkerToEnd = (await verifierAt(t, { merchantId: spot.merchantId, skuId: spot.skuId })).token;
   const loginChecker = await createChecker(db, { merchant_id: spot.merchantId, shop_id: spot.shopId });
-  const [toCheck, checked, checkedToRevoke] = [await heldCard(db, spot.modelId), await heldCard(db, spot.modelId), await heldCard(db, spot.modelId)];
-  const record = (await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: checked.cardNumber })).body.data;
-  const recordToRevoke = (await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: checkedToRevoke.cardNumber })).body.data;
+  const [toCheck, checked, checkedToRevoke] = [
+    await heldCard(db, spot.modelId),
+    await heldCard(db, spot.modelId),
+    await heldCard(db, spot.modelId),
+  ];
+  const record = (await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: checked.cardNumber })).body
+    .data;
+  const recordToRevoke = (
+    await checkIn(t, spot.checker.token, { skuId: spot.skuId, cardNumber: checkedToRevoke.cardNumber })
+  ).body.data;
   const configId = await createCheckerConfig(db, { checker_id: spot.checker.id });
   const configToDelete = await createCheckerConfig(db, { checker_id: spot.checker.id, item: 'faceThreshold' });
 
@@ -122,7 +161,11 @@ beforeAll(async () => {
   const contact = async () => {
     const c = { name: '王芳', phone: newPhone(), identityNo: newIdNumber() };
     await ok('/mp-api/memberContacts/addMemberContacts', c, member.token);
-    const list: Array<{ id: number; identityNo: string }> = await ok('/mp-api/memberContacts/queryMemberContactsList', {}, member.token);
+    const list: Array<{ id: number; identityNo: string }> = await ok(
+      '/mp-api/memberContacts/queryMemberContactsList',
+      {},
+      member.token,
+    );
     return { ...c, id: list.find((x) => x.identityNo === c.identityNo)!.id };
   };
   const [kept, deleted, updated] = [await contact(), await contact(), await contact()];
@@ -132,31 +175,69 @@ beforeAll(async () => {
   const allocShop = await createShop(db, { merchant_id: allocMerchant });
   const allocModel = await createCardModel(db, { allocation_enabled: true });
   const park = await createPark(db, { cardModelId: allocModel, shopId: allocShop, merchantId: allocMerchant });
-  const allocCard = await allocationCard(db, { card_model_id: allocModel, active_time: `${year - 1}-01-01 10:00:00`, expire_time: `${year}-01-01 10:00:00` });
-  for (const m of ['01', '02', '03']) await createCheck(db, { cardId: allocCard, cardModelId: allocModel, park, at: `${year - 1}-${m}-15 10:00:00` });
-  const batches: Array<{ id: number; month: number }> = await ok('/manage-api/distributeAmount/executeCalc', { year: year - 1, months: [1, 2, 3], cardModelIds: [allocModel] }, admin);
+  const allocCard = await allocationCard(db, {
+    card_model_id: allocModel,
+    active_time: `${year - 1}-01-01 10:00:00`,
+    expire_time: `${year}-01-01 10:00:00`,
+  });
+  for (const m of ['01', '02', '03'])
+    await createCheck(db, { cardId: allocCard, cardModelId: allocModel, park, at: `${year - 1}-${m}-15 10:00:00` });
+  const batches: Array<{ id: number; month: number }> = await ok(
+    '/manage-api/distributeAmount/executeCalc',
+    { year: year - 1, months: [1, 2, 3], cardModelIds: [allocModel] },
+    admin,
+  );
   const batchOf = (month: number) => batches.find((b) => b.month === month)!.id;
 
   // Estimation and settlement: the hand-computed world of the settlement tests, calculated over several periods.
   const w = await buildWorld(t);
   const calc = async (period: [string, string]): Promise<number> =>
-    (await ok('/manage-api/estimation/calcEstimationCard', { cardModelId: w.model, profit: PROFIT, issueNum: ISSUE, estimationPeriod: period }, admin)).id;
+    (
+      await ok(
+        '/manage-api/estimation/calcEstimationCard',
+        { cardModelId: w.model, profit: PROFIT, issueNum: ISSUE, estimationPeriod: period },
+        admin,
+      )
+    ).id;
   const heldPeriod: [string, string] = [PERIOD[0], PERIOD[1]];
   const heldId = await calc(heldPeriod);
-  const heldDetails = await ok('/manage-api/estimation/queryEstimationCardCalcDetailPage', { cardModelId: w.model, estimationPeriod: heldPeriod }, admin);
+  const heldDetails = await ok(
+    '/manage-api/estimation/queryEstimationCardCalcDetailPage',
+    { cardModelId: w.model, estimationPeriod: heldPeriod },
+    admin,
+  );
   const toSubmit = await calc(['2026-03-11 00:00:00', '2026-03-20 23:59:59']);
   /** A submitted estimation: its sheet and merchant A's settlement order (status 1). */
   const submitted = async (start: string) => {
     const id = await calc([start, '2026-03-20 23:59:59']);
     await ok('/manage-api/estimation/submitEstimationCard', { id }, admin);
-    const order = await db.selectFrom('settlement').select('id').where('estimation_id', '=', id).where('settlement_merchant_id', '=', w.merchantA).executeTakeFirstOrThrow();
+    const order = await db
+      .selectFrom('settlement')
+      .select('id')
+      .where('estimation_id', '=', id)
+      .where('settlement_merchant_id', '=', w.merchantA)
+      .executeTakeFirstOrThrow();
     return { sheet: id, order: order.id };
   };
   const main = await submitted('2026-03-12 00:00:00');
-  const r1Detail = await db.selectFrom('settlement_detail').select('id').where('settlement_id', '=', main.order).where('resource_id', '=', w.r.r1.spu).executeTakeFirstOrThrow();
-  const r1Sheet = await db.selectFrom('estimation_detail').select('id').where('sheet_id', '=', main.sheet).where('resource_id', '=', w.r.r1.spu).executeTakeFirstOrThrow();
+  const r1Detail = await db
+    .selectFrom('settlement_detail')
+    .select('id')
+    .where('settlement_id', '=', main.order)
+    .where('resource_id', '=', w.r.r1.spu)
+    .executeTakeFirstOrThrow();
+  const r1Sheet = await db
+    .selectFrom('estimation_detail')
+    .select('id')
+    .where('sheet_id', '=', main.sheet)
+    .where('resource_id', '=', w.r.r1.spu)
+    .executeTakeFirstOrThrow();
   const toCalc = (await submitted('2026-03-13 00:00:00')).order;
-  const merchantA = await staffSession(t, { kind: 'merchant', merchantId: w.merchantA, permissions: ['settlement:read', 'settlement:confirm'] });
+  const merchantA = await staffSession(t, {
+    kind: 'merchant',
+    merchantId: w.merchantA,
+    permissions: ['settlement:read', 'settlement:confirm'],
+  });
   await ok('/manage-api/settlement/confirmSettlementCard', { id: toCalc }, merchantA.token);
   const toDeleteOrder = (await submitted('2026-03-14 00:00:00')).order;
 
@@ -164,13 +245,25 @@ beforeAll(async () => {
   const seeded = await db.selectFrom('region').select('id').orderBy('id').executeTakeFirstOrThrow();
   const region = async () => {
     const name = uniq('测试省');
-    return { id: (await ok('/manage-api/region/addRegion', { name, levelType: 1, parentId: 0 }, admin)).id as number, name, levelType: 1 };
+    return {
+      id: (await ok('/manage-api/region/addRegion', { name, levelType: 1, parentId: 0 }, admin)).id as number,
+      name,
+      levelType: 1,
+    };
   };
   const [regionToDelete, regionToUpdate] = [await region(), await region()];
 
   // Custom distributors and their users.
-  const dis = await ok('/manage-api/custom/addCustomDis', { name: uniq('西湖旅行社'), contact: '陈经理', phone: '0571-87654321' }, admin);
-  const disUser = await ok('/manage-api/custom/addCustomDisUser', { customDisId: dis.id, name: '导游小张', mobile: newPhone() }, admin);
+  const dis = await ok(
+    '/manage-api/custom/addCustomDis',
+    { name: uniq('西湖旅行社'), contact: '陈经理', phone: '0571-87654321' },
+    admin,
+  );
+  const disUser = await ok(
+    '/manage-api/custom/addCustomDisUser',
+    { customDisId: dis.id, name: '导游小张', mobile: newPhone() },
+    admin,
+  );
 
   // Sales institutions under a department.
   const deptId = await createDept(db);
@@ -181,12 +274,20 @@ beforeAll(async () => {
   const [salesKept, salesToDelete, salesToUpdate] = [await sales(), await sales(), await sales()];
 
   // Object storage: a stored file and a started chunked upload.
-  const stored = await ok('/open-api/oss/uploadBase64', { fileName: 'guide.pdf', content: PDF.toString('base64') }, admin);
+  const stored = await ok(
+    '/open-api/oss/uploadBase64',
+    { fileName: 'guide.pdf', content: PDF.toString('base64') },
+    admin,
+  );
   const init = await ok('/manage-api/oss/multipartFileInit', { fileName: '景区导览.pdf' }, admin);
 
   // Bank channel: an operator holding every permission, a manager who logs in, a phone that has activated.
   const bank = await createBankChannel(db, { operators: [{ total: 100, day: 100 }], pool: 10 });
-  const operator = await createBankUser(db, { businessId: bank.businessId, operatorRowId: bank.operators[0].id, permissions: ['*'] });
+  const operator = await createBankUser(db, {
+    businessId: bank.businessId,
+    operatorRowId: bank.operators[0].id,
+    permissions: ['*'],
+  });
   tokens.bank = await bankToken(t, operator);
   const manager = await createBankUser(db, { businessId: bank.businessId, permissions: ['*'] });
   const activated = await activate(t, rec, tokens.bank);
@@ -195,12 +296,34 @@ beforeAll(async () => {
   // Code generation: two columns of another table than the one the add request names.
   const codegenTable = 700_000 + Math.floor(Math.random() * 100_000);
   const column = async (columnName: string, javaField: string) =>
-    (await ok('/manage-api/infra/codegen/addCodegenColumn', {
-      tableId: codegenTable + 1, columnName, dataType: 'bigint', columnComment: columnName, nullable: false, primaryKey: false, autoIncrement: 'false',
-      ordinalPosition: 1, javaType: 'Long', javaField, createOperation: true, updateOperation: true, listOperation: true, listOperationCondition: '=',
-      listOperationResult: true, htmlType: 'input',
-    }, admin)).id as number;
-  const [columnKept, columnToDelete] = [await column('card_model_id', 'cardModelId'), await column('shop_id', 'shopId')];
+    (
+      await ok(
+        '/manage-api/infra/codegen/addCodegenColumn',
+        {
+          tableId: codegenTable + 1,
+          columnName,
+          dataType: 'bigint',
+          columnComment: columnName,
+          nullable: false,
+          primaryKey: false,
+          autoIncrement: 'false',
+          ordinalPosition: 1,
+          javaType: 'Long',
+          javaField,
+          createOperation: true,
+          updateOperation: true,
+          listOperation: true,
+          listOperationCondition: '=',
+          listOperationResult: true,
+          htmlType: 'input',
+        },
+        admin,
+      )
+    ).id as number;
+  const [columnKept, columnToDelete] = [
+    await column('card_model_id', 'cardModelId'),
+    await column('shop_id', 'shopId'),
+  ];
 
   // Catalog.
   const catalogMerchant = await createMerchant(db);
@@ -257,7 +380,12 @@ beforeAll(async () => {
     sales: { deptId, id: salesKept.id, toDelete: salesToDelete.id, toUpdate: salesToUpdate },
     oss: { fileKey: stored.fileKey, uploadId: init.uploadId },
     checker: {
-      configId, configToDelete, skuId: spot.skuId, cardNumber: toCheck.cardNumber, recordId: record.id, recordToDelete: recordToRevoke.id,
+      configId,
+      configToDelete,
+      skuId: spot.skuId,
+      cardNumber: toCheck.cardNumber,
+      recordId: record.id,
+      recordToDelete: recordToRevoke.id,
     },
     settlement: { id: main.order, detailId: r1Detail.id, toCalc, toDelete: toDeleteOrder },
     bank: {
@@ -316,7 +444,12 @@ async function send(method: 'GET' | 'POST', url: string, call: SpecCall, token: 
     headers['content-type'] = 'application/json';
   }
   const qs = new URLSearchParams(query).toString();
-  return t.app.inject({ method, url: qs ? `${url}?${qs}` : url, headers, ...(payload !== undefined ? { payload } : {}) });
+  return t.app.inject({
+    method,
+    url: qs ? `${url}?${qs}` : url,
+    headers,
+    ...(payload !== undefined ? { payload } : {}),
+  });
 }
 
 /** Why the answer is a refusal of the request itself, or null when it is not. */
@@ -341,9 +474,15 @@ function describeCall(method: 'GET' | 'POST', call: SpecCall): string {
   const query = method === 'GET' && !call.form ? { ...asQuery(call.body), ...(call.query ?? {}) } : (call.query ?? {});
   if (Object.keys(query).length > 0) parts.push(`query ${JSON.stringify(query)}`);
   if (call.form) {
-    parts.push(`multipart [${call.form.map(([k, v]) => (typeof v === 'string' ? `${k}=${v}` : `${k}=<${v.name}, ${v.bytes.length} bytes>`)).join(', ')}]`);
+    parts.push(
+      `multipart [${call.form.map(([k, v]) => (typeof v === 'string' ? `${k}=${v}` : `${k}=<${v.name}, ${v.bytes.length} bytes>`)).join(', ')}]`,
+    );
   } else if (method === 'POST' && call.body !== undefined) {
-    parts.push(JSON.stringify(call.body, (_k, v) => (typeof v === 'string' && v.length > 120 ? `${v.slice(0, 40)}…(${v.length} chars)` : v)));
+    parts.push(
+      JSON.stringify(call.body, (_k, v) =>
+        typeof v === 'string' && v.length > 120 ? `${v.slice(0, 40)}…(${v.length} chars)` : v,
+      ),
+    );
   } else if (method === 'POST') {
     parts.push('no body');
   } else if (parts.length === 0) {
@@ -361,7 +500,12 @@ describe('the smallest spec-valid request of each operation is not refused', () 
     for (const method of methods) {
       it(`${method} ${row.prefix}${row.path}`, async () => {
         const call = await spec.build(data);
-        const res = await send(method, `${row.prefix}${row.path}`, call, spec.session === 'none' ? undefined : tokens[spec.session]);
+        const res = await send(
+          method,
+          `${row.prefix}${row.path}`,
+          call,
+          spec.session === 'none' ? undefined : tokens[spec.session],
+        );
         const why = refusal(res);
         const line = `${why ? 'REFUSED' : 'ok     '} ${method} ${row.prefix}${row.path} [${spec.session}] ${describeCall(method, call)} → ${describeAnswer(res)}`;
         outcomes.push(line);

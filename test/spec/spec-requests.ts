@@ -93,7 +93,14 @@ export interface SpecData {
   custom: { disId: number; userId: number };
   sales: { deptId: number; id: number; toDelete: number; toUpdate: { id: number; name: string; deptId: number } };
   oss: { fileKey: string; uploadId: string };
-  checker: { configId: number; configToDelete: number; skuId: number; cardNumber: string; recordId: number; recordToDelete: number };
+  checker: {
+    configId: number;
+    configToDelete: number;
+    skuId: number;
+    cardNumber: string;
+    recordId: number;
+    recordToDelete: number;
+  };
   settlement: { id: number; detailId: number; toCalc: number; toDelete: number };
   bank: {
     loginMobile: string;
@@ -113,7 +120,10 @@ const none: SpecCall = {};
 
 export const SPEC_REQUESTS: Record<string, SpecRequest> = {
   // A 4.1 auth
-  'POST /app-api/auth/checkerLogin': { session: 'none', build: (d) => ({ body: { mobile: d.auth.checker.mobile, password: d.auth.checker.password } }) },
+  'POST /app-api/auth/checkerLogin': {
+    session: 'none',
+    build: (d) => ({ body: { mobile: d.auth.checker.mobile, password: d.auth.checker.password } }),
+  },
   'POST /app-api/auth/checkerLogout': { session: 'checkerToEnd', build: () => none },
   'POST /manage-api/auth/login': {
     session: 'none',
@@ -133,38 +143,61 @@ export const SPEC_REQUESTS: Record<string, SpecRequest> = {
     session: 'member',
     build: (d) => ({ body: { name: '李娜', phone: d.newMobile(), identityNo: d.newIdNumber() } }),
   },
-  'POST /mp-api/memberContacts/deleteMemberContacts': { session: 'member', build: (d) => ({ body: { id: d.member.contactToDelete } }) },
-  'POST /mp-api/memberContacts/getMemberContacts': { session: 'member', build: (d) => ({ body: { id: d.member.contactId } }) },
+  'POST /mp-api/memberContacts/deleteMemberContacts': {
+    session: 'member',
+    build: (d) => ({ body: { id: d.member.contactToDelete } }),
+  },
+  'POST /mp-api/memberContacts/getMemberContacts': {
+    session: 'member',
+    build: (d) => ({ body: { id: d.member.contactId } }),
+  },
   'POST /mp-api/memberContacts/queryMemberContactsList': { session: 'member', build: () => ({ body: {} }) },
   'POST /mp-api/memberContacts/updateMemberContacts': {
     session: 'member',
     build: (d) => {
       const c = d.member.contactToUpdate;
-      return { body: { id: c.id, name: c.name, phone: c.phone, identityNo: c.identityNo, facePhoto: d.member.facePhotoUrl } };
+      return {
+        body: { id: c.id, name: c.name, phone: c.phone, identityNo: c.identityNo, facePhoto: d.member.facePhotoUrl },
+      };
     },
   },
   'POST /mp-api/member/bindPhone': {
     session: 'member',
-    build: async (d) => ({ body: { phone: d.member.phoneToBind, smsCode: await d.member.smsCode(d.member.phoneToBind) } }),
+    build: async (d) => ({
+      body: { phone: d.member.phoneToBind, smsCode: await d.member.smsCode(d.member.phoneToBind) },
+    }),
   },
   'POST /mp-api/member/getMember': { session: 'member', build: () => none },
   'POST /manage-api/member/queryMemberPage': staff(() => ({ body: {} })),
 
   // A 4.3 allocation
-  'POST /manage-api/distributeAmount/deleteDistributeBatch': staff((d) => ({ body: { id: d.allocation.batchToDelete } })),
+  'POST /manage-api/distributeAmount/deleteDistributeBatch': staff((d) => ({
+    body: { id: d.allocation.batchToDelete },
+  })),
   'POST /manage-api/distributeAmount/executeCalc': staff((d) => ({ body: { year: d.year } })),
   // designed here: {batchId*}
-  'POST /manage-api/distributeAmount/exportDistributeDetail': staff((d) => ({ body: { batchId: d.allocation.exportBatchId } })),
+  'POST /manage-api/distributeAmount/exportDistributeDetail': staff((d) => ({
+    body: { batchId: d.allocation.exportBatchId },
+  })),
   'POST /manage-api/distributeAmount/getDistributeBatch': staff((d) => ({ body: { id: d.allocation.batchId } })),
   'POST /manage-api/distributeAmount/previewCalc': staff((d) => ({ body: { year: d.year } })),
   'POST /manage-api/distributeAmount/queryDistributeBatchPage': staff(() => ({ body: {} })),
   // designed here: {batchId*, keywords}
-  'POST /manage-api/distributeAmount/queryDistributeDetailPage': staff((d) => ({ body: { batchId: d.allocation.batchId } })),
+  'POST /manage-api/distributeAmount/queryDistributeDetailPage': staff((d) => ({
+    body: { batchId: d.allocation.batchId },
+  })),
 
   // A 4.4 estimation
-  'POST /manage-api/estimation/queryEstimationCardCheckDetailPage': staff((d) => ({ body: { estimationDetailId: d.estimation.submittedDetailId } })),
+  'POST /manage-api/estimation/queryEstimationCardCheckDetailPage': staff((d) => ({
+    body: { estimationDetailId: d.estimation.submittedDetailId },
+  })),
   'POST /manage-api/estimation/calcEstimationCard': staff((d) => ({
-    body: { cardModelId: d.estimation.cardModelId, profit: 3333, issueNum: 7, estimationPeriod: d.estimation.freshPeriod },
+    body: {
+      cardModelId: d.estimation.cardModelId,
+      profit: 3333,
+      issueNum: 7,
+      estimationPeriod: d.estimation.freshPeriod,
+    },
   })),
   'POST /manage-api/estimation/getEstimationCard': staff((d) => ({ body: { id: d.estimation.heldId } })),
   'POST /manage-api/estimation/getEstimationCardIssueNum': staff((d) => ({
@@ -174,7 +207,11 @@ export const SPEC_REQUESTS: Record<string, SpecRequest> = {
     body: { cardModelId: d.estimation.cardModelId, estimationPeriod: d.estimation.heldPeriod },
   })),
   'POST /manage-api/estimation/queryEstimationCardCheckCalcDetailPage': staff((d) => ({
-    body: { cardModelId: d.estimation.cardModelId, estimationPeriod: d.estimation.heldPeriod, id: d.estimation.heldDetailId },
+    body: {
+      cardModelId: d.estimation.cardModelId,
+      estimationPeriod: d.estimation.heldPeriod,
+      id: d.estimation.heldDetailId,
+    },
   })),
   'POST /manage-api/estimation/queryEstimationCardPage': staff(() => ({ body: {} })),
   // designed here: {id*} of a held calculation
@@ -202,7 +239,9 @@ export const SPEC_REQUESTS: Record<string, SpecRequest> = {
   'POST /manage-api/custom/queryCustomDisUserPage': staff(() => ({ body: {} })),
   'POST /manage-api/custom/updateCustomDisUser': staff((d) => ({ body: { id: d.custom.userId } })),
   // designed here: {customDisId*, users*: [{name*, mobile*}]}
-  'POST /open-api/custom/batchAdd': staff((d) => ({ body: { customDisId: d.custom.disId, users: [{ name: '导游小李', mobile: d.newMobile() }] } })),
+  'POST /open-api/custom/batchAdd': staff((d) => ({
+    body: { customDisId: d.custom.disId, users: [{ name: '导游小李', mobile: d.newMobile() }] },
+  })),
 
   // A 4.7 sales
   'POST /manage-api/sales/addSales': staff((d) => ({ body: { name: d.uniq('城东销售点'), deptId: d.sales.deptId } })),
@@ -225,16 +264,23 @@ export const SPEC_REQUESTS: Record<string, SpecRequest> = {
   'POST /manage-api/oss/multipartFileInit': staff(() => ({ body: { fileName: '景区导览.pdf' } })),
   'POST /manage-api/oss/multipartUpload': staff((d) => ({
     form: [
-      ['uploadId', d.oss.uploadId], ['totalChunks', '1'], ['chunkNumber', '1'], ['fileKey', 'guides/scenic-guide.pdf'],
+      ['uploadId', d.oss.uploadId],
+      ['totalChunks', '1'],
+      ['chunkNumber', '1'],
+      ['fileKey', 'guides/scenic-guide.pdf'],
       ['file', { name: '景区导览.pdf', bytes: d.files.pdf, type: 'application/pdf' }],
     ],
   })),
   // login-free; the file part is not required (A 4.9): none is sent
   'POST /open-api/oss/uploadWithFaceCheck': { session: 'none', build: () => ({ form: [] }) },
   // designed here: multipart part "file"
-  'POST /open-api/oss/upload': staff((d) => ({ form: [['file', { name: 'ticket.jpg', bytes: d.files.jpeg, type: 'image/jpeg' }]] })),
+  'POST /open-api/oss/upload': staff((d) => ({
+    form: [['file', { name: 'ticket.jpg', bytes: d.files.jpeg, type: 'image/jpeg' }]],
+  })),
   // designed here: {fileName*, content*} (base64)
-  'POST /open-api/oss/uploadBase64': staff((d) => ({ body: { fileName: 'ticket.jpg', content: Buffer.from(d.files.jpeg).toString('base64') } })),
+  'POST /open-api/oss/uploadBase64': staff((d) => ({
+    body: { fileName: 'ticket.jpg', content: Buffer.from(d.files.jpeg).toString('base64') },
+  })),
 
   // B 4.1 statistics
   'POST /manage-api/profitAccounting/cardModel': staff(() => ({ body: {} })),
@@ -255,17 +301,35 @@ export const SPEC_REQUESTS: Record<string, SpecRequest> = {
   'POST /manage-api/checker/queryCheckerConfigPage': staff(() => ({ body: {} })),
   'POST /manage-api/checker/updateCheckerConfig': staff((d) => ({ body: { id: d.checker.configId } })),
   // designed here (the spec shows a placeholder): our minimal check-in, {skuId*, cardNumber}
-  'POST /app-api/checker/addCheckerConsumeRecord': { session: 'checker', build: (d) => ({ body: { skuId: d.checker.skuId, cardNumber: d.checker.cardNumber } }) },
+  'POST /app-api/checker/addCheckerConsumeRecord': {
+    session: 'checker',
+    build: (d) => ({ body: { skuId: d.checker.skuId, cardNumber: d.checker.cardNumber } }),
+  },
   // skuId* is a String in CheckerCardCheckStatRequest
-  'ANY /app-api/checker/cardCheckStat': { session: 'checker', build: (d) => ({ body: { skuId: String(d.checker.skuId) } }) },
-  'POST /app-api/checker/deleteCheckerConsumeRecord': { session: 'checker', build: (d) => ({ body: { id: d.checker.recordToDelete } }) },
-  'POST /app-api/checker/getCheckerConsumeRecord': { session: 'checker', build: (d) => ({ body: { id: d.checker.recordId } }) },
+  'ANY /app-api/checker/cardCheckStat': {
+    session: 'checker',
+    build: (d) => ({ body: { skuId: String(d.checker.skuId) } }),
+  },
+  'POST /app-api/checker/deleteCheckerConsumeRecord': {
+    session: 'checker',
+    build: (d) => ({ body: { id: d.checker.recordToDelete } }),
+  },
+  'POST /app-api/checker/getCheckerConsumeRecord': {
+    session: 'checker',
+    build: (d) => ({ body: { id: d.checker.recordId } }),
+  },
 
   // B 4.3 settlement
   // designed here: {settlementDetailId*, keywords}
-  'ANY /manage-api/settlement/exportSettlementCardCheckDetailPage': staff((d) => ({ body: { settlementDetailId: d.settlement.detailId } })),
-  'POST /manage-api/settlement/querySettlementCardCheckDetailPage': staff((d) => ({ body: { settlementDetailId: d.settlement.detailId } })),
-  'POST /manage-api/settlement/afreshSettlementCard': staff((d) => ({ body: { settlementId: d.settlement.id, settlementDetailId: d.settlement.detailId } })),
+  'ANY /manage-api/settlement/exportSettlementCardCheckDetailPage': staff((d) => ({
+    body: { settlementDetailId: d.settlement.detailId },
+  })),
+  'POST /manage-api/settlement/querySettlementCardCheckDetailPage': staff((d) => ({
+    body: { settlementDetailId: d.settlement.detailId },
+  })),
+  'POST /manage-api/settlement/afreshSettlementCard': staff((d) => ({
+    body: { settlementId: d.settlement.id, settlementDetailId: d.settlement.detailId },
+  })),
   'POST /manage-api/settlement/calcSettlementCard': staff((d) => ({ body: { id: d.settlement.toCalc } })),
   'POST /manage-api/settlement/deleteSettlementCard': staff((d) => ({ body: { id: d.settlement.toDelete } })),
   'POST /manage-api/settlement/getInvoiceSettlementCard': staff((d) => ({ body: { id: d.settlement.id } })),
@@ -277,18 +341,33 @@ export const SPEC_REQUESTS: Record<string, SpecRequest> = {
     // userName and userIdno must not be blank; the verification code is read from the request (rule 1)
     build: async (d) => {
       const phone = d.newMobile();
-      return { body: { userName: '张伟', phone, userIdno: d.newIdNumber(), verifyCode: await d.bank.smsCode(phone, 'activate') } };
+      return {
+        body: {
+          userName: '张伟',
+          phone,
+          userIdno: d.newIdNumber(),
+          verifyCode: await d.bank.smsCode(phone, 'activate'),
+        },
+      };
     },
   },
   'POST /manage-api/bank/bankLogin': {
     session: 'none',
-    build: async (d) => ({ body: { mobile: d.bank.loginMobile, password: d.bank.password, verifyCode: await d.bank.smsCode(d.bank.loginMobile, 'login') } }),
+    build: async (d) => ({
+      body: {
+        mobile: d.bank.loginMobile,
+        password: d.bank.password,
+        verifyCode: await d.bank.smsCode(d.bank.loginMobile, 'login'),
+      },
+    }),
   },
   'POST /manage-api/bank/bankOperatorList': { session: 'bank', build: () => none },
   'POST /manage-api/bank/bankStat': { session: 'bank', build: () => ({ body: {} }) },
   'POST /manage-api/bank/bankUserLogin': {
     session: 'none',
-    build: async (d) => ({ body: { mobile: d.bank.activatedPhone, verifyCode: await d.bank.smsCode(d.bank.activatedPhone, 'user-login') } }),
+    build: async (d) => ({
+      body: { mobile: d.bank.activatedPhone, verifyCode: await d.bank.smsCode(d.bank.activatedPhone, 'user-login') },
+    }),
   },
   // designed here: the bankStat filters, all optional
   'POST /manage-api/bank/exportBankStatDetail': { session: 'bank', build: () => ({ body: {} }) },
@@ -297,9 +376,22 @@ export const SPEC_REQUESTS: Record<string, SpecRequest> = {
   // B 4.5 codegen: every field of the column definition but dictType and example
   'POST /manage-api/infra/codegen/addCodegenColumn': staff((d) => ({
     body: {
-      tableId: d.codegen.tableId, columnName: 'card_number', dataType: 'varchar(32)', columnComment: '卡号', nullable: false, primaryKey: false,
-      autoIncrement: 'false', ordinalPosition: 2, javaType: 'String', javaField: 'cardNumber', createOperation: true, updateOperation: true,
-      listOperation: true, listOperationCondition: '=', listOperationResult: true, htmlType: 'input',
+      tableId: d.codegen.tableId,
+      columnName: 'card_number',
+      dataType: 'varchar(32)',
+      columnComment: '卡号',
+      nullable: false,
+      primaryKey: false,
+      autoIncrement: 'false',
+      ordinalPosition: 2,
+      javaType: 'String',
+      javaField: 'cardNumber',
+      createOperation: true,
+      updateOperation: true,
+      listOperation: true,
+      listOperationCondition: '=',
+      listOperationResult: true,
+      htmlType: 'input',
     },
   })),
   'POST /manage-api/infra/codegen/deleteCodegenColumn': staff((d) => ({ body: { id: d.codegen.toDelete } })),
@@ -309,11 +401,17 @@ export const SPEC_REQUESTS: Record<string, SpecRequest> = {
 
   // B 4.6 catalog, shop, contract, department, resource
   'POST /manage-api/sku/addSku': staff((d) => ({ body: { goodsId: d.catalog.spuId, skuName: '成人票' } })),
-  'POST /manage-api/shop/addShop': staff((d) => ({ body: { merchantId: d.catalog.merchantId, name: d.uniq('灵隐景区') } })),
+  'POST /manage-api/shop/addShop': staff((d) => ({
+    body: { merchantId: d.catalog.merchantId, name: d.uniq('灵隐景区') },
+  })),
   // no field of MerchantContractAddRequest is marked required
   'POST /manage-api/merchantContract/addMerchantContract': staff(() => ({ body: {} })),
-  'POST /manage-api/system/dept/addDept': staff((d) => ({ body: { name: d.uniq('票务部'), parentId: d.catalog.parentDeptId, sort: 1 } })),
-  'POST /manage-api/spu/addSpu': staff((d) => ({ body: { name: d.uniq('千岛湖'), shopId: d.catalog.shopId, resourceType: 2, status: 1 } })),
+  'POST /manage-api/system/dept/addDept': staff((d) => ({
+    body: { name: d.uniq('票务部'), parentId: d.catalog.parentDeptId, sort: 1 },
+  })),
+  'POST /manage-api/spu/addSpu': staff((d) => ({
+    body: { name: d.uniq('千岛湖'), shopId: d.catalog.shopId, resourceType: 2, status: 1 },
+  })),
 
   // B 4.7 hotel order, coupon template
   'POST /manage-api/hotelApi/getHotelOrderDetail': staff((d) => ({ body: { id: d.hotel.orderId } })),

@@ -28,8 +28,19 @@ const OLD_PRICE = 20000;
 const NEW_PRICE = 30000;
 const YEARS = ['2023-01-01', '2026-06-30'];
 
-interface LCard { id: number; day: number; shop: 'L1' | 'L2'; active: number; donated: boolean; status: number }
-interface LCheck { time: number; consume: number; card: LCard }
+interface LCard {
+  id: number;
+  day: number;
+  shop: 'L1' | 'L2';
+  active: number;
+  donated: boolean;
+  status: number;
+}
+interface LCheck {
+  time: number;
+  consume: number;
+  card: LCard;
+}
 
 let t: TestApp;
 let platform: StaffSession;
@@ -57,10 +68,25 @@ beforeAll(async () => {
   const spu = await createSpu(db, { shop_id: shopL1 });
   const sku = await createSku(db, { goods_id: spu });
   modelL = await createCardModel(db, { price: NEW_PRICE });
-  await db.insertInto('card_model_price_history').values([
-    { card_model_id: modelL, price: OLD_PRICE, validity_months: 12, valid_from: new Date('2022-01-01T00:00:00+08:00'), valid_to: new Date(PRICE_CHANGE) },
-    { card_model_id: modelL, price: NEW_PRICE, validity_months: 12, valid_from: new Date(PRICE_CHANGE), valid_to: null },
-  ]).execute();
+  await db
+    .insertInto('card_model_price_history')
+    .values([
+      {
+        card_model_id: modelL,
+        price: OLD_PRICE,
+        validity_months: 12,
+        valid_from: new Date('2022-01-01T00:00:00+08:00'),
+        valid_to: new Date(PRICE_CHANGE),
+      },
+      {
+        card_model_id: modelL,
+        price: NEW_PRICE,
+        validity_months: 12,
+        valid_from: new Date(PRICE_CHANGE),
+        valid_to: null,
+      },
+    ])
+    .execute();
   const future = new Date(Date.now() + 365 * DAY);
 
   // Each day: one card of shop L1 (two every sixth day), donated every fifth day, bound on even days;
@@ -69,20 +95,45 @@ beforeAll(async () => {
     const active = FIRST + day * 37 * DAY;
     const l1 = { day, shop: 'L1' as const, active, donated: day % 5 === 0, status: day % 2 === 0 ? 2 : 1 };
     for (let k = 0; k < (day % 6 === 0 ? 2 : 1); k++) {
-      const id = await createCard(db, { card_model_id: modelL, merchant_id: merchant, shop_id: shopL1, status: l1.status, is_donation: l1.donated, active_time: new Date(active), expire_time: future });
+      const id = await createCard(db, {
+        card_model_id: modelL,
+        merchant_id: merchant,
+        shop_id: shopL1,
+        status: l1.status,
+        is_donation: l1.donated,
+        active_time: new Date(active),
+        expire_time: future,
+      });
       lCards.push({ id, ...l1 });
     }
     if (day % 4 === 0) {
       const l2 = { day, shop: 'L2' as const, active: active + HOUR, donated: false, status: 3 };
-      const id = await createCard(db, { card_model_id: modelL, merchant_id: merchant, shop_id: shopL2Id, status: 3, active_time: new Date(l2.active), expire_time: future });
+      const id = await createCard(db, {
+        card_model_id: modelL,
+        merchant_id: merchant,
+        shop_id: shopL2Id,
+        status: 3,
+        active_time: new Date(l2.active),
+        expire_time: future,
+      });
       lCards.push({ id, ...l2 });
     }
   }
 
   const check = async (card: LCard, time: number, consume: number, revoked = false) => {
-    await db.insertInto('card_check').values({
-      card_id: card.id, card_model_id: modelL, sku_id: sku, resource_id: spu, check_time: new Date(time), check_date: text(time).slice(0, 10), consume_num: consume, is_deleted: revoked,
-    }).execute();
+    await db
+      .insertInto('card_check')
+      .values({
+        card_id: card.id,
+        card_model_id: modelL,
+        sku_id: sku,
+        resource_id: spu,
+        check_time: new Date(time),
+        check_date: text(time).slice(0, 10),
+        consume_num: consume,
+        is_deleted: revoked,
+      })
+      .execute();
     if (!revoked) lChecks.push({ time, consume, card });
   };
   // Checks of the first card of each day: 1–3 of them on the following days, a revoked one every
@@ -102,10 +153,26 @@ beforeAll(async () => {
   const skuN = await createSku(db, { goods_id: spuN });
   modelN = await createCardModel(db, { price: 9900, merchant_id: merchantN });
   const now = new Date();
-  const cardN = await createCard(db, { card_model_id: modelN, merchant_id: merchantN, shop_id: shopN, status: 2, active_time: now, expire_time: future });
-  await db.insertInto('card_check').values({
-    card_id: cardN, card_model_id: modelN, sku_id: skuN, resource_id: spuN, check_time: now, check_date: text(now.getTime()).slice(0, 10), consume_num: 1,
-  }).execute();
+  const cardN = await createCard(db, {
+    card_model_id: modelN,
+    merchant_id: merchantN,
+    shop_id: shopN,
+    status: 2,
+    active_time: now,
+    expire_time: future,
+  });
+  await db
+    .insertInto('card_check')
+    .values({
+      card_id: cardN,
+      card_model_id: modelN,
+      sku_id: skuN,
+      resource_id: spuN,
+      check_time: now,
+      check_date: text(now.getTime()).slice(0, 10),
+      consume_num: 1,
+    })
+    .execute();
 
   platform = await staffSession(t, { kind: 'platform', permissions: [READ] });
   merchantL = await staffSession(t, { kind: 'merchant', merchantId: merchant, permissions: [READ] });
@@ -139,27 +206,47 @@ function expectedSeries(range: string[], period: (ms: number) => string) {
   const groups = new Map<string, { period: string; shop: number; donated: boolean; cards: LCard[] }>();
   for (const c of lCards.filter((x) => inRange(x.active, range))) {
     const key = `${c.day}|${c.shop}|${c.donated}`;
-    const g = groups.get(key) ?? { period: period(c.active), shop: c.shop === 'L1' ? shopL1 : shopL2Id, donated: c.donated, cards: [] };
+    const g = groups.get(key) ?? {
+      period: period(c.active),
+      shop: c.shop === 'L1' ? shopL1 : shopL2Id,
+      donated: c.donated,
+      cards: [],
+    };
     g.cards.push(c);
     groups.set(key, g);
   }
   return [...groups.values()]
     .sort((a, b) => b.period.localeCompare(a.period) || a.shop - b.shop || Number(a.donated) - Number(b.donated))
     .map((g) => ({
-      cardModelId: modelL, businessId: g.shop, isDonation: g.donated ? 1 : 0, dateRange: g.period, activeCount: g.cards.length,
-      noBindCount: g.cards.filter((c) => c.status === 1).length, bindCount: g.cards.filter((c) => c.status === 2).length,
-      disableCount: g.cards.filter((c) => c.status === 3).length, expireCount: 0,
+      cardModelId: modelL,
+      businessId: g.shop,
+      isDonation: g.donated ? 1 : 0,
+      dateRange: g.period,
+      activeCount: g.cards.length,
+      noBindCount: g.cards.filter((c) => c.status === 1).length,
+      bindCount: g.cards.filter((c) => c.status === 2).length,
+      disableCount: g.cards.filter((c) => c.status === 3).length,
+      expireCount: 0,
     }));
 }
 const pick = (r: any) => ({
-  cardModelId: r.cardModelId, businessId: r.businessId, isDonation: r.isDonation, dateRange: r.dateRange, activeCount: r.activeCount,
-  noBindCount: r.noBindCount, bindCount: r.bindCount, disableCount: r.disableCount, expireCount: r.expireCount,
+  cardModelId: r.cardModelId,
+  businessId: r.businessId,
+  isDonation: r.isDonation,
+  dateRange: r.dateRange,
+  activeCount: r.activeCount,
+  noBindCount: r.noBindCount,
+  bindCount: r.bindCount,
+  disableCount: r.disableCount,
+  expireCount: r.expireCount,
 });
 
 const entries = (range: string[]) => lChecks.filter((k) => inRange(k.time, range)).reduce((s, k) => s + k.consume, 0);
-const cohortEntries = (range: string[]) => lChecks.filter((k) => inRange(k.card.active, range)).reduce((s, k) => s + k.consume, 0);
+const cohortEntries = (range: string[]) =>
+  lChecks.filter((k) => inRange(k.card.active, range)).reduce((s, k) => s + k.consume, 0);
 const sold = (range: string[]) => lCards.filter((c) => inRange(c.active, range));
-const amount = (cards: LCard[]) => cards.filter((c) => !c.donated).reduce((s, c) => s + (c.active < PRICE_CHANGE ? OLD_PRICE : NEW_PRICE), 0);
+const amount = (cards: LCard[]) =>
+  cards.filter((c) => !c.donated).reduce((s, c) => s + (c.active < PRICE_CHANGE ? OLD_PRICE : NEW_PRICE), 0);
 
 describe('statCardModel over long ranges', () => {
   it('pages through a daily series of three and a half years, every group exact', async () => {
@@ -188,7 +275,11 @@ describe('statCardModel over long ranges', () => {
     const { rows, total } = await allPages({ activeTimeType: 2, cardModelId: modelL, activeTimeRange: months }, 20);
     expect(total).toBe(expected.length);
     expect(rows.map(pick)).toEqual(expected);
-    const widest = await ok(OPEN_MODEL, { activeTimeType: 2, activeTimeRange: ['1900-01-01', '9999-12-31'], pageSize: 200 }, merchantL);
+    const widest = await ok(
+      OPEN_MODEL,
+      { activeTimeType: 2, activeTimeRange: ['1900-01-01', '9999-12-31'], pageSize: 200 },
+      merchantL,
+    );
     expect(widest.total).toBe(expected.length);
     expect(widest.list.reduce((s: number, r: any) => s + r.activeCount, 0)).toBe(lCards.length);
   });
@@ -196,51 +287,82 @@ describe('statCardModel over long ranges', () => {
 
 describe('home figures over several years', () => {
   it('statHomeCardCheckNum sums every entry of the years, folded or live, partial days at the ends included', async () => {
-    expect(await ok(`${M}/statHomeCardCheckNum`, { datePair: YEARS })).toEqual([{ cardModelId: modelL, cardModelName: expect.any(String), checkNum: entries(YEARS) }]);
+    expect(await ok(`${M}/statHomeCardCheckNum`, { datePair: YEARS })).toEqual([
+      { cardModelId: modelL, cardModelName: expect.any(String), checkNum: entries(YEARS) },
+    ]);
     const edges = ['2024-02-10 12:00:00', '2025-08-20 09:30:00'];
     expect(entries(edges)).toBeGreaterThan(0);
     expect(entries(edges)).toBeLessThan(entries(YEARS));
-    expect(await ok(`${M}/statHomeCardCheckNum`, { datePair: edges })).toEqual([{ cardModelId: modelL, cardModelName: expect.any(String), checkNum: entries(edges) }]);
+    expect(await ok(`${M}/statHomeCardCheckNum`, { datePair: edges })).toEqual([
+      { cardModelId: modelL, cardModelName: expect.any(String), checkNum: entries(edges) },
+    ]);
     const all = ['1900-01-01', '9999-12-31'];
-    expect(await ok(`${M}/statHomeCardCheckNum`, { datePair: all }, merchantL)).toEqual([{ cardModelId: modelL, cardModelName: expect.any(String), checkNum: entries(all) }]);
+    expect(await ok(`${M}/statHomeCardCheckNum`, { datePair: all }, merchantL)).toEqual([
+      { cardModelId: modelL, cardModelName: expect.any(String), checkNum: entries(all) },
+    ]);
     expect(await ok(`${M}/statHomeCardCheckNum`, { datePair: all }, shopL2)).toEqual([]);
   });
 
   it('equals the checks counted straight from card_check over the years', async () => {
     const { rows } = await sql<{ n: string }>`
       select sum(consume_num) as n from card_check
-      where card_model_id = ${modelL} and not is_deleted and check_time between '2023-01-01 00:00:00+08' and '2026-06-30 23:59:59.999+08'`.execute(t.db);
+      where card_model_id = ${modelL} and not is_deleted and check_time between '2023-01-01 00:00:00+08' and '2026-06-30 23:59:59.999+08'`.execute(
+      t.db,
+    );
     expect(Number(rows[0].n)).toBe(entries(YEARS));
   });
 
   it('statHomeCardSalesAmount prices every card sold in the years at its activation', async () => {
     const cards = sold(YEARS);
-    expect(await ok(`${M}/statHomeCardSalesAmount`, { datePair: YEARS })).toEqual([{
-      cardModelId: modelL, cardModelName: expect.any(String), salesNum: lCards.length, donationNum: cards.filter((c) => c.donated).length, salesAmount: amount(cards),
-    }]);
+    expect(await ok(`${M}/statHomeCardSalesAmount`, { datePair: YEARS })).toEqual([
+      {
+        cardModelId: modelL,
+        cardModelName: expect.any(String),
+        salesNum: lCards.length,
+        donationNum: cards.filter((c) => c.donated).length,
+        salesAmount: amount(cards),
+      },
+    ]);
     const across = ['2024-01-01', '2025-12-31'];
     const some = sold(across);
     expect(new Set(some.map((c) => c.active < PRICE_CHANGE)).size).toBe(2);
-    expect(await ok(`${M}/statHomeCardSalesAmount`, { datePair: across }, merchantL)).toEqual([{
-      cardModelId: modelL, cardModelName: expect.any(String), salesNum: some.length, donationNum: some.filter((c) => c.donated).length, salesAmount: amount(some),
-    }]);
+    expect(await ok(`${M}/statHomeCardSalesAmount`, { datePair: across }, merchantL)).toEqual([
+      {
+        cardModelId: modelL,
+        cardModelName: expect.any(String),
+        salesNum: some.length,
+        donationNum: some.filter((c) => c.donated).length,
+        salesAmount: amount(some),
+      },
+    ]);
   });
 });
 
 describe('the other statistics over several years', () => {
-  it('statCardIssue and its export count the years\' activations (POST and GET)', async () => {
-    expect(await ok(`${M}/statCardIssue`, { activeTimeRange: YEARS })).toEqual([{ orderNo: 1, cardModelId: modelL, cardModelName: expect.any(String), activeNum: lCards.length }]);
+  it("statCardIssue and its export count the years' activations (POST and GET)", async () => {
+    expect(await ok(`${M}/statCardIssue`, { activeTimeRange: YEARS })).toEqual([
+      { orderNo: 1, cardModelId: modelL, cardModelName: expect.any(String), activeNum: lCards.length },
+    ]);
     const res = await t.app.inject({
-      method: 'GET', url: `${M}/exportStatCardIssue?activeTimeRange=${YEARS[0]}&activeTimeRange=${YEARS[1]}`, headers: { authorization: `Bearer ${platform.token}` },
+      method: 'GET',
+      url: `${M}/exportStatCardIssue?activeTimeRange=${YEARS[0]}&activeTimeRange=${YEARS[1]}`,
+      headers: { authorization: `Bearer ${platform.token}` },
     });
     expect(res.statusCode).toBe(200);
     const rows = await sheet(res.rawPayload);
-    expect(rows.slice(1)).toEqual([[1, modelL, expect.any(String), lCards.length], ['合计', undefined, undefined, lCards.length]]);
+    expect(rows.slice(1)).toEqual([
+      [1, modelL, expect.any(String), lCards.length],
+      ['合计', undefined, undefined, lCards.length],
+    ]);
   });
 
   it('profitAccounting accounts a cohort activated over years', async () => {
     const p = await ok(PROFIT, { cardModelId: modelL, activeTimeRange: YEARS });
-    expect(p).toMatchObject({ totalActiveCardNum: lCards.length, totalCheckNum: cohortEntries(YEARS), donationNum: lCards.filter((c) => c.donated).length });
+    expect(p).toMatchObject({
+      totalActiveCardNum: lCards.length,
+      totalCheckNum: cohortEntries(YEARS),
+      donationNum: lCards.filter((c) => c.donated).length,
+    });
     const across = ['2024-01-01', '2025-12-31'];
     const q = await ok(PROFIT, { cardModelId: modelL, activeTimeRange: across });
     expect(q).toMatchObject({ totalActiveCardNum: sold(across).length, totalCheckNum: cohortEntries(across) });
@@ -265,7 +387,7 @@ describe('[] for a date range', () => {
     }
   });
 
-  it('is refused naming the field where the range is the figure\'s subject; null is absent there', async () => {
+  it("is refused naming the field where the range is the figure's subject; null is absent there", async () => {
     for (const [path, field] of [
       [`${M}/statCardIssue`, 'activeTimeRange'],
       [`${M}/statCardStat`, 'activeTimeRange'],
@@ -275,10 +397,13 @@ describe('[] for a date range', () => {
     ] as const) {
       const refused = await t.post(path, { [field]: [] }, platform.token);
       expect(refused.body, path).toEqual({ errcode: 400, errmsg: `${field} is invalid: must hold exactly 2 items` });
-      if (!path.endsWith('exportStatCardIssue')) expect(await ok(path, { [field]: null }), path).toEqual(await ok(path, {}));
+      if (!path.endsWith('exportStatCardIssue'))
+        expect(await ok(path, { [field]: null }), path).toEqual(await ok(path, {}));
     }
     // Absent datePair is this month: model N's sale and check of today.
-    expect(await ok(`${M}/statHomeCardCheckNum`, { datePair: null })).toEqual([{ cardModelId: modelN, cardModelName: expect.any(String), checkNum: 1 }]);
+    expect(await ok(`${M}/statHomeCardCheckNum`, { datePair: null })).toEqual([
+      { cardModelId: modelN, cardModelName: expect.any(String), checkNum: 1 },
+    ]);
     expect(await ok(`${M}/statCardIssue`, { activeTimeRange: null })).toEqual([
       { orderNo: 1, cardModelId: modelL, cardModelName: expect.any(String), activeNum: lCards.length },
       { orderNo: 2, cardModelId: modelN, cardModelName: expect.any(String), activeNum: 1 },
@@ -286,11 +411,21 @@ describe('[] for a date range', () => {
   });
 
   it('on exportStatCardIssue: [] posted is refused; a GET with ?activeTimeRange= (an empty value) is no range', async () => {
-    const get = (query: string) => t.app.inject({ method: 'GET', url: `${M}/exportStatCardIssue${query}`, headers: { authorization: `Bearer ${platform.token}` } });
+    const get = (query: string) =>
+      t.app.inject({
+        method: 'GET',
+        url: `${M}/exportStatCardIssue${query}`,
+        headers: { authorization: `Bearer ${platform.token}` },
+      });
     const whole = await sheet((await get('')).rawPayload);
     expect(whole.at(-1)).toEqual(['合计', undefined, undefined, lCards.length + 1]);
     expect(await sheet((await get('?activeTimeRange=')).rawPayload)).toEqual(whole);
-    const posted = await t.app.inject({ method: 'POST', url: `${M}/exportStatCardIssue`, payload: { activeTimeRange: [] }, headers: { authorization: `Bearer ${platform.token}` } });
+    const posted = await t.app.inject({
+      method: 'POST',
+      url: `${M}/exportStatCardIssue`,
+      payload: { activeTimeRange: [] },
+      headers: { authorization: `Bearer ${platform.token}` },
+    });
     expect(posted.json()).toEqual({ errcode: 400, errmsg: 'activeTimeRange is invalid: must hold exactly 2 items' });
   });
 });

@@ -6,7 +6,14 @@ import { splitUtcDays } from '../../src/modules/statistics/utc-days.js';
 import { inTransaction } from '../../src/platform/db/transaction.js';
 import { ageThresholds } from '../../src/modules/statistics/portrait.repository.js';
 import { formatDateTime } from '../../src/platform/time.js';
-import { createCard, createCardBinding, createCardModel, createCardModelRule, createMember, createShop } from '../helpers/factories.js';
+import {
+  createCard,
+  createCardBinding,
+  createCardModel,
+  createCardModelRule,
+  createMember,
+  createShop,
+} from '../helpers/factories.js';
 import { staffSession, type StaffSession } from '../helpers/staff.js';
 import { createTestApp, openTestDatabase, type TestApp, type TestDb } from '../helpers/test-app.js';
 import { checkIn, createSpot, heldCard, HOUR, type HeldCard, type Spot } from '../checker/checkin-fixtures.js';
@@ -41,7 +48,8 @@ beforeAll(async () => {
   spot2 = await createSpot(one, { dailyLimit: 9 });
   await createCardModelRule(one.db, { card_model_id: spot.modelId, resource_id: spot2.spuId, daily_check_limit: 9 });
   platform = await staffSession(one, { kind: 'platform', permissions: ['statistics:read'] });
-  for (let i = 0; i < 8; i++) cards.push(await heldCard(one.db, spot.modelId, { active_time: new Date(Date.now() - 30 * 24 * HOUR) }));
+  for (let i = 0; i < 8; i++)
+    cards.push(await heldCard(one.db, spot.modelId, { active_time: new Date(Date.now() - 30 * 24 * HOUR) }));
 });
 afterAll(async () => {
   await two?.close();
@@ -89,7 +97,11 @@ async function reference(modelId: number | null, range?: [string, string]) {
 const figures = (d: any) => ({
   totalCheckNum: d.totalCheckNum,
   buckets: [d.oneTimes, d.twoTimes, d.threeTimes, d.fourTimes, d.fiveTimes, d.sixTimes, d.sixPlusTimes],
-  perResource: new Map((d.resourceList as Array<{ resourceId: number; checkNum: number }>).filter((r) => r.checkNum > 0).map((r) => [r.resourceId, r.checkNum])),
+  perResource: new Map(
+    (d.resourceList as Array<{ resourceId: number; checkNum: number }>)
+      .filter((r) => r.checkNum > 0)
+      .map((r) => [r.resourceId, r.checkNum]),
+  ),
 });
 
 const YEAR = ['2026-01-01', '2026-12-31'] as [string, string];
@@ -99,7 +111,11 @@ const requests = () => [
   { body: { cardModelId: w.m1 }, model: w.m1 },
   { body: { cardModelId: w.m2 }, model: w.m2 },
   { body: {}, model: null },
-  { body: { cardModelId: w.m1, activeTimeRange: ['2026-03-01', '2026-03-31'] }, model: w.m1, range: ['2026-03-01', '2026-03-31'] as [string, string] },
+  {
+    body: { cardModelId: w.m1, activeTimeRange: ['2026-03-01', '2026-03-31'] },
+    model: w.m1,
+    range: ['2026-03-01', '2026-03-31'] as [string, string],
+  },
   { body: { activeTimeRange: YEAR }, model: null, range: YEAR },
 ];
 
@@ -119,19 +135,30 @@ async function answersMatchingReference() {
   return out;
 }
 
-const mark = async () => Number((await one.db.selectFrom('stat_check_fold').select('folded_to').where('id', '=', 1).executeTakeFirstOrThrow()).folded_to);
+const mark = async () =>
+  Number(
+    (await one.db.selectFrom('stat_check_fold').select('folded_to').where('id', '=', 1).executeTakeFirstOrThrow())
+      .folded_to,
+  );
 
 /** The roll-up equals an aggregate of the living checks at or below the mark, key by key. */
 async function expectRollupExact() {
   const m = await mark();
   const rolled = await sql<{ k: string; entries: string; checks: string }>`
-    select card_id || '/' || card_model_id || '/' || resource_id as k, entries, checks from stat_check_rollup where checks > 0 order by 1`.execute(one.db);
+    select card_id || '/' || card_model_id || '/' || resource_id as k, entries, checks from stat_check_rollup where checks > 0 order by 1`.execute(
+    one.db,
+  );
   const raw = await sql<{ k: string; entries: string; checks: string }>`
     select card_id || '/' || card_model_id || '/' || resource_id as k, sum(consume_num) as entries, count(*) as checks
-    from card_check where not is_deleted and id <= ${m} group by card_id, card_model_id, resource_id order by 1`.execute(one.db);
-  const norm = (rows: Array<{ k: string; entries: string; checks: string }>) => rows.map((r) => [r.k, Number(r.entries), Number(r.checks)]);
+    from card_check where not is_deleted and id <= ${m} group by card_id, card_model_id, resource_id order by 1`.execute(
+    one.db,
+  );
+  const norm = (rows: Array<{ k: string; entries: string; checks: string }>) =>
+    rows.map((r) => [r.k, Number(r.entries), Number(r.checks)]);
   expect(norm(rolled.rows)).toEqual(norm(raw.rows));
-  const zero = await sql<{ n: string }>`select count(*) as n from stat_check_rollup where checks = 0 and entries <> 0`.execute(one.db);
+  const zero = await sql<{
+    n: string;
+  }>`select count(*) as n from stat_check_rollup where checks = 0 and entries <> 0`.execute(one.db);
   expect(Number(zero.rows[0].n)).toBe(0);
   // Each card's sum over its resources, and every row carrying its card's attributes as they are now.
   const perCard = await sql<{ n: string }>`
@@ -151,7 +178,9 @@ async function expectRollupExact() {
       union all
       (select card_model_id, resource_id, coalesce(merchant_id, 0), coalesce(shop_id, 0), (active_time at time zone 'UTC')::date, sum(entries)
        from stat_check_rollup where counted and active_time is not null group by 1, 2, 3, 4, 5 having sum(entries) <> 0
-       except select card_model_id, resource_id, merchant_id, shop_id, active_day, entries from stat_resource_day where entries <> 0)) d`.execute(one.db);
+       except select card_model_id, resource_id, merchant_id, shop_id, active_day, entries from stat_resource_day where entries <> 0)) d`.execute(
+    one.db,
+  );
   expect(Number(days.rows[0].n)).toBe(0);
   // The check days: the living checks at or below the mark grouped by UTC check day × model × SKU.
   const checkDays = await sql<{ n: string }>`
@@ -162,13 +191,17 @@ async function expectRollupExact() {
       union all
       (select (check_time at time zone 'UTC')::date, card_model_id, sku_id, sum(consume_num)
        from card_check where not is_deleted and id <= ${m} group by 1, 2, 3
-       except select check_day, card_model_id, sku_id, entries from stat_check_day where entries <> 0)) d`.execute(one.db);
+       except select check_day, card_model_id, sku_id, entries from stat_check_day where entries <> 0)) d`.execute(
+    one.db,
+  );
   expect(Number(checkDays.rows[0].n)).toBe(0);
   for (const table of ['stat_check_rollup', 'stat_card_use']) {
     const stale = await sql<{ n: string }>`
       select count(*) as n from ${sql.table(table)} u join card c on c.id = u.card_id
       where u.active_time is distinct from c.active_time or u.merchant_id is distinct from c.merchant_id
-        or u.shop_id is distinct from c.shop_id or u.counted <> (not c.is_deleted and c.card_model_id = u.card_model_id)`.execute(one.db);
+        or u.shop_id is distinct from c.shop_id or u.counted <> (not c.is_deleted and c.card_model_id = u.card_model_id)`.execute(
+      one.db,
+    );
     expect(Number(stale.rows[0].n), table).toBe(0);
   }
 }
@@ -193,7 +226,9 @@ describe('profitAccounting over the check roll-up', () => {
     await expectRollupExact();
     // Every check, the stat world's included, is now in the roll-up: each counted once.
     const sums = await sql<{ rolled: string; raw: string }>`
-      select (select sum(entries) from stat_check_rollup) as rolled, (select sum(consume_num) from card_check where not is_deleted) as raw`.execute(one.db);
+      select (select sum(entries) from stat_check_rollup) as rolled, (select sum(consume_num) from card_check where not is_deleted) as raw`.execute(
+      one.db,
+    );
     expect(Number(sums.rows[0].rolled)).toBe(Number(sums.rows[0].raw));
 
     expect(await answersMatchingReference()).toEqual(before);
@@ -284,7 +319,9 @@ describe('profitAccounting over the check roll-up', () => {
     await answersMatchingReference();
     await Promise.all([foldCheckRollup(one.db), foldCheckRollup(two.db)]);
     await expectRollupExact();
-    const left = await sql<{ n: string }>`select count(*) as n from card_check where id > ${await mark()}`.execute(one.db);
+    const left = await sql<{ n: string }>`select count(*) as n from card_check where id > ${await mark()}`.execute(
+      one.db,
+    );
     expect(Number(left.rows[0].n)).toBe(0);
     await answersMatchingReference();
   });
@@ -294,13 +331,23 @@ describe('profitAccounting when a card changes after its checks were folded', ()
   it('splits an activation range into whole UTC days and the rest', () => {
     const days = (start: string, end: string) => {
       const d = splitUtcDays({ start: new Date(start), end: new Date(end) });
-      return sql`select ${d.whole('d.active_day')} as w, ${d.partial('u.active_time')} as p`.compile(one.db).parameters.map((p) => (p instanceof Date ? p.toISOString() : p));
+      return sql`select ${d.whole('d.active_day')} as w, ${d.partial('u.active_time')} as p`
+        .compile(one.db)
+        .parameters.map((p) => (p instanceof Date ? p.toISOString() : p));
     };
     // A service day (UTC+8) is two partial UTC days: nothing whole.
-    expect(days('2026-03-01T00:00:00+08:00', '2026-03-01T23:59:59.999+08:00')).toEqual(['2026-02-28T16:00:00.000Z', '2026-03-01T15:59:59.999Z']);
+    expect(days('2026-03-01T00:00:00+08:00', '2026-03-01T23:59:59.999+08:00')).toEqual([
+      '2026-02-28T16:00:00.000Z',
+      '2026-03-01T15:59:59.999Z',
+    ]);
     // A month: whole from 1 March (UTC) to 31 March exclusive, the edges apart.
     expect(days('2026-03-01T00:00:00+08:00', '2026-03-31T23:59:59.999+08:00')).toEqual([
-      '2026-03-01', '2026-03-31', '2026-02-28T16:00:00.000Z', '2026-03-01T00:00:00.000Z', '2026-03-31T00:00:00.000Z', '2026-03-31T15:59:59.999Z',
+      '2026-03-01',
+      '2026-03-31',
+      '2026-02-28T16:00:00.000Z',
+      '2026-03-01T00:00:00.000Z',
+      '2026-03-31T00:00:00.000Z',
+      '2026-03-31T15:59:59.999Z',
     ]);
     // UTC days exactly: every day whole, a range ending on a midnight keeps that instant apart.
     expect(days('2026-03-01T00:00:00Z', '2026-03-02T23:59:59.999Z').slice(0, 2)).toEqual(['2026-03-01', '2026-03-03']);
@@ -310,7 +357,15 @@ describe('profitAccounting when a card changes after its checks were folded', ()
   it('a card deleted, restored, moved to another model, sold by another shop or activated at another time is counted as it is now', async () => {
     await foldCheckRollup(one.db);
     const card = cards[6];
-    const cardId = Number((await one.db.selectFrom('card').select('id').where('card_number', '=', card.cardNumber).executeTakeFirstOrThrow()).id);
+    const cardId = Number(
+      (
+        await one.db
+          .selectFrom('card')
+          .select('id')
+          .where('card_number', '=', card.cardNumber)
+          .executeTakeFirstOrThrow()
+      ).id,
+    );
     const set = (v: Record<string, unknown>) => one.db.updateTable('card').set(v).where('id', '=', cardId).execute();
     const before = await answersMatchingReference();
 
@@ -340,7 +395,14 @@ describe('profitAccounting when a card changes after its checks were folded', ()
 
     // Activated at the very edges of a range, and within its partial UTC days (the service's days are
     // not UTC days): the whole days come from the day entries, the rest from the roll-up's rows.
-    for (const at of ['2026-03-01T00:00:00+08:00', '2026-03-01T07:59:59+08:00', '2026-03-01T08:00:00+08:00', '2026-03-31T23:59:59.999+08:00', '2026-04-01T00:00:00+08:00', '2026-02-28T23:59:59.999+08:00']) {
+    for (const at of [
+      '2026-03-01T00:00:00+08:00',
+      '2026-03-01T07:59:59+08:00',
+      '2026-03-01T08:00:00+08:00',
+      '2026-03-31T23:59:59.999+08:00',
+      '2026-04-01T00:00:00+08:00',
+      '2026-02-28T23:59:59.999+08:00',
+    ]) {
       await set({ active_time: new Date(at) });
       await expectRollupExact();
       await answersMatchingReference();
@@ -348,7 +410,10 @@ describe('profitAccounting when a card changes after its checks were folded', ()
 
     // A change racing a fold of the card's new checks: whichever commits first, the rows end current.
     await scan(spot, card);
-    await Promise.all([foldCheckRollup(two.db), set({ shop_id: null, active_time: new Date(Date.now() - 30 * 24 * HOUR) })]);
+    await Promise.all([
+      foldCheckRollup(two.db),
+      set({ shop_id: null, active_time: new Date(Date.now() - 30 * 24 * HOUR) }),
+    ]);
     await foldCheckRollup(one.db);
     await expectRollupExact();
     await answersMatchingReference();
@@ -367,7 +432,9 @@ describe('statCardArea from the holder table', () => {
    */
   async function expectHoldersExact(): Promise<number> {
     const stored = await sql<Record<string, unknown>>`
-      select binding_id, card_model_id, merchant_id, shop_id, active_time, document, sex, birth, district from stat_holder order by binding_id`.execute(one.db);
+      select binding_id, card_model_id, merchant_id, shop_id, active_time, document, sex, birth, district from stat_holder order by binding_id`.execute(
+      one.db,
+    );
     const reference = await sql<Record<string, unknown>>`
       select b.id as binding_id, c.card_model_id, c.merchant_id, c.shop_id, c.active_time,
         md5(coalesce(b.id_type::text, '') || ':' || coalesce('=' || upper(b.id_no), ''))::uuid as document,
@@ -378,8 +445,10 @@ describe('statCardArea from the holder table', () => {
       left join member m on m.id = b.member_id and not m.is_deleted
       where not b.is_deleted and not c.is_deleted
       order by b.id`.execute(one.db);
-    const value = (v: unknown) => (v == null ? null : v instanceof Date ? v.getTime() : typeof v === 'string' && v.includes('-') ? v : Number(v));
-    const norm = (rows: Array<Record<string, unknown>>) => rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, value(v)])));
+    const value = (v: unknown) =>
+      v == null ? null : v instanceof Date ? v.getTime() : typeof v === 'string' && v.includes('-') ? v : Number(v);
+    const norm = (rows: Array<Record<string, unknown>>) =>
+      rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, value(v)])));
     expect(norm(stored.rows)).toEqual(norm(reference.rows));
     return stored.rows.length;
   }
@@ -390,17 +459,35 @@ describe('statCardArea from the holder table', () => {
     const member = await createMember(one.db, { sex: 2, birthday: '1990-05-06', area_id: 330106 });
     const cardA = await createCard(one.db, { card_model_id: model });
     const cardB = await createCard(one.db, { card_model_id: model });
-    const a = await createCardBinding(one.db, { card_id: cardA, member_id: member, id_type: 1, id_no: residentId('310104', '19800101', true) });
-    const b = await createCardBinding(one.db, { card_id: cardB, id_type: 1, id_no: residentId('310104', '20000229', false) });
+    const a = await createCardBinding(one.db, {
+      card_id: cardA,
+      member_id: member,
+      id_type: 1,
+      id_no: residentId('310104', '19800101', true),
+    });
+    const b = await createCardBinding(one.db, {
+      card_id: cardB,
+      id_type: 1,
+      id_no: residentId('310104', '20000229', false),
+    });
     const n = await expectHoldersExact();
-    const row = (id: number) => one.db.selectFrom('stat_holder').selectAll().where('binding_id', '=', id).executeTakeFirst();
+    const row = (id: number) =>
+      one.db.selectFrom('stat_holder').selectAll().where('binding_id', '=', id).executeTakeFirst();
     expect(await row(a)).toMatchObject({ sex: 2, birth: 19900506, district: 330106 });
     expect(await row(b)).toMatchObject({ sex: 2, birth: 20000229, district: 310104 });
 
     // The member edits what it says; says nothing; is deleted (the ID number speaks again).
-    await one.db.updateTable('member').set({ sex: 1, birthday: '1991-07-08', area_id: 310104 }).where('id', '=', member).execute();
+    await one.db
+      .updateTable('member')
+      .set({ sex: 1, birthday: '1991-07-08', area_id: 310104 })
+      .where('id', '=', member)
+      .execute();
     expect(await row(a)).toMatchObject({ sex: 1, birth: 19910708, district: 310104 });
-    await one.db.updateTable('member').set({ sex: null, birthday: null, area_id: null }).where('id', '=', member).execute();
+    await one.db
+      .updateTable('member')
+      .set({ sex: null, birthday: null, area_id: null })
+      .where('id', '=', member)
+      .execute();
     expect(await row(a)).toMatchObject({ sex: 1, birth: 19800101, district: 310104 });
     await one.db.updateTable('member').set({ sex: 2, is_deleted: true }).where('id', '=', member).execute();
     expect(await row(a)).toMatchObject({ sex: 1, birth: 19800101 });
@@ -408,11 +495,19 @@ describe('statCardArea from the holder table', () => {
 
     // The binding changes holder and document; is deleted; a new one is made.
     const other = await createMember(one.db, { sex: 2, birthday: '1970-01-02', area_id: null });
-    await one.db.updateTable('card_binding').set({ member_id: other, id_type: 3, id_no: 'E7654321' }).where('id', '=', b).execute();
+    await one.db
+      .updateTable('card_binding')
+      .set({ member_id: other, id_type: 3, id_no: 'E7654321' })
+      .where('id', '=', b)
+      .execute();
     expect(await row(b)).toMatchObject({ sex: 2, birth: 19700102, district: null });
     await one.db.updateTable('card_binding').set({ is_deleted: true }).where('id', '=', b).execute();
     expect(await row(b)).toBeUndefined();
-    const b2 = await createCardBinding(one.db, { card_id: cardB, id_type: 1, id_no: residentId('330106', '19651127', false) });
+    const b2 = await createCardBinding(one.db, {
+      card_id: cardB,
+      id_type: 1,
+      id_no: residentId('330106', '19651127', false),
+    });
     expect(await row(b2)).toMatchObject({ sex: 2, birth: 19651127, district: 330106 });
 
     // The card is sold by a shop, changes model, is deleted and restored.
@@ -426,10 +521,12 @@ describe('statCardArea from the holder table', () => {
     expect(await expectHoldersExact()).toBe(n);
 
     // A write that fails leaves the holder row as it was (the trigger's work is in the same transaction).
-    await expect(inTransaction(one.db, async (trx) => {
-      await trx.updateTable('card_binding').set({ is_deleted: true }).where('id', '=', b2).execute();
-      throw new Error('refused');
-    })).rejects.toThrow('refused');
+    await expect(
+      inTransaction(one.db, async (trx) => {
+        await trx.updateTable('card_binding').set({ is_deleted: true }).where('id', '=', b2).execute();
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
     expect(await row(b2)).toMatchObject({ shop_id: shop });
 
     // A row removed for good goes too.
@@ -450,19 +547,32 @@ describe('statCardArea from the holder table', () => {
     const born17 = m === 2 && d === 29 ? `${y - 18}-03-01` : day(1);
     const digits = (iso: string) => iso.replace(/-/g, '');
     const model = await createCardModel(one.db);
-    const bind = async (o: { member?: { sex: number | null; birthday: string | null; area_id: number | null }; idType: number; idNo: string }) => {
+    const bind = async (o: {
+      member?: { sex: number | null; birthday: string | null; area_id: number | null };
+      idType: number;
+      idNo: string;
+    }) => {
       const cardId = await createCard(one.db, { card_model_id: model });
       const memberId = o.member ? await createMember(one.db, o.member) : null;
       await createCardBinding(one.db, { card_id: cardId, member_id: memberId, id_type: o.idType, id_no: o.idNo });
       return cardId;
     };
     await bind({ member: { sex: 1, birthday: born18, area_id: 330106 }, idType: 3, idNo: 'E7654321' });
-    await bind({ member: { sex: null, birthday: born17, area_id: null }, idType: 1, idNo: residentId('310104', '19500101', false) });
+    await bind({
+      member: { sex: null, birthday: born17, area_id: null },
+      idType: 1,
+      idNo: residentId('310104', '19500101', false),
+    });
     const byId = await bind({ idType: 1, idNo: residentId('330106', digits(born18), true) });
     await bind({ idType: 1, idNo: residentId('310104', digits(born17), false) });
     const passport = await bind({ idType: 3, idNo: 'E1234567' });
 
-    const stored = await one.db.selectFrom('card_binding').select(['card_id', 'id_sex', 'id_birth', 'id_district']).where('card_id', 'in', [byId, passport]).orderBy('card_id').execute();
+    const stored = await one.db
+      .selectFrom('card_binding')
+      .select(['card_id', 'id_sex', 'id_birth', 'id_district'])
+      .where('card_id', 'in', [byId, passport])
+      .orderBy('card_id')
+      .execute();
     expect(stored).toEqual([
       { card_id: byId, id_sex: 1, id_birth: Number(digits(born18)), id_district: 330106 },
       { card_id: passport, id_sex: null, id_birth: null, id_district: null },
@@ -471,7 +581,8 @@ describe('statCardArea from the holder table', () => {
     const res = await one.post('/manage-api/statistics/statCardArea', { cardModelId: model }, platform.token);
     expect(res.body.errcode, res.body.errmsg).toBe(0);
     const p = res.body.data;
-    const counts = (items: Array<{ code: string; count: number }>) => Object.fromEntries(items.filter((i) => i.count > 0).map((i) => [i.code, i.count]));
+    const counts = (items: Array<{ code: string; count: number }>) =>
+      Object.fromEntries(items.filter((i) => i.count > 0).map((i) => [i.code, i.count]));
     expect(counts(p.ageDistribution)).toEqual({ lt18: 2, '18-30': 2, unknown: 1 });
     expect(counts(p.genderDistribution)).toEqual({ 1: 2, 2: 2, 0: 1 });
     expect(counts(p.cityDistributions)).toEqual({ 330100: 2, 310100: 2, 0: 1 });
@@ -495,8 +606,16 @@ describe('statHomeCardCheckNum over the check days', () => {
   let sessions: Array<{ who: StaffSession; where: ReturnType<typeof sql> }>;
 
   beforeAll(async () => {
-    const merchantA = await staffSession(one, { kind: 'merchant', merchantId: w.merchantA, permissions: ['statistics:read'] });
-    const merchantB = await staffSession(one, { kind: 'merchant', merchantId: w.merchantB, permissions: ['statistics:read'] });
+    const merchantA = await staffSession(one, {
+      kind: 'merchant',
+      merchantId: w.merchantA,
+      permissions: ['statistics:read'],
+    });
+    const merchantB = await staffSession(one, {
+      kind: 'merchant',
+      merchantId: w.merchantB,
+      permissions: ['statistics:read'],
+    });
     const shopA1 = await staffSession(one, { kind: 'shop', shopId: w.shopA1, permissions: ['statistics:read'] });
     sessions = [
       { who: platform, where: sql`true` },
@@ -506,9 +625,18 @@ describe('statHomeCardCheckNum over the check days', () => {
     ];
     // Checks on the edges of service and UTC days: the first and last instant of March (UTC+8), a UTC midnight.
     const edge = (time: string, sku: number, spu: number, consume: number) =>
-      one.db.insertInto('card_check').values({
-        card_id: w.cards.c1, card_model_id: w.m1, sku_id: sku, resource_id: spu, check_time: new Date(time), check_date: '2026-03-01', consume_num: consume,
-      }).execute();
+      one.db
+        .insertInto('card_check')
+        .values({
+          card_id: w.cards.c1,
+          card_model_id: w.m1,
+          sku_id: sku,
+          resource_id: spu,
+          check_time: new Date(time),
+          check_date: '2026-03-01',
+          consume_num: consume,
+        })
+        .execute();
     await edge('2026-03-01T00:00:00+08:00', w.skuA1, w.spuA1, 3);
     await edge('2026-03-31T23:59:59.999+08:00', w.skuB, w.spuB, 5);
     await edge('2026-04-01T00:00:00+08:00', w.skuB, w.spuB, 7);
@@ -531,7 +659,10 @@ describe('statHomeCardCheckNum over the check days', () => {
       for (const { who, where } of sessions) {
         const res = await one.post('/manage-api/statistics/statHomeCardCheckNum', { datePair: range }, who.token);
         expect(res.body.errcode, res.body.errmsg).toBe(0);
-        const got = (res.body.data as Array<{ cardModelId: number; checkNum: number }>).map((r) => [r.cardModelId, r.checkNum]);
+        const got = (res.body.data as Array<{ cardModelId: number; checkNum: number }>).map((r) => [
+          r.cardModelId,
+          r.checkNum,
+        ]);
         expect(got, `${range} ${who.token.slice(0, 6)}`).toEqual(await reference(range, where));
       }
     }
@@ -542,7 +673,11 @@ describe('statHomeCardCheckNum over the check days', () => {
     await foldCheckRollup(one.db);
     await expectRollupExact();
     await expectEveryAnswerExact();
-    const march = await one.post('/manage-api/statistics/statHomeCardCheckNum', { datePair: ['2026-03-01', '2026-03-31'] }, platform.token);
+    const march = await one.post(
+      '/manage-api/statistics/statHomeCardCheckNum',
+      { datePair: ['2026-03-01', '2026-03-31'] },
+      platform.token,
+    );
     // 13 entries of M1 and 2 of M2 in the world, plus 3 + 5 + 11 + 13 on the edges (7 falls in April).
     expect(march.body.data).toEqual([
       { cardModelId: w.m1, cardModelName: w.m1Name, checkNum: 13 + 3 + 5 + 11 + 13 },
@@ -551,7 +686,10 @@ describe('statHomeCardCheckNum over the check days', () => {
   });
 
   it('counts a check beyond the mark live, and once folded, and not once revoked', async () => {
-    const recent: Array<[string, string]> = [[today(), today()], ['2026-11-01', '2026-12-31']];
+    const recent: Array<[string, string]> = [
+      [today(), today()],
+      ['2026-11-01', '2026-12-31'],
+    ];
     const id = await scan(spot, cards[2]);
     await expectEveryAnswerExact(recent);
     await foldCheckRollup(one.db);

@@ -33,9 +33,10 @@ type Part = { name: string; value: string } | { name: string; fileName: string; 
 /** A multipart body written by hand: `--B` CRLF headers CRLF CRLF content CRLF per part, then `--B--` CRLF. */
 function partsOf(boundary: string, parts: Part[]): Buffer[] {
   return parts.map((p) => {
-    const head = 'bytes' in p
-      ? `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"; filename="${p.fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`
-      : `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"\r\n\r\n`;
+    const head =
+      'bytes' in p
+        ? `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"; filename="${p.fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`
+        : `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"\r\n\r\n`;
     return Buffer.concat([Buffer.from(head), 'bytes' in p ? p.bytes : Buffer.from(p.value), Buffer.from('\r\n')]);
   });
 }
@@ -56,7 +57,12 @@ function sendRaw(urlPath: string, headers: Record<string, string>, body: Buffer,
       const response = Buffer.concat(received).toString('utf8');
       resolve({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(response)?.[1] ?? 0), body: firstJsonBody(response) });
     });
-    const head = [`POST ${urlPath} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: close', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+    const head = [
+      `POST ${urlPath} HTTP/1.1`,
+      'Host: 127.0.0.1',
+      'Connection: close',
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    ];
     head.push(chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${body.length}`);
     socket.write(`${head.join('\r\n')}\r\n\r\n`);
     if (!chunked) socket.write(body);
@@ -80,18 +86,33 @@ interface Operation {
 
 const OPERATIONS: Operation[] = [
   {
-    name: 'multipartUpload', path: `${M}/multipartUpload`, token: true,
+    name: 'multipartUpload',
+    path: `${M}/multipartUpload`,
+    token: true,
     async parts() {
       const init = await t.post(`${M}/multipartFileInit`, { fileName: 'big.pdf' }, staff.token);
       expect(init.body.errcode, init.body.errmsg).toBe(0);
       return [
-        { name: 'uploadId', value: init.body.data.uploadId }, { name: 'totalChunks', value: '1' }, { name: 'chunkNumber', value: '1' },
-        { name: 'fileKey', value: 'client/big.pdf' }, { name: 'file', fileName: 'big.pdf', bytes: pdfBytes(MiB) },
+        { name: 'uploadId', value: init.body.data.uploadId },
+        { name: 'totalChunks', value: '1' },
+        { name: 'chunkNumber', value: '1' },
+        { name: 'fileKey', value: 'client/big.pdf' },
+        { name: 'file', fileName: 'big.pdf', bytes: pdfBytes(MiB) },
       ];
     },
   },
-  { name: 'upload', path: `${O}/upload`, token: true, parts: async () => [{ name: 'file', fileName: 'doc.pdf', bytes: pdfBytes(MiB) }] },
-  { name: 'uploadWithFaceCheck', path: `${O}/uploadWithFaceCheck`, token: false, parts: async () => [{ name: 'file', fileName: 'me.jpg', bytes: FACE_JPEG }] },
+  {
+    name: 'upload',
+    path: `${O}/upload`,
+    token: true,
+    parts: async () => [{ name: 'file', fileName: 'doc.pdf', bytes: pdfBytes(MiB) }],
+  },
+  {
+    name: 'uploadWithFaceCheck',
+    path: `${O}/uploadWithFaceCheck`,
+    token: false,
+    parts: async () => [{ name: 'file', fileName: 'me.jpg', bytes: FACE_JPEG }],
+  },
 ];
 
 const CLOSING_MISSING = 'malformed multipart body: the closing boundary is missing';
@@ -111,57 +132,76 @@ const header = (b: string) => `multipart/form-data; boundary=${b}`;
 
 const FORMS: Form[] = [
   {
-    name: 'without the closing boundary', errmsg: CLOSING_MISSING,
+    name: 'without the closing boundary',
+    errmsg: CLOSING_MISSING,
     build(parts) {
       const b = boundary();
       return { contentType: header(b), body: Buffer.concat(partsOf(b, parts)) };
     },
   },
   {
-    name: 'closed by a delimiter without its final dashes', errmsg: CLOSING_MISSING,
+    name: 'closed by a delimiter without its final dashes',
+    errmsg: CLOSING_MISSING,
     build(parts) {
       const b = boundary();
       return { contentType: header(b), body: Buffer.concat([...partsOf(b, parts), Buffer.from(`--${b}\r\n`)]) };
     },
   },
   {
-    name: 'with a boundary other than the Content-Type header\'s', errmsg: MISMATCH,
+    name: "with a boundary other than the Content-Type header's",
+    errmsg: MISMATCH,
     build(parts) {
       const b = boundary();
       return { contentType: header(`${b}x`), body: Buffer.concat([...partsOf(b, parts), Buffer.from(`--${b}--\r\n`)]) };
     },
   },
   {
-    name: 'whose boundary extends the header\'s', errmsg: MISMATCH,
+    name: "whose boundary extends the header's",
+    errmsg: MISMATCH,
     build(parts) {
       const b = boundary();
-      return { contentType: header(b.slice(0, -4)), body: Buffer.concat([...partsOf(b, parts), Buffer.from(`--${b}--\r\n`)]) };
+      return {
+        contentType: header(b.slice(0, -4)),
+        body: Buffer.concat([...partsOf(b, parts), Buffer.from(`--${b}--\r\n`)]),
+      };
     },
   },
   {
-    name: 'with the file part cut in its content', errmsg: TRUNCATED,
+    name: 'with the file part cut in its content',
+    errmsg: TRUNCATED,
     build(parts) {
       const b = boundary();
       const all = partsOf(b, parts);
       const last = all.at(-1)!;
       const content = last.indexOf('\r\n\r\n') + 4;
-      return { contentType: header(b), body: Buffer.concat([...all.slice(0, -1), last.subarray(0, content + Math.floor((last.length - content) / 2))]) };
+      return {
+        contentType: header(b),
+        body: Buffer.concat([...all.slice(0, -1), last.subarray(0, content + Math.floor((last.length - content) / 2))]),
+      };
     },
   },
   {
-    name: 'with the file part cut in its headers', errmsg: TRUNCATED,
+    name: 'with the file part cut in its headers',
+    errmsg: TRUNCATED,
     build(parts) {
       const b = boundary();
       const all = partsOf(b, parts);
       const last = all.at(-1)!;
-      return { contentType: header(b), body: Buffer.concat([...all.slice(0, -1), last.subarray(0, last.indexOf('filename') + 4)]) };
+      return {
+        contentType: header(b),
+        body: Buffer.concat([...all.slice(0, -1), last.subarray(0, last.indexOf('filename') + 4)]),
+      };
     },
   },
   {
-    name: 'under a Content-Type without a boundary', errmsg: NO_BOUNDARY,
+    name: 'under a Content-Type without a boundary',
+    errmsg: NO_BOUNDARY,
     build(parts) {
       const b = boundary();
-      return { contentType: 'multipart/form-data', body: Buffer.concat([...partsOf(b, parts), Buffer.from(`--${b}--\r\n`)]) };
+      return {
+        contentType: 'multipart/form-data',
+        body: Buffer.concat([...partsOf(b, parts), Buffer.from(`--${b}--\r\n`)]),
+      };
     },
   },
 ];
@@ -171,10 +211,20 @@ const tempFiles = () => {
   return existsSync(dir) ? readdirSync(dir) : [];
 };
 const count = async (table: 'file_object' | 'multipart_upload_part') =>
-  Number((await t.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await t.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe.each(OPERATIONS)('$name', (op) => {
-  const headersFor = (contentType: string) => ({ 'Content-Type': contentType, ...(op.token ? { Authorization: `Bearer ${staff.token}` } : {}) });
+  const headersFor = (contentType: string) => ({
+    'Content-Type': contentType,
+    ...(op.token ? { Authorization: `Bearer ${staff.token}` } : {}),
+  });
 
   it('takes the hand-written body when it is whole (the baseline of the malformed ones)', async () => {
     const parts = await op.parts();
@@ -200,7 +250,12 @@ describe.each(OPERATIONS)('$name', (op) => {
       expect(tempFiles()).toEqual([]);
     }
     // the same through the in-process injector (no socket)
-    const injected = await t.app.inject({ method: 'POST', url: op.path, payload: body, headers: headersFor(contentType) });
+    const injected = await t.app.inject({
+      method: 'POST',
+      url: op.path,
+      payload: body,
+      headers: headersFor(contentType),
+    });
     expect(injected.statusCode).toBe(200);
     expect(injected.json()).toEqual({ errcode: 400, errmsg: form.errmsg });
     expect(tempFiles()).toEqual([]);
@@ -214,19 +269,31 @@ describe('multipartUpload with a malformed body', () => {
     const parts = await OPERATIONS[0].parts();
     const uploadId = (parts[0] as { value: string }).value;
     const broken = FORMS[0].build(parts);
-    const res = await sendRaw(`${M}/multipartUpload`, { 'Content-Type': broken.contentType, Authorization: `Bearer ${staff.token}` }, broken.body);
+    const res = await sendRaw(
+      `${M}/multipartUpload`,
+      { 'Content-Type': broken.contentType, Authorization: `Bearer ${staff.token}` },
+      broken.body,
+    );
     expect(res.body).toEqual({ errcode: 400, errmsg: CLOSING_MISSING });
     const b = boundary();
     const whole = Buffer.concat([...partsOf(b, parts), Buffer.from(`--${b}--\r\n`)]);
-    const again = await sendRaw(`${M}/multipartUpload`, { 'Content-Type': header(b), Authorization: `Bearer ${staff.token}` }, whole);
+    const again = await sendRaw(
+      `${M}/multipartUpload`,
+      { 'Content-Type': header(b), Authorization: `Bearer ${staff.token}` },
+      whole,
+    );
     expect(again.body).toMatchObject({ errcode: 0, data: { completed: true, fileName: 'big.pdf' } });
-    const recorded = await t.db.selectFrom('multipart_upload').innerJoin('multipart_upload_part', 'multipart_upload_part.upload_pk', 'multipart_upload.id')
-      .select('part_number').where('upload_id', '=', uploadId).execute();
+    const recorded = await t.db
+      .selectFrom('multipart_upload')
+      .innerJoin('multipart_upload_part', 'multipart_upload_part.upload_pk', 'multipart_upload.id')
+      .select('part_number')
+      .where('upload_id', '=', uploadId)
+      .execute();
     expect(recorded).toEqual([{ part_number: 1 }]);
   });
 });
 
-describe('a body that never shows the header\'s boundary', () => {
+describe("a body that never shows the header's boundary", () => {
   it('is refused once past the preamble allowance, without waiting for the rest of it', async () => {
     // 128 KiB of a 10 MiB body, then silence: only a server that stops at the allowance can answer.
     const answer = await new Promise<Sent>((resolve, reject) => {
@@ -246,7 +313,13 @@ describe('a body that never shows the header\'s boundary', () => {
         socket.destroy();
         resolve({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(text)?.[1] ?? 0), body });
       });
-      const head = [`POST ${O}/upload HTTP/1.1`, 'Host: 127.0.0.1', `Authorization: Bearer ${staff.token}`, `Content-Type: ${header(boundary())}`, `Content-Length: ${10 * MiB}`];
+      const head = [
+        `POST ${O}/upload HTTP/1.1`,
+        'Host: 127.0.0.1',
+        `Authorization: Bearer ${staff.token}`,
+        `Content-Type: ${header(boundary())}`,
+        `Content-Length: ${10 * MiB}`,
+      ];
       socket.write(`${head.join('\r\n')}\r\n\r\n`);
       socket.write(Buffer.alloc(128 * 1024, 'x'));
     });

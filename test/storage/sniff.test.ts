@@ -26,9 +26,15 @@ describe('content sniffing', () => {
   });
 
   it('reads UTF-8 text as plain text (CSV by its name), and markup, scripts and binary noise as not text', async () => {
-    expect(await sniff(Buffer.from('\uFEFF名称\t金额\r\n门票\t100\n'), 'a.txt')).toEqual({ mime: 'text/plain', ext: 'txt' });
+    expect(await sniff(Buffer.from('\uFEFF名称\t金额\r\n门票\t100\n'), 'a.txt')).toEqual({
+      mime: 'text/plain',
+      ext: 'txt',
+    });
     expect(await sniff(Buffer.from('a,b\n1,2\n'), 'A.CSV')).toEqual({ mime: 'text/csv', ext: 'csv' });
-    expect(await sniff(Buffer.from('  <html><body>x</body></html>'), 'a.txt')).toEqual({ mime: 'text/html', ext: 'html' });
+    expect(await sniff(Buffer.from('  <html><body>x</body></html>'), 'a.txt')).toEqual({
+      mime: 'text/html',
+      ext: 'html',
+    });
     expect(await sniff(Buffer.from('#!/usr/bin/env node\n'), 'a.txt')).toEqual({ mime: 'text/x-script', ext: 'sh' });
     expect(await sniff(Buffer.from('abc\u0000def'), 'a.txt')).toBeNull();
     expect(await sniff(randomBytes(10_000), 'a.txt')).toBeNull();

@@ -32,11 +32,22 @@ export async function form(parts: Part[]): Promise<{ body: Buffer; contentType: 
   return { body: Buffer.from(await req.arrayBuffer()), contentType: req.headers.get('content-type')! };
 }
 
-export async function postForm(t: TestApp, url: string, parts: Part[], opts: { token?: string; headers?: Record<string, string>; remoteAddress?: string } = {}) {
+export async function postForm(
+  t: TestApp,
+  url: string,
+  parts: Part[],
+  opts: { token?: string; headers?: Record<string, string>; remoteAddress?: string } = {},
+) {
   const { body, contentType } = await form(parts);
   const res = await t.app.inject({
-    method: 'POST', url, payload: body,
-    headers: { 'content-type': contentType, ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}), ...(opts.headers ?? {}) },
+    method: 'POST',
+    url,
+    payload: body,
+    headers: {
+      'content-type': contentType,
+      ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
+      ...(opts.headers ?? {}),
+    },
     ...(opts.remoteAddress ? { remoteAddress: opts.remoteAddress } : {}),
   });
   return { status: res.statusCode, body: res.json() as { errcode: number; errmsg: string; data?: any }, raw: res };
@@ -51,12 +62,22 @@ export interface S3Server {
 export async function startS3(): Promise<S3Server> {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'tc-s3rver-'));
   const bucket = `tc-${randomBytes(4).toString('hex')}`;
-  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
+  const server = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    silent: true,
+    directory,
+    configureBuckets: [{ name: bucket, configs: [] }],
+  });
   const { port } = await server.run();
   return {
     env: {
-      STORAGE: 's3', S3_ENDPOINT: `http://127.0.0.1:${port}`, S3_BUCKET: bucket, S3_REGION: 'us-east-1',
-      S3_ACCESS_KEY: 'S3RVER', S3_SECRET_KEY: 'S3RVER',
+      STORAGE: 's3',
+      S3_ENDPOINT: `http://127.0.0.1:${port}`,
+      S3_BUCKET: bucket,
+      S3_REGION: 'us-east-1',
+      S3_ACCESS_KEY: 'S3RVER',
+      S3_SECRET_KEY: 'S3RVER',
     },
     async close() {
       await server.close();
@@ -72,7 +93,13 @@ export async function startS3(): Promise<S3Server> {
 export async function platformDeps(t: TestApp): Promise<{ deps: Deps; close(): Promise<void> }> {
   let captured: Deps | null = null;
   const capture = defineModule({ name: 'capture', routes: (deps) => ((captured = deps), []) });
-  const app = await buildApp({ config: t.config, database: t.database, store: t.store, logger: false, modules: [...MODULES, capture] });
+  const app = await buildApp({
+    config: t.config,
+    database: t.database,
+    store: t.store,
+    logger: false,
+    modules: [...MODULES, capture],
+  });
   await app.ready();
   return { deps: captured!, close: () => app.close() };
 }

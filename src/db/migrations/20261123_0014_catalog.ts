@@ -292,11 +292,26 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await runDdl(db, [
-    'drop index sales_shop_idx', 'drop index card_shop_idx', 'drop index card_model_sku_idx', 'drop index checker_relation_entrance_idx',
-    'drop index checker_shop_idx', 'drop index admin_user_shop_idx', 'drop index admin_user_dept_idx', 'drop index dept_parent_idx',
-    'drop index dept_sibling_name_uq', 'alter table sku drop constraint sku_status_ck',
-    'drop table hotel_order_room', 'drop table hotel_order', 'drop table coupon', 'drop table coupon_template',
-    'drop table hotel_plan', 'drop table hotel_room_type', 'drop table hotel_info', 'drop table merchant_contract',
-    'drop table codegen_column', 'drop table custom_dis_user', 'drop table custom_dis',
+    'drop index sales_shop_idx',
+    'drop index card_shop_idx',
+    'drop index card_model_sku_idx',
+    'drop index checker_relation_entrance_idx',
+    'drop index checker_shop_idx',
+    'drop index admin_user_shop_idx',
+    'drop index admin_user_dept_idx',
+    'drop index dept_parent_idx',
+    'drop index dept_sibling_name_uq',
+    'alter table sku drop constraint sku_status_ck',
+    'drop table hotel_order_room',
+    'drop table hotel_order',
+    'drop table coupon',
+    'drop table coupon_template',
+    'drop table hotel_plan',
+    'drop table hotel_room_type',
+    'drop table hotel_info',
+    'drop table merchant_contract',
+    'drop table codegen_column',
+    'drop table custom_dis_user',
+    'drop table custom_dis',
   ]);
 }

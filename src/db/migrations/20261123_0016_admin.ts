@@ -70,13 +70,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await runDdl(db, [
-    'drop index card_number_prefix_idx', 'drop index card_expiry_idx', 'drop index card_scope_idx', 'drop index card_batch_cards_idx',
+    'drop index card_number_prefix_idx',
+    'drop index card_expiry_idx',
+    'drop index card_scope_idx',
+    'drop index card_batch_cards_idx',
     'alter table card drop column status_reason, drop column batch_id',
     'drop table card_batch',
     'drop table card_model_price_history',
     'drop index card_model_scope_idx',
     'alter table card_model drop column remark',
-    'drop index checker_mobile_idx', 'drop index checker_scope_idx', 'drop index admin_user_scope_idx', 'drop index user_role_role_idx',
+    'drop index checker_mobile_idx',
+    'drop index checker_scope_idx',
+    'drop index admin_user_scope_idx',
+    'drop index user_role_role_idx',
     'drop index role_scope_idx',
     'alter table role drop column remark, drop column shop_id, drop column merchant_id',
     'drop index merchant_name_uq',

@@ -52,7 +52,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await runDdl(db, [
-    'drop table stat_check_fold', 'drop table stat_check_rollup',
+    'drop table stat_check_fold',
+    'drop table stat_check_rollup',
     'alter table card_binding drop column id_sex, drop column id_birth, drop column id_district',
   ]);
 }

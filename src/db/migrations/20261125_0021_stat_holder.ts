@@ -34,7 +34,8 @@ function holderRowsSelect(where: string): string {
     where not b.is_deleted and not c.is_deleted and (${where})`;
 }
 
-const STAT_HOLDER_COLUMNS = 'binding_id, card_model_id, merchant_id, shop_id, active_time, document, sex, birth, district';
+const STAT_HOLDER_COLUMNS =
+  'binding_id, card_model_id, merchant_id, shop_id, active_time, document, sex, birth, district';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await runDdl(db, [
@@ -90,8 +91,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await runDdl(db, [
-    'drop trigger stat_holder_member_trg on member', 'drop trigger stat_holder_binding_trg on card_binding',
-    'drop function stat_holder_member()', 'drop function stat_holder_binding()',
-    'drop function stat_holder_refresh_all()', 'drop function stat_holder_refresh(bigint[])', 'drop table stat_holder',
+    'drop trigger stat_holder_member_trg on member',
+    'drop trigger stat_holder_binding_trg on card_binding',
+    'drop function stat_holder_member()',
+    'drop function stat_holder_binding()',
+    'drop function stat_holder_refresh_all()',
+    'drop function stat_holder_refresh(bigint[])',
+    'drop table stat_holder',
   ]);
 }

@@ -94,9 +94,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await runDdl(db, [
-    'drop trigger stat_card_trg on card', 'drop function stat_card_changed()', 'drop function stat_resource_day_add(bigint, integer)',
-    'drop table stat_resource_day', 'drop table stat_card_use',
-    'drop index stat_check_rollup_cohort_idx', 'drop index stat_check_rollup_card_idx',
+    'drop trigger stat_card_trg on card',
+    'drop function stat_card_changed()',
+    'drop function stat_resource_day_add(bigint, integer)',
+    'drop table stat_resource_day',
+    'drop table stat_card_use',
+    'drop index stat_check_rollup_cohort_idx',
+    'drop index stat_check_rollup_card_idx',
     'alter table stat_check_rollup drop column active_time, drop column merchant_id, drop column shop_id, drop column counted',
   ]);
 }

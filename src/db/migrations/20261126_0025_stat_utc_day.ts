@@ -13,7 +13,9 @@ const UTC_DAY = `create function stat_utc_day(t timestamptz) returns date langua
   select (t at time zone 'UTC')::date
 $$`;
 
-const resourceDayAdd = (day: (column: string) => string) => `create or replace function stat_resource_day_add(card bigint, sign integer) returns void language sql as $$
+const resourceDayAdd = (
+  day: (column: string) => string,
+) => `create or replace function stat_resource_day_add(card bigint, sign integer) returns void language sql as $$
   insert into stat_resource_day as d (card_model_id, resource_id, merchant_id, shop_id, active_day, entries)
   select card_model_id, resource_id, coalesce(merchant_id, 0), coalesce(shop_id, 0), ${day('active_time')}, sign * sum(entries)
   from stat_check_rollup where card_id = card and counted and active_time is not null
@@ -21,7 +23,9 @@ const resourceDayAdd = (day: (column: string) => string) => `create or replace f
   on conflict (active_day, card_model_id, resource_id, merchant_id, shop_id) do update set entries = d.entries + excluded.entries;
 $$`;
 
-const checkDayAdd = (day: (column: string) => string) => `create or replace function stat_check_day_add(after bigint, upto bigint) returns void language sql as $$
+const checkDayAdd = (
+  day: (column: string) => string,
+) => `create or replace function stat_check_day_add(after bigint, upto bigint) returns void language sql as $$
   insert into stat_check_day as d (check_day, card_model_id, sku_id, entries)
   select ${day('k.check_time')}, k.card_model_id, k.sku_id, sum(k.consume_num)
   from card_check k
@@ -30,7 +34,9 @@ const checkDayAdd = (day: (column: string) => string) => `create or replace func
   on conflict (check_day, card_model_id, sku_id) do update set entries = d.entries + excluded.entries;
 $$`;
 
-const checkDayRevoke = (day: (column: string) => string) => `create or replace function stat_check_day_revoke() returns trigger language plpgsql as $$
+const checkDayRevoke = (
+  day: (column: string) => string,
+) => `create or replace function stat_check_day_revoke() returns trigger language plpgsql as $$
 begin
   perform 1 from stat_check_fold where id = 1 for share;
   if new.id <= (select folded_to from stat_check_fold where id = 1) then
@@ -48,5 +54,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await runDdl(db, [resourceDayAdd(writtenOut), checkDayAdd(writtenOut), checkDayRevoke(writtenOut), 'drop function stat_utc_day(timestamptz)']);
+  await runDdl(db, [
+    resourceDayAdd(writtenOut),
+    checkDayAdd(writtenOut),
+    checkDayRevoke(writtenOut),
+    'drop function stat_utc_day(timestamptz)',
+  ]);
 }

@@ -9,7 +9,8 @@ export const AllocationError = errcodes({
 });
 
 export const fixedAmountRequired = () => badRequest('fixedAmount is required when calcMode is fixed');
-export const unknownCardModels = (ids: number[]) => badRequest(`cardModelIds is invalid: no card model ${ids.join(', ')}`);
+export const unknownCardModels = (ids: number[]) =>
+  badRequest(`cardModelIds is invalid: no card model ${ids.join(', ')}`);
 export const notAllocationEnabled = (ids: number[]) =>
   badRequest(`cardModelIds is invalid: card model ${ids.join(', ')} does not take part in allocation`);
 export const platformOnly = () => forbidden('only platform users can run or delete allocations');
@@ -17,4 +18,7 @@ export const batchNotFound = () => notFound('allocation batch');
 export const batchOfAnother = (scope: 'merchant' | 'shop') =>
   forbidden(scope === 'shop' ? 'the record belongs to another shop' : 'the record belongs to another merchant');
 export const totalTooLarge = (model: string, year: number, month: number) =>
-  new AppError(AllocationError.TOTAL_TOO_LARGE, `the allocation total of ${model} for ${year}-${String(month).padStart(2, '0')} is larger than the service can hold exactly`);
+  new AppError(
+    AllocationError.TOTAL_TOO_LARGE,
+    `the allocation total of ${model} for ${year}-${String(month).padStart(2, '0')} is larger than the service can hold exactly`,
+  );

@@ -40,9 +40,31 @@ export function toBatch(r: Selectable<DistributeBatchTable>): DistributeBatch {
   };
 }
 
-export type DetailRow = Pick<Selectable<DistributeDetailTable>,
-  'id' | 'batch_id' | 'year' | 'month' | 'card_model_id' | 'park_id' | 'park_name' | 'check_num' | 'distribute_percent' | 'distribute_amount'>;
-const DETAIL_COLUMNS = ['id', 'batch_id', 'year', 'month', 'card_model_id', 'park_id', 'park_name', 'check_num', 'distribute_percent', 'distribute_amount'] as const;
+export type DetailRow = Pick<
+  Selectable<DistributeDetailTable>,
+  | 'id'
+  | 'batch_id'
+  | 'year'
+  | 'month'
+  | 'card_model_id'
+  | 'park_id'
+  | 'park_name'
+  | 'check_num'
+  | 'distribute_percent'
+  | 'distribute_amount'
+>;
+const DETAIL_COLUMNS = [
+  'id',
+  'batch_id',
+  'year',
+  'month',
+  'card_model_id',
+  'park_id',
+  'park_name',
+  'check_num',
+  'distribute_percent',
+  'distribute_amount',
+] as const;
 
 export function toDetail(r: DetailRow): DistributeDetail {
   return {
@@ -83,11 +105,21 @@ export async function findBatch(db: Executor, id: number, forUpdate = false): Pr
 
 export async function batchVisible(db: Executor, id: number, scope: Scope): Promise<boolean> {
   if (scope.kind === 'platform') return true;
-  const r = await db.selectFrom('distribute_batch').select('id').where('id', '=', id).where(batchScope(scope)).executeTakeFirst();
+  const r = await db
+    .selectFrom('distribute_batch')
+    .select('id')
+    .where('id', '=', id)
+    .where(batchScope(scope))
+    .executeTakeFirst();
   return r !== undefined;
 }
 
-export function pageBatches(db: Executor, f: BatchPageQuery, scope: Scope, page: PageRequest): Promise<Page<DistributeBatch>> {
+export function pageBatches(
+  db: Executor,
+  f: BatchPageQuery,
+  scope: Scope,
+  page: PageRequest,
+): Promise<Page<DistributeBatch>> {
   let q = db.selectFrom('distribute_batch').selectAll().where('is_deleted', '=', false).where(batchScope(scope));
   if (f.year != null) q = q.where('year', '=', f.year);
   if (f.month != null) q = q.where('month', '=', f.month);
@@ -98,20 +130,39 @@ export function pageBatches(db: Executor, f: BatchPageQuery, scope: Scope, page:
 }
 
 function detailsOf(db: Executor, batchId: number, scope: Scope) {
-  return db.selectFrom('distribute_detail').select(DETAIL_COLUMNS).where('batch_id', '=', batchId).where(detailScope(scope));
+  return db
+    .selectFrom('distribute_detail')
+    .select(DETAIL_COLUMNS)
+    .where('batch_id', '=', batchId)
+    .where(detailScope(scope));
 }
 
-export function pageDetails(db: Executor, batchId: number, keywords: string | null | undefined, scope: Scope, page: PageRequest): Promise<Page<DistributeDetail>> {
+export function pageDetails(
+  db: Executor,
+  batchId: number,
+  keywords: string | null | undefined,
+  scope: Scope,
+  page: PageRequest,
+): Promise<Page<DistributeDetail>> {
   let q = detailsOf(db, batchId, scope);
   const kw = keywordsCondition(keywords, ['distribute_detail.park_name']);
   if (kw) q = q.where(kw);
   return paginate(db, q.orderBy('id'), page, toDetail);
 }
 
-export type ExportRecord = Pick<DistributeDetail, 'id' | 'parkId' | 'parkName' | 'checkNum' | 'distributePercent' | 'distributeAmount'>;
+export type ExportRecord = Pick<
+  DistributeDetail,
+  'id' | 'parkId' | 'parkName' | 'checkNum' | 'distributePercent' | 'distributeAmount'
+>;
 
 /** Keyset read of a batch's details in id order, with only the columns the export writes. */
-export async function detailsAfter(db: Executor, batchId: number, scope: Scope, afterId: number | null, limit: number): Promise<ExportRecord[]> {
+export async function detailsAfter(
+  db: Executor,
+  batchId: number,
+  scope: Scope,
+  afterId: number | null,
+  limit: number,
+): Promise<ExportRecord[]> {
   let q = db
     .selectFrom('distribute_detail')
     .select(['id', 'park_id', 'park_name', 'check_num', 'distribute_percent', 'distribute_amount'])
@@ -120,8 +171,12 @@ export async function detailsAfter(db: Executor, batchId: number, scope: Scope, 
   if (afterId !== null) q = q.where('id', '>', afterId);
   const rows = await q.orderBy('id').limit(limit).execute();
   return rows.map((r) => ({
-    id: r.id, parkId: r.park_id, parkName: r.park_name, checkNum: r.check_num,
-    distributePercent: Number(r.distribute_percent), distributeAmount: r.distribute_amount,
+    id: r.id,
+    parkId: r.park_id,
+    parkName: r.park_name,
+    checkNum: r.check_num,
+    distributePercent: Number(r.distribute_percent),
+    distributeAmount: r.distribute_amount,
   }));
 }
 
@@ -148,7 +203,11 @@ export async function clearScopes(db: Executor, s: RunScopes, by: number): Promi
     .returning('id')
     .execute();
   const ids = removed.map((r) => r.id);
-  if (ids.length) await db.deleteFrom('distribute_detail').where(sql<SqlBool>`batch_id = any (${ids}::bigint[])`).execute();
+  if (ids.length)
+    await db
+      .deleteFrom('distribute_detail')
+      .where(sql<SqlBool>`batch_id = any (${ids}::bigint[])`)
+      .execute();
   await db
     .deleteFrom('deferred_revenue_ledger')
     .where('year', '=', s.year)
@@ -203,7 +262,9 @@ export async function insertScopes(
         ${dcol((x) => x.r.cardModelId)}::bigint[], ${dcol((x) => x.d.parkId)}::bigint[], ${dcol((x) => x.d.parkName)}::varchar[],
         ${dcol((x) => x.d.merchantId)}::bigint[], ${dcol((x) => x.d.shopId)}::bigint[], ${dcol((x) => x.d.checkNum)}::bigint[],
         ${dcol((x) => x.d.distributePercent)}::numeric[], ${dcol((x) => x.d.distributeAmount)}::bigint[])
-        as d(batch_id, year, month, card_model_id, park_id, park_name, merchant_id, shop_id, check_num, distribute_percent, distribute_amount)`.execute(db);
+        as d(batch_id, year, month, card_model_id, park_id, park_name, merchant_id, shop_id, check_num, distribute_percent, distribute_amount)`.execute(
+      db,
+    );
   }
 
   await sql`
@@ -216,10 +277,23 @@ export async function insertScopes(
 }
 
 /** Marks one batch deleted and removes its details and its month's ledger row for its card model. */
-export async function deleteBatch(db: Executor, b: { id: number; year: number; month: number; cardModelId: number }, by: number): Promise<void> {
-  await db.updateTable('distribute_batch').set({ is_deleted: true, updated_by: by, updated_at: new Date() }).where('id', '=', b.id).execute();
+export async function deleteBatch(
+  db: Executor,
+  b: { id: number; year: number; month: number; cardModelId: number },
+  by: number,
+): Promise<void> {
+  await db
+    .updateTable('distribute_batch')
+    .set({ is_deleted: true, updated_by: by, updated_at: new Date() })
+    .where('id', '=', b.id)
+    .execute();
   await db.deleteFrom('distribute_detail').where('batch_id', '=', b.id).execute();
-  await db.deleteFrom('deferred_revenue_ledger').where('year', '=', b.year).where('month', '=', b.month).where('card_model_id', '=', b.cardModelId).execute();
+  await db
+    .deleteFrom('deferred_revenue_ledger')
+    .where('year', '=', b.year)
+    .where('month', '=', b.month)
+    .where('card_model_id', '=', b.cardModelId)
+    .execute();
 }
 
 /** Status 1 or 2 → 3 (exported); a batch already exported or deleted meanwhile is left alone. */

@@ -43,15 +43,24 @@ export function createBatchService(deps: { db: Db }) {
     /** Platform users only: the batch is marked deleted, its details and its month's ledger row go. */
     async remove(ctx: AuthedContext, id: number): Promise<void> {
       if (scopeOf(ctx.account).kind !== 'platform') throw platformOnly();
-      await loggedTransaction(db, ctx, async (trx) => {
-        const seen = await repo.findBatch(trx, id);
-        if (!seen) throw batchNotFound();
-        // The same lock as executeCalc, so a delete never interleaves with a run of the scope.
-        await advisoryLock(trx, 'allocation-scope', `${seen.year}-${seen.month}-${seen.cardModelId}`);
-        const batch = await repo.findBatch(trx, id, true);
-        if (!batch) throw batchNotFound();
-        await repo.deleteBatch(trx, { id, year: batch.year, month: batch.month, cardModelId: batch.cardModelId }, ctx.account.id);
-      }, () => id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const seen = await repo.findBatch(trx, id);
+          if (!seen) throw batchNotFound();
+          // The same lock as executeCalc, so a delete never interleaves with a run of the scope.
+          await advisoryLock(trx, 'allocation-scope', `${seen.year}-${seen.month}-${seen.cardModelId}`);
+          const batch = await repo.findBatch(trx, id, true);
+          if (!batch) throw batchNotFound();
+          await repo.deleteBatch(
+            trx,
+            { id, year: batch.year, month: batch.month, cardModelId: batch.cardModelId },
+            ctx.account.id,
+          );
+        },
+        () => id,
+      );
     },
 
     /**
@@ -69,7 +78,12 @@ export function createBatchService(deps: { db: Db }) {
         columns: detailExportColumns(period, batch.cardModelName),
         batches: readAhead((after, limit) => repo.detailsAfter(db, batchId, scope, after?.id ?? null, limit)),
         totalRow: '合计',
-        onComplete: scope.kind === 'platform' ? async () => { await repo.markExported(db, batchId, ctx.account.id); } : undefined,
+        onComplete:
+          scope.kind === 'platform'
+            ? async () => {
+                await repo.markExported(db, batchId, ctx.account.id);
+              }
+            : undefined,
       });
     },
   };

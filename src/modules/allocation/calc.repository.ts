@@ -31,7 +31,13 @@ export async function findCardModels(db: Executor, ids: number[] | null): Promis
     .where('is_deleted', '=', false);
   q = ids === null ? q.where('allocation_enabled', '=', true) : q.where('id', 'in', ids.length ? ids : [0]);
   const rows = await q.orderBy('id').execute();
-  return rows.map((r) => ({ id: r.id, name: r.name, price: r.price, validityMonths: r.validity_months, allocationEnabled: r.allocation_enabled }));
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    price: r.price,
+    validityMonths: r.validity_months,
+    allocationEnabled: r.allocation_enabled,
+  }));
 }
 
 /**
@@ -39,7 +45,12 @@ export async function findCardModels(db: Executor, ids: number[] | null): Promis
  * ends, expiring at or after it starts, not disabled (status 3). The literal predicates match the
  * partial index card_allocation_valid_idx, so the counts are read from the index alone.
  */
-export async function countValidUsers(db: Executor, cardModelIds: number[], start: Date, end: Date): Promise<Map<number, number>> {
+export async function countValidUsers(
+  db: Executor,
+  cardModelIds: number[],
+  start: Date,
+  end: Date,
+): Promise<Map<number, number>> {
   const r = await sql<{ card_model_id: number; n: number | string }>`
     select card_model_id, count(*) as n from card
     where card_model_id = any (${cardModelIds}::bigint[]) and status <> 3 and not is_deleted
@@ -54,8 +65,20 @@ export async function countValidUsers(db: Executor, cardModelIds: number[], star
  * by the (card_model_id, resource_id, check_time) index. Parks without checks answer 0. Ordered by
  * model, then park id.
  */
-export async function parkCheckCounts(db: Executor, cardModelIds: number[], start: Date, end: Date): Promise<Map<number, ParkCheckCount[]>> {
-  const r = await sql<{ card_model_id: number; park_id: number; park_name: string; merchant_id: number | null; shop_id: number | null; check_num: number | string }>`
+export async function parkCheckCounts(
+  db: Executor,
+  cardModelIds: number[],
+  start: Date,
+  end: Date,
+): Promise<Map<number, ParkCheckCount[]>> {
+  const r = await sql<{
+    card_model_id: number;
+    park_id: number;
+    park_name: string;
+    merchant_id: number | null;
+    shop_id: number | null;
+    check_num: number | string;
+  }>`
     with parks as (
       select r.card_model_id, r.resource_id as park_id, s.name as park_name, s.merchant_id, s.shop_id
       from card_model_resource_rule r

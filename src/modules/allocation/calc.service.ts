@@ -5,7 +5,13 @@ import { isUniqueViolation } from '../../platform/db/pg-errors.js';
 import { advisoryLocks, loggedTransaction } from '../../platform/db/transaction.js';
 import { conflict } from '../../platform/errors.js';
 import type { AuthedContext } from '../../platform/http/context.js';
-import { fixedAmountRequired, notAllocationEnabled, platformOnly, totalTooLarge, unknownCardModels } from './allocation.errors.js';
+import {
+  fixedAmountRequired,
+  notAllocationEnabled,
+  platformOnly,
+  totalTooLarge,
+  unknownCardModels,
+} from './allocation.errors.js';
 import type { CalcRequest, DistributeBatch, PreviewItem } from './allocation.schemas.js';
 import * as batches from './batch.repository.js';
 import * as calc from './calc.repository.js';
@@ -68,13 +74,27 @@ export function createCalcService(deps: { db: Db; now?: () => Date }) {
    * Every scope of one month: two aggregates for all its models, run side by side on two pooled
    * connections (PostgreSQL; PGlite runs them in turn), then the split of each in cents.
    */
-  async function computeMonth(year: number, month: number, models: calc.CardModelForCalc[], settings: CalcSettings): Promise<ScopeResult[]> {
+  async function computeMonth(
+    year: number,
+    month: number,
+    models: calc.CardModelForCalc[],
+    settings: CalcSettings,
+  ): Promise<ScopeResult[]> {
     if (models.length === 0) return [];
     const [start, end] = monthBounds(year, month);
     const ids = models.map((m) => m.id);
-    const [validUsers, parks] = await Promise.all([calc.countValidUsers(db, ids, start, end), calc.parkCheckCounts(db, ids, start, end)]);
+    const [validUsers, parks] = await Promise.all([
+      calc.countValidUsers(db, ids, start, end),
+      calc.parkCheckCounts(db, ids, start, end),
+    ]);
     return models.map((model) => {
-      const result = allocateScope({ year, month }, model, validUsers.get(model.id) ?? 0, parks.get(model.id) ?? [], settings);
+      const result = allocateScope(
+        { year, month },
+        model,
+        validUsers.get(model.id) ?? 0,
+        parks.get(model.id) ?? [],
+        settings,
+      );
       if (!result) throw totalTooLarge(model.name, year, month);
       return result;
     });
@@ -92,7 +112,13 @@ export function createCalcService(deps: { db: Db; now?: () => Date }) {
       const out: PreviewItem[] = [];
       for (const month of p.months) {
         for (const r of await computeMonth(p.year, month, p.models, p.settings)) {
-          out.push({ ...r, details: r.details.map(({ merchantId: _m, shopId: _s, distributePercent, ...d }) => ({ ...d, distributePercent: Number(distributePercent) })) });
+          out.push({
+            ...r,
+            details: r.details.map(({ merchantId: _m, shopId: _s, distributePercent, ...d }) => ({
+              ...d,
+              distributePercent: Number(distributePercent),
+            })),
+          });
         }
       }
       return out;
@@ -112,20 +138,33 @@ export function createCalcService(deps: { db: Db; now?: () => Date }) {
       for (const month of p.months) results.push(...(await computeMonth(p.year, month, p.models, p.settings)));
       const cardModelIds = p.models.map((m) => m.id);
       try {
-        return await loggedTransaction(db, ctx, async (trx) => {
-          // One statement, keys in sorted order (the same for every run, so overlapping runs cannot
-          // deadlock); deleteDistributeBatch takes the same key of its one scope.
-          await advisoryLocks(trx, 'allocation-scope', p.months.flatMap((month) => cardModelIds.map((id) => `${p.year}-${month}-${id}`)));
-          await batches.clearScopes(trx, { year: p.year, months: p.months, cardModelIds }, ctx.account.id);
-          return batches.insertScopes(trx, results, {
-            batchNo: (r) => `DA${r.year}${String(r.month).padStart(2, '0')}-${r.cardModelId}-${randomBytes(4).toString('hex')}`,
-            execTime: new Date(),
-            execBy: ctx.account.id,
-          });
-        }, batchIds);
+        return await loggedTransaction(
+          db,
+          ctx,
+          async (trx) => {
+            // One statement, keys in sorted order (the same for every run, so overlapping runs cannot
+            // deadlock); deleteDistributeBatch takes the same key of its one scope.
+            await advisoryLocks(
+              trx,
+              'allocation-scope',
+              p.months.flatMap((month) => cardModelIds.map((id) => `${p.year}-${month}-${id}`)),
+            );
+            await batches.clearScopes(trx, { year: p.year, months: p.months, cardModelIds }, ctx.account.id);
+            return batches.insertScopes(trx, results, {
+              batchNo: (r) =>
+                `DA${r.year}${String(r.month).padStart(2, '0')}-${r.cardModelId}-${randomBytes(4).toString('hex')}`,
+              execTime: new Date(),
+              execBy: ctx.account.id,
+            });
+          },
+          batchIds,
+        );
       } catch (err) {
         // Only a writer that bypassed the scope lock can get here; the index kept one batch per scope.
-        if (isUniqueViolation(err, batches.BATCH_SCOPE_INDEX)) throw conflict('another allocation of the same month and card model was saved at the same time; run it again');
+        if (isUniqueViolation(err, batches.BATCH_SCOPE_INDEX))
+          throw conflict(
+            'another allocation of the same month and card model was saved at the same time; run it again',
+          );
         throw err;
       }
     },

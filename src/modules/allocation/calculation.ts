@@ -2,7 +2,8 @@ import type { CardModelForCalc, ParkCheckCount } from './calc.repository.js';
 import { largestRemainderSplit, percentText } from './split.js';
 
 /** How a month's allocatable total is found (docs/domain.md §2). */
-export type CalcSettings = { calcMode: 'ratio'; ratio: number; fixedAmount: null } | { calcMode: 'fixed'; ratio: null; fixedAmount: number };
+export type CalcSettings =
+  { calcMode: 'ratio'; ratio: number; fixedAmount: null } | { calcMode: 'fixed'; ratio: null; fixedAmount: number };
 
 export interface ScopeDetail {
   parkId: number;
@@ -40,7 +41,10 @@ export const quarterOf = (month: number) => Math.ceil(month / 3);
  * process TZ): all twelve of a past year, January to the current month of the current year, none of a
  * future year (nothing of it can be allocated yet, so the run is empty rather than refused).
  */
-export function monthsOfRun(req: { year: number; month?: number | null; months?: number[] | null }, now: Date): number[] {
+export function monthsOfRun(
+  req: { year: number; month?: number | null; months?: number[] | null },
+  now: Date,
+): number[] {
   if (req.months?.length) return [...new Set(req.months)].sort((a, b) => a - b);
   if (req.month != null) return [req.month];
   const thisYear = now.getFullYear();
@@ -52,7 +56,11 @@ export function monthsOfRun(req: { year: number; month?: number | null; months?:
  * ratio: ⌊validUserCount × price × ratio ÷ (100 × validity months)⌋; fixed: validUserCount × fixedAmount.
  * Integer cents, in BigInt so no product is rounded on the way.
  */
-export function monthlyTotal(validUserCount: number, model: Pick<CardModelForCalc, 'price' | 'validityMonths'>, settings: CalcSettings): bigint {
+export function monthlyTotal(
+  validUserCount: number,
+  model: Pick<CardModelForCalc, 'price' | 'validityMonths'>,
+  settings: CalcSettings,
+): bigint {
   const users = BigInt(validUserCount);
   if (settings.calcMode === 'fixed') return users * BigInt(settings.fixedAmount);
   return (users * BigInt(model.price) * BigInt(settings.ratio)) / (100n * BigInt(model.validityMonths));
@@ -68,7 +76,10 @@ export function allocateScope(
 ): ScopeResult | null {
   const total = monthlyTotal(validUserCount, model, settings);
   if (total > BigInt(Number.MAX_SAFE_INTEGER)) return null;
-  const amounts = largestRemainderSplit(total, parks.map((p) => ({ id: p.parkId, weight: p.checkNum })));
+  const amounts = largestRemainderSplit(
+    total,
+    parks.map((p) => ({ id: p.parkId, weight: p.checkNum })),
+  );
   const checks = parks.reduce((sum, p) => sum + p.checkNum, 0);
   return {
     year: scope.year,

@@ -11,7 +11,8 @@ export interface SplitPart {
 export function largestRemainderSplit(total: bigint, parts: readonly SplitPart[]): bigint[] {
   if (total < 0n) throw new RangeError('total must not be negative');
   const weights = parts.map((p) => {
-    if (!Number.isSafeInteger(p.weight) || p.weight < 0) throw new RangeError(`weight of ${p.id} must be a whole number ≥ 0`);
+    if (!Number.isSafeInteger(p.weight) || p.weight < 0)
+      throw new RangeError(`weight of ${p.id} must be a whole number ≥ 0`);
     return BigInt(p.weight);
   });
   const sum = weights.reduce((a, b) => a + b, 0n);
@@ -21,7 +22,9 @@ export function largestRemainderSplit(total: bigint, parts: readonly SplitPart[]
   let left = total - shares.reduce((a, b) => a + b, 0n);
   const order = parts
     .map((_, i) => i)
-    .sort((a, b) => (remainders[a] === remainders[b] ? parts[a].id - parts[b].id : remainders[b] > remainders[a] ? 1 : -1));
+    .sort((a, b) =>
+      remainders[a] === remainders[b] ? parts[a].id - parts[b].id : remainders[b] > remainders[a] ? 1 : -1,
+    );
   // left < number of parts, since each floor loses less than one cent.
   for (let k = 0; left > 0n; k++, left--) shares[order[k]] += 1n;
   return shares;

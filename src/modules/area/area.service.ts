@@ -32,7 +32,8 @@ export function createAreaService(deps: { cache: SharedCache; regions: RegionSer
       const regions = await deps.regions.allRegions();
       // ip2region writes some provinces short ("上海"); the dictionary's full name reads better.
       const province = found.province
-        ? regions.find((r) => r.levelType === 1 && (r.name === found.province || r.shortName === found.province))?.name ?? found.province
+        ? (regions.find((r) => r.levelType === 1 && (r.name === found.province || r.shortName === found.province))
+            ?.name ?? found.province)
         : '';
       const parts = [province, found.city].filter((p) => p && p !== '0');
       return parts.length ? parts.join(' ') : found.country || UNKNOWN_AREA;

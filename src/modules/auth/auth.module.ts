@@ -9,7 +9,11 @@ export const authModule = defineModule({
   name: 'auth',
   accountLoaders: { admin: loadStaffAccount },
   routes: ({ config, db, store, tokens }) => {
-    const captcha = createCaptchaService({ store, ratePerMin: config.captchaRatePerMin, bypassCode: config.captchaBypassCode });
+    const captcha = createCaptchaService({
+      store,
+      ratePerMin: config.captchaRatePerMin,
+      bypassCode: config.captchaBypassCode,
+    });
     const staff = createStaffAuthService({ db, store, tokens, captcha, loginRatePerMin: config.loginRatePerMin });
     return authRoutes({ staff, captcha, tokens });
   },

@@ -19,20 +19,48 @@ export interface StaffLoginInput {
   uuid?: string | null;
 }
 
-const STAFF: PasswordAccountKind = { kind: 'admin', stamp: stampStaffLogin, channel: 'manage', lock: staffRepo.lockStaffForLogin, load: staffRepo.loadStaffAccount };
+const STAFF: PasswordAccountKind = {
+  kind: 'admin',
+  stamp: stampStaffLogin,
+  channel: 'manage',
+  lock: staffRepo.lockStaffForLogin,
+  load: staffRepo.loadStaffAccount,
+};
 
 /** Staff login and logout on /manage-api (spec A 4.1, A §5). */
-export function createStaffAuthService(deps: { db: Db; store: Store; tokens: TokenService; captcha: CaptchaService; loginRatePerMin: number }) {
+export function createStaffAuthService(deps: {
+  db: Db;
+  store: Store;
+  tokens: TokenService;
+  captcha: CaptchaService;
+  loginRatePerMin: number;
+}) {
   const { db, tokens } = deps;
   const guard = createLoginGuard(deps.store, 'admin');
 
-  async function refuse(ctx: RequestContext, username: string, accountId: number | null, error: AppError): Promise<never> {
-    await recordLogin(db, ctx, { accountKind: 'admin', accountId, username, success: false, errcode: error.errcode, message: error.message });
+  async function refuse(
+    ctx: RequestContext,
+    username: string,
+    accountId: number | null,
+    error: AppError,
+  ): Promise<never> {
+    await recordLogin(db, ctx, {
+      accountKind: 'admin',
+      accountId,
+      username,
+      success: false,
+      errcode: error.errcode,
+      message: error.message,
+    });
     throw error;
   }
 
   return {
-    async login(ctx: RequestContext, input: StaffLoginInput, cookieSessionKey: string | undefined): Promise<LoginResponse> {
+    async login(
+      ctx: RequestContext,
+      input: StaffLoginInput,
+      cookieSessionKey: string | undefined,
+    ): Promise<LoginResponse> {
       await limitLoginRate(deps.store, deps.loginRatePerMin, ctx.ip);
       await deps.captcha.verify(input.uuid || cookieSessionKey, input.code);
 

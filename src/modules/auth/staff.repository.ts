@@ -1,4 +1,3 @@
-
 import type { Executor } from '../../platform/db/executor.js';
 import type { Account } from '../../platform/http/context.js';
 
@@ -19,7 +18,14 @@ export async function findStaffByUsername(db: Executor, username: string): Promi
     .where('is_deleted', '=', false)
     .executeTakeFirst();
   return r
-    ? { id: r.id, username: r.username, passwordHash: r.password_hash, nickname: r.nickname, mobile: r.mobile, status: r.status }
+    ? {
+        id: r.id,
+        username: r.username,
+        passwordHash: r.password_hash,
+        nickname: r.nickname,
+        mobile: r.mobile,
+        status: r.status,
+      }
     : null;
 }
 
@@ -31,7 +37,16 @@ export async function loadStaffAccount(db: Executor, id: number): Promise<Accoun
   const user = await db
     .selectFrom('admin_user')
     .leftJoin('merchant', 'merchant.id', 'admin_user.merchant_id')
-    .select(['admin_user.id', 'admin_user.username', 'admin_user.nickname', 'admin_user.user_type', 'admin_user.merchant_id', 'admin_user.shop_id', 'admin_user.status', 'merchant.status as merchantStatus'])
+    .select([
+      'admin_user.id',
+      'admin_user.username',
+      'admin_user.nickname',
+      'admin_user.user_type',
+      'admin_user.merchant_id',
+      'admin_user.shop_id',
+      'admin_user.status',
+      'merchant.status as merchantStatus',
+    ])
     .where('admin_user.id', '=', id)
     .where('admin_user.is_deleted', '=', false)
     .executeTakeFirst();
@@ -64,9 +79,21 @@ export async function loadStaffAccount(db: Executor, id: number): Promise<Accoun
  * afresh, sees the change (docs/adr/0032-a-login-locks-what-its-session-is-built-from.md). Answers the password hash as it is now.
  */
 export async function lockStaffForLogin(trx: Executor, id: number): Promise<{ passwordHash: string } | null> {
-  const user = await trx.selectFrom('admin_user').select(['merchant_id', 'password_hash']).where('id', '=', id).forNoKeyUpdate().executeTakeFirst();
+  const user = await trx
+    .selectFrom('admin_user')
+    .select(['merchant_id', 'password_hash'])
+    .where('id', '=', id)
+    .forNoKeyUpdate()
+    .executeTakeFirst();
   if (!user) return null;
-  if (user.merchant_id != null) await trx.selectFrom('merchant').select('id').where('id', '=', user.merchant_id).forShare().execute();
-  await trx.selectFrom('user_role').innerJoin('role', 'role.id', 'user_role.role_id').select('role.id').where('user_role.user_id', '=', id).forShare().execute();
+  if (user.merchant_id != null)
+    await trx.selectFrom('merchant').select('id').where('id', '=', user.merchant_id).forShare().execute();
+  await trx
+    .selectFrom('user_role')
+    .innerJoin('role', 'role.id', 'user_role.role_id')
+    .select('role.id')
+    .where('user_role.user_id', '=', id)
+    .forShare()
+    .execute();
   return { passwordHash: user.password_hash };
 }

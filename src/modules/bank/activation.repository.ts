@@ -40,7 +40,12 @@ export interface Person {
  * disable waits for the activation, or commits first and is seen here.
  */
 export async function merchantEnabled(trx: Trx, merchantId: number): Promise<boolean> {
-  const r = await trx.selectFrom('merchant').select(['status', 'is_deleted']).where('id', '=', merchantId).forShare().executeTakeFirst();
+  const r = await trx
+    .selectFrom('merchant')
+    .select(['status', 'is_deleted'])
+    .where('id', '=', merchantId)
+    .forShare()
+    .executeTakeFirst();
   return r !== undefined && r.status === 1 && !r.is_deleted;
 }
 
@@ -51,10 +56,24 @@ export async function findOperatorChannel(trx: Trx, operatorRowId: number): Prom
     .innerJoin('channel_business as b', 'b.id', 'c.channel_business_id')
     .innerJoin('card_model as m', 'm.id', 'c.card_model_id')
     .select([
-      'o.id', 'o.operator_name', 'o.total_card_num', 'o.day_card_num', 'o.status', 'o.is_deleted',
-      'c.id as channel_info_id', 'c.status as channel_status', 'c.is_deleted as channel_deleted',
-      'b.id as business_id', 'b.merchant_id', 'b.channel_type', 'b.status as business_status', 'b.is_deleted as business_deleted',
-      'm.id as card_model_id', 'm.name as card_model_name', 'm.price', 'm.validity_months',
+      'o.id',
+      'o.operator_name',
+      'o.total_card_num',
+      'o.day_card_num',
+      'o.status',
+      'o.is_deleted',
+      'c.id as channel_info_id',
+      'c.status as channel_status',
+      'c.is_deleted as channel_deleted',
+      'b.id as business_id',
+      'b.merchant_id',
+      'b.channel_type',
+      'b.status as business_status',
+      'b.is_deleted as business_deleted',
+      'm.id as card_model_id',
+      'm.name as card_model_name',
+      'm.price',
+      'm.validity_months',
     ])
     .where('o.id', '=', operatorRowId)
     .executeTakeFirst();
@@ -64,7 +83,13 @@ export async function findOperatorChannel(trx: Trx, operatorRowId: number): Prom
     operatorName: r.operator_name,
     totalCardNum: r.total_card_num,
     dayCardNum: r.day_card_num,
-    enabled: r.status === 1 && !r.is_deleted && r.channel_status === 1 && !r.channel_deleted && r.business_status === 1 && !r.business_deleted,
+    enabled:
+      r.status === 1 &&
+      !r.is_deleted &&
+      r.channel_status === 1 &&
+      !r.channel_deleted &&
+      r.business_status === 1 &&
+      !r.business_deleted,
     channelInfoId: r.channel_info_id,
     businessId: r.business_id,
     merchantId: r.merchant_id,
@@ -77,10 +102,17 @@ export async function findOperatorChannel(trx: Trx, operatorRowId: number): Prom
 }
 
 /** Activations of the operator, in all and since `dayStart` (the quota counts: every record counts). */
-export async function quotaUsage(trx: Trx, operatorRowId: number, dayStart: Date): Promise<{ total: number; today: number }> {
+export async function quotaUsage(
+  trx: Trx,
+  operatorRowId: number,
+  dayStart: Date,
+): Promise<{ total: number; today: number }> {
   const r = await trx
     .selectFrom('activation_record')
-    .select([sql<string>`count(*)`.as('total'), sql<string>`count(*) filter (where active_time >= ${dayStart})`.as('today')])
+    .select([
+      sql<string>`count(*)`.as('total'),
+      sql<string>`count(*) filter (where active_time >= ${dayStart})`.as('today'),
+    ])
     .where('operator_id', '=', operatorRowId)
     .executeTakeFirstOrThrow();
   return { total: Number(r.total), today: Number(r.today) };
@@ -163,7 +195,13 @@ export async function completeActivation(
 ): Promise<void> {
   await trx
     .updateTable('activation_record')
-    .set({ active_status: ActiveStatus.BOUND, card_id: v.card.id, card_number: v.card.cardNumber, updated_by: v.bankUserId, updated_at: new Date() })
+    .set({
+      active_status: ActiveStatus.BOUND,
+      card_id: v.card.id,
+      card_number: v.card.cardNumber,
+      updated_by: v.bankUserId,
+      updated_at: new Date(),
+    })
     .where('id', '=', v.activationId)
     .execute();
   await trx
@@ -173,7 +211,10 @@ export async function completeActivation(
     .execute();
 }
 
-export async function insertOrderLog(trx: Trx, v: { orderId: number; action: string; content: string; bankUserId: number }): Promise<void> {
+export async function insertOrderLog(
+  trx: Trx,
+  v: { orderId: number; action: string; content: string; bankUserId: number },
+): Promise<void> {
   await trx
     .insertInto('channel_order_log')
     .values({ order_id: v.orderId, action: v.action, content: v.content.slice(0, 512), bank_user_id: v.bankUserId })

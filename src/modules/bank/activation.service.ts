@@ -11,7 +11,15 @@ import { recordOperation } from '../../platform/oplog/oplog.js';
 import type { SmsServices } from '../../platform/sms/index.js';
 import { formatDateTime } from '../../platform/time.js';
 import {
-  alreadyActivated, cardPoolEmpty, channelDisabled, codeRefusal, merchantDisabled, notAnOperator, openapiOk, quotaExhausted, type OpenapiRefusal,
+  alreadyActivated,
+  cardPoolEmpty,
+  channelDisabled,
+  codeRefusal,
+  merchantDisabled,
+  notAnOperator,
+  openapiOk,
+  quotaExhausted,
+  type OpenapiRefusal,
 } from './bank.errors.js';
 import type { ActivationData, BankCardActivateRequest, OpenapiAnswer } from './bank.schemas.js';
 import type { BankSessions } from './bank-session.js';
@@ -41,7 +49,10 @@ export function personOf(input: BankCardActivateRequest): repo.Person {
   const idType = input.userIdType ?? IdType.ID_CARD;
   if (!input.userIdno.trim()) throw badRequest('userIdno is invalid: must not be blank');
   const idNo = idNumberKey(input.userIdno);
-  if (idNo === null) throw badRequest('userIdno is invalid: must hold letters and digits only (spaces, hyphens, dots and brackets are ignored)');
+  if (idNo === null)
+    throw badRequest(
+      'userIdno is invalid: must hold letters and digits only (spaces, hyphens, dots and brackets are ignored)',
+    );
   if (idType === IdType.ID_CARD && !isValidIdCardNumber(idNo)) {
     throw badRequest('userIdno is invalid: not an 18-character ID card number with a right check character');
   }
@@ -64,7 +75,12 @@ export function createActivationService(deps: { db: Db; sms: SmsServices; sessio
     return { ok: false, refusal };
   }
 
-  async function activateIn(trx: Trx, ctx: AuthedContext, operatorRowId: number, person: repo.Person): Promise<Outcome> {
+  async function activateIn(
+    trx: Trx,
+    ctx: AuthedContext,
+    operatorRowId: number,
+    person: repo.Person,
+  ): Promise<Outcome> {
     // Held to the end of the transaction: the quota count and the new record are one step for every
     // instance; on PGlite transactions already run one at a time.
     await advisoryLock(trx, 'bank-operator-quota', operatorRowId);
@@ -76,8 +92,10 @@ export function createActivationService(deps: { db: Db; sms: SmsServices; sessio
 
     const at = new Date();
     const used = await repo.quotaUsage(trx, operatorRowId, startOfDay(at));
-    if (used.total >= channel.totalCardNum) return refused(trx, ctx, quotaExhausted('total', used.total, channel.totalCardNum));
-    if (used.today >= channel.dayCardNum) return refused(trx, ctx, quotaExhausted('today', used.today, channel.dayCardNum));
+    if (used.total >= channel.totalCardNum)
+      return refused(trx, ctx, quotaExhausted('total', used.total, channel.totalCardNum));
+    if (used.today >= channel.dayCardNum)
+      return refused(trx, ctx, quotaExhausted('today', used.today, channel.dayCardNum));
     const taken = await repo.findActivated(trx, channel.channelInfoId, person);
     if (taken) return refused(trx, ctx, alreadyActivated(taken));
 
@@ -87,10 +105,23 @@ export function createActivationService(deps: { db: Db; sms: SmsServices; sessio
     await advisoryLock(trx, MOBILE_LOCK, person.phone);
     const memberId = await findOrCreateMemberByMobile(trx, person, channel.channelType);
     const order = await repo.insertOrder(trx, { channel, bankUserId, memberId, person });
-    const activationId = await repo.insertActivation(trx, { channel, orderId: order.id, bankUserId, memberId, person, at });
+    const activationId = await repo.insertActivation(trx, {
+      channel,
+      orderId: order.id,
+      bankUserId,
+      memberId,
+      person,
+      at,
+    });
     const card = await takePoolCard(trx, channel);
     if (!card) throw cardPoolEmpty();
-    const expireTime = await activatePoolCard(trx, { cardId: card.id, at, validityMonths: channel.validityMonths, orderNo: order.orderNo, bankUserId });
+    const expireTime = await activatePoolCard(trx, {
+      cardId: card.id,
+      at,
+      validityMonths: channel.validityMonths,
+      orderNo: order.orderNo,
+      bankUserId,
+    });
     await bindActivatedCard(trx, { cardId: card.id, memberId, person, at, bankUserId });
     await repo.completeActivation(trx, { activationId, orderId: order.id, card, bankUserId });
     await repo.insertOrderLog(trx, {
@@ -131,14 +162,20 @@ export function createActivationService(deps: { db: Db; sms: SmsServices; sessio
         outcome = await inTransaction(db, (trx) => activateIn(trx, ctx, relations.operator!.id, person));
       } catch (err) {
         // Another operator of the channel activated the same phone or ID number a moment earlier.
-        if (isUniqueViolation(err, repo.PHONE_ACTIVATED_INDEX)) outcome = await refused(db, ctx, alreadyActivated('phone'));
-        else if (isUniqueViolation(err, repo.IDNO_ACTIVATED_INDEX)) outcome = await refused(db, ctx, alreadyActivated('idNo'));
+        if (isUniqueViolation(err, repo.PHONE_ACTIVATED_INDEX))
+          outcome = await refused(db, ctx, alreadyActivated('phone'));
+        else if (isUniqueViolation(err, repo.IDNO_ACTIVATED_INDEX))
+          outcome = await refused(db, ctx, alreadyActivated('idNo'));
         else throw err;
       }
       if (!outcome.ok) return outcome.refusal;
       await sms.codes.consume(target);
       // Answered without waiting for the provider; the notifier logs a failure and never throws.
-      void sms.notify({ phone: person.phone, template: 'cardActivated', params: { cardName: outcome.data.cardModelName, cardNumber: outcome.data.cardNumber } });
+      void sms.notify({
+        phone: person.phone,
+        template: 'cardActivated',
+        params: { cardName: outcome.data.cardModelName, cardNumber: outcome.data.cardNumber },
+      });
       return openapiOk(outcome.data);
     },
   };

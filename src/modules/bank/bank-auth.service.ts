@@ -14,8 +14,22 @@ import { createLoginGuard, limitLoginRate } from '../../platform/auth/login-guar
 import { openPasswordSession, type PasswordAccountKind } from '../../platform/auth/login-transaction.js';
 import { checkPasswordLogin } from '../../platform/auth/password-login.js';
 import { endSession, rememberLogin } from '../../platform/auth/session-answer.js';
-import { codeRefusal, noActivation, notAnOperator, openapiOk, OpenapiCode, type OpenapiRefusal } from './bank.errors.js';
-import type { BankLoginData, BankLoginRequest, BankUserLoginData, BankUserLoginRequest, OpenapiAnswer, SendSmsCodeRequest } from './bank.schemas.js';
+import {
+  codeRefusal,
+  noActivation,
+  notAnOperator,
+  openapiOk,
+  OpenapiCode,
+  type OpenapiRefusal,
+} from './bank.errors.js';
+import type {
+  BankLoginData,
+  BankLoginRequest,
+  BankUserLoginData,
+  BankUserLoginRequest,
+  OpenapiAnswer,
+  SendSmsCodeRequest,
+} from './bank.schemas.js';
 import type { BankSessions } from './bank-session.js';
 import * as userRepo from './bank-user.repository.js';
 import * as holderRepo from './holder.repository.js';
@@ -28,14 +42,24 @@ const PURPOSE: Record<SendSmsCodeRequest['purpose'], SmsCodePurpose> = {
 
 /** Login-log errcode of a refusal: SMS-code refusals keep the auth numbers of "expired" and "wrong". */
 const logCode = (refusal: OpenapiRefusal) =>
-  refusal.code === OpenapiCode.CODE_EXPIRED ? SmsCodeError.EXPIRED : refusal.code === OpenapiCode.CODE_WRONG ? SmsCodeError.WRONG : refusal.code;
+  refusal.code === OpenapiCode.CODE_EXPIRED
+    ? SmsCodeError.EXPIRED
+    : refusal.code === OpenapiCode.CODE_WRONG
+      ? SmsCodeError.WRONG
+      : refusal.code;
 
 /** Bank tokens serve the manage channel, where only the bank routes accept them. */
 const BANK_CHANNEL = 'manage' as const;
 /** The card holder's session is a member session of the mini program. */
 const HOLDER_CHANNEL = 'mp' as const;
 
-const BANK_USER: PasswordAccountKind = { kind: 'bank', stamp: userRepo.stampBankUserLogin, channel: BANK_CHANNEL, lock: userRepo.lockBankUserForLogin, load: userRepo.loadBankAccount };
+const BANK_USER: PasswordAccountKind = {
+  kind: 'bank',
+  stamp: userRepo.stampBankUserLogin,
+  channel: BANK_CHANNEL,
+  lock: userRepo.lockBankUserForLogin,
+  load: userRepo.loadBankAccount,
+};
 
 export interface BankAuthDeps {
   db: Db;
@@ -76,23 +100,54 @@ export function createBankAuthService(deps: BankAuthDeps) {
     if (!(await store.setIfAbsent(key, String(now), SMS_CODE_LIMITS.resendGapS))) {
       const since = Number(await store.get(key)) || now;
       const wait = Math.max(1, Math.ceil((since + SMS_CODE_LIMITS.resendGapS * 1000 - now) / 1000));
-      throw tooManyRequests(`an SMS code was sent to this phone less than a minute ago, please try again in ${wait} second${wait === 1 ? '' : 's'}`);
+      throw tooManyRequests(
+        `an SMS code was sent to this phone less than a minute ago, please try again in ${wait} second${wait === 1 ? '' : 's'}`,
+      );
     }
     return () => store.del(key);
   }
 
-  async function refuseLogin(ctx: RequestContext, kind: 'bank' | 'member', username: string, accountId: number | null, error: AppError): Promise<never> {
-    await recordLogin(db, ctx, { accountKind: kind, accountId, username, success: false, errcode: error.errcode, message: error.message });
+  async function refuseLogin(
+    ctx: RequestContext,
+    kind: 'bank' | 'member',
+    username: string,
+    accountId: number | null,
+    error: AppError,
+  ): Promise<never> {
+    await recordLogin(db, ctx, {
+      accountKind: kind,
+      accountId,
+      username,
+      success: false,
+      errcode: error.errcode,
+      message: error.message,
+    });
     throw error;
   }
 
-  async function answerRefusal(ctx: RequestContext, kind: 'bank' | 'member', username: string, refusal: OpenapiRefusal): Promise<OpenapiRefusal> {
-    await recordLogin(db, ctx, { accountKind: kind, accountId: null, username, success: false, errcode: logCode(refusal), message: refusal.msg });
+  async function answerRefusal(
+    ctx: RequestContext,
+    kind: 'bank' | 'member',
+    username: string,
+    refusal: OpenapiRefusal,
+  ): Promise<OpenapiRefusal> {
+    await recordLogin(db, ctx, {
+      accountKind: kind,
+      accountId: null,
+      username,
+      success: false,
+      errcode: logCode(refusal),
+      message: refusal.msg,
+    });
     return refusal;
   }
 
   return {
-    async sendCode(ctx: RequestContext, input: SendSmsCodeRequest, authorization: string | undefined): Promise<{ expiresInS: number }> {
+    async sendCode(
+      ctx: RequestContext,
+      input: SendSmsCodeRequest,
+      authorization: string | undefined,
+    ): Promise<{ expiresInS: number }> {
       const target = { purpose: PURPOSE[input.purpose], phone: input.phone };
       if (input.purpose === 'activate') {
         await operatorSession(authorization);
@@ -100,7 +155,8 @@ export function createBankAuthService(deps: BankAuthDeps) {
       }
       await enforceRate(store, 'bank-sms-ip', ctx.ip, deps.loginRatePerMin);
       const release = await loginFreeSlot(input.phone);
-      if (input.purpose === 'login' && !(await userRepo.isBankUserMobile(db, input.phone))) return { expiresInS: SMS_CODE_LIMITS.ttlS };
+      if (input.purpose === 'login' && !(await userRepo.isBankUserMobile(db, input.phone)))
+        return { expiresInS: SMS_CODE_LIMITS.ttlS };
       try {
         return await sms.codes.send(target);
       } catch (err) {
@@ -175,7 +231,15 @@ export function createBankAuthService(deps: BankAuthDeps) {
       const session = await inTransaction(db, async (trx) => {
         // The member as it is now: a disable since findHolder is seen here, one after ends this session.
         const current = await tokens.issueCurrent(trx, 'member', holder.memberId, HOLDER_CHANNEL, ctx.ip);
-        if (current) await recordLogin(trx, ctx, { accountKind: 'member', accountId: holder.memberId, username: mobile, success: true, errcode: 0, message: null });
+        if (current)
+          await recordLogin(trx, ctx, {
+            accountKind: 'member',
+            accountId: holder.memberId,
+            username: mobile,
+            success: true,
+            errcode: 0,
+            message: null,
+          });
         return current;
       });
       if (!session) return refuseLogin(ctx, 'member', mobile, holder.memberId, accountDisabled());

@@ -52,7 +52,18 @@ export async function listOperators(db: Executor, rel: BankRelations): Promise<O
   const rows = await db
     .selectFrom('openapi_channel_operator as o')
     .innerJoin('channel_info as c', 'c.id', 'o.channel_info_id')
-    .select(['o.id', 'o.channel_info_id', 'o.operator_id', 'o.operator_name', 'o.total_card_num', 'o.day_card_num', 'o.status', 'o.add_date', 'o.merchant_id', 'o.shop_id'])
+    .select([
+      'o.id',
+      'o.channel_info_id',
+      'o.operator_id',
+      'o.operator_name',
+      'o.total_card_num',
+      'o.day_card_num',
+      'o.status',
+      'o.add_date',
+      'o.merchant_id',
+      'o.shop_id',
+    ])
     .where(visible(rel))
     .orderBy('o.id')
     .limit(LIST_MAX_ROWS)
@@ -75,13 +86,21 @@ export async function listOperators(db: Executor, rel: BankRelations): Promise<O
  * One row per visible operator matching the operator filters, by operator: `num` counts its
  * activations matching the record filters, `totalNum` all of them, `dayNum` those since `dayStart`.
  */
-export function pageStat(db: Executor, rel: BankRelations, f: OperatorFilter & RecordFilter, dayStart: Date, page: PageRequest): Promise<Page<BankStatResponse>> {
+export function pageStat(
+  db: Executor,
+  rel: BankRelations,
+  f: OperatorFilter & RecordFilter,
+  dayStart: Date,
+  page: PageRequest,
+): Promise<Page<BankStatResponse>> {
   const grouped = db
     .selectFrom('openapi_channel_operator as o')
     .innerJoin('channel_info as c', 'c.id', 'o.channel_info_id')
     .leftJoin('activation_record as a', 'a.operator_id', 'o.id')
     .select([
-      'o.id', 'o.operator_id', 'o.operator_name',
+      'o.id',
+      'o.operator_id',
+      'o.operator_name',
       sql<string>`count(a.id) filter (where ${recordCondition(f)})`.as('num'),
       sql<string>`count(a.id)`.as('total_num'),
       sql<string>`count(a.id) filter (where a.active_time >= ${dayStart})`.as('day_num'),
@@ -120,9 +139,24 @@ function activations(db: Executor, rel: BankRelations, f: OperatorFilter & Recor
     .where(recordCondition(f));
 }
 
-export function pageActivations(db: Executor, rel: BankRelations, f: OperatorFilter & RecordFilter, page: PageRequest): Promise<Page<ActivationRow>> {
+export function pageActivations(
+  db: Executor,
+  rel: BankRelations,
+  f: OperatorFilter & RecordFilter,
+  page: PageRequest,
+): Promise<Page<ActivationRow>> {
   const query = activations(db, rel, f)
-    .select(['a.id', 'a.active_time', 'a.card_number', 'a.user_name', 'a.user_phone', 'a.user_id_type', 'a.user_idno', 'r.order_no', 'a.active_status'])
+    .select([
+      'a.id',
+      'a.active_time',
+      'a.card_number',
+      'a.user_name',
+      'a.user_phone',
+      'a.user_id_type',
+      'a.user_idno',
+      'r.order_no',
+      'a.active_status',
+    ])
     .orderBy('a.id', 'desc');
   return paginate(db, query, page, (r) => ({
     id: r.id,
@@ -147,12 +181,25 @@ export interface ExportRow extends ActivationRow {
  * A keyset batch of the export, by activation id: the holder's name, phone and document come from
  * the card binding when there is one (it may have been corrected since), else from the record.
  */
-export async function exportBatch(db: Executor, rel: BankRelations, f: OperatorFilter & RecordFilter, afterId: number, limit: number): Promise<ExportRow[]> {
+export async function exportBatch(
+  db: Executor,
+  rel: BankRelations,
+  f: OperatorFilter & RecordFilter,
+  afterId: number,
+  limit: number,
+): Promise<ExportRow[]> {
   const rows = await activations(db, rel, f)
     .innerJoin('card_model as m', 'm.id', 'c.card_model_id')
     .leftJoin('card_binding as b', (j) => j.onRef('b.card_id', '=', 'a.card_id').on('b.is_deleted', '=', false))
     .select([
-      'a.id', 'a.active_time', 'a.card_number', 'r.order_no', 'a.active_status', 'o.operator_id', 'o.operator_name', 'm.name as card_model_name',
+      'a.id',
+      'a.active_time',
+      'a.card_number',
+      'r.order_no',
+      'a.active_status',
+      'o.operator_id',
+      'o.operator_name',
+      'm.name as card_model_name',
       sql<string>`coalesce(b.name, a.user_name)`.as('user_name'),
       sql<string>`coalesce(b.phone, a.user_phone)`.as('user_phone'),
       sql<number>`coalesce(b.id_type, a.user_id_type)`.as('user_id_type'),

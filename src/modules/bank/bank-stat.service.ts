@@ -7,7 +7,12 @@ import type { Page } from '../../platform/http/paging.js';
 import { maskIdNumber } from '../../platform/id-number.js';
 import { formatDateTime } from '../../platform/time.js';
 import type {
-  ActivationDetailItem, ActivationDetailListRequest, BankStatRequest, BankStatResponse, ExportBankStatDetailRequest, OpenapiChannelOperator,
+  ActivationDetailItem,
+  ActivationDetailListRequest,
+  BankStatRequest,
+  BankStatResponse,
+  ExportBankStatDetailRequest,
+  OpenapiChannelOperator,
 } from './bank.schemas.js';
 import type { BankSessions } from './bank-session.js';
 import * as repo from './bank-stat.repository.js';
@@ -17,7 +22,15 @@ export const PLAIN_ID_PERMISSION = 'bank:export:plain';
 
 const STATUS_DESC: Record<number, string> = { 0: '确认中', 1: '已绑定' };
 const ID_TYPE_NAMES: Record<number, string> = {
-  1: '身份证', 2: '护照', 3: '港澳居民来往内地通行证', 4: '台湾居民来往大陆通行证', 5: '驾驶证', 6: '居住证', 7: '军官证', 8: '学生证', 9: '出生证明',
+  1: '身份证',
+  2: '护照',
+  3: '港澳居民来往内地通行证',
+  4: '台湾居民来往大陆通行证',
+  5: '驾驶证',
+  6: '居住证',
+  7: '军官证',
+  8: '学生证',
+  9: '出生证明',
 };
 
 const startOfToday = () => {
@@ -25,7 +38,8 @@ const startOfToday = () => {
   return new Date(now.getFullYear(), now.getMonth(), now.getDate());
 };
 
-const idShown = (account: Account) => (hasPermission(account, PLAIN_ID_PERMISSION) ? (id: string) => id : (id: string) => maskIdNumber(id) ?? '');
+const idShown = (account: Account) =>
+  hasPermission(account, PLAIN_ID_PERMISSION) ? (id: string) => id : (id: string) => maskIdNumber(id) ?? '';
 
 /** bankOperatorList, bankStat, getActivationDetailList and exportBankStatDetail (spec B 4.4 rules 5–6). */
 export function createBankStatService(deps: { db: Db; sessions: BankSessions }) {

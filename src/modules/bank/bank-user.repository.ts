@@ -62,14 +62,38 @@ export async function loadBankAccount(db: Executor, id: number): Promise<Account
     .innerJoin('channel_business as b', 'b.id', 'u.channel_business_id')
     .innerJoin('merchant as m', 'm.id', 'b.merchant_id')
     .select([
-      'u.id', 'u.name', 'u.permissions', 'u.status', 'b.merchant_id', 'b.shop_id', 'b.status as business_status', 'b.is_deleted as business_deleted',
-      'm.status as merchant_status', 'm.is_deleted as merchant_deleted',
+      'u.id',
+      'u.name',
+      'u.permissions',
+      'u.status',
+      'b.merchant_id',
+      'b.shop_id',
+      'b.status as business_status',
+      'b.is_deleted as business_deleted',
+      'm.status as merchant_status',
+      'm.is_deleted as merchant_deleted',
     ])
     .where('u.id', '=', id)
     .where('u.is_deleted', '=', false)
     .executeTakeFirst();
-  if (!r || r.status !== 1 || r.business_status !== 1 || r.business_deleted || r.merchant_status !== 1 || r.merchant_deleted) return null;
-  return { id: r.id, kind: 'bank', name: r.name, userType: null, merchantId: r.merchant_id, shopId: r.shop_id, permissions: r.permissions };
+  if (
+    !r ||
+    r.status !== 1 ||
+    r.business_status !== 1 ||
+    r.business_deleted ||
+    r.merchant_status !== 1 ||
+    r.merchant_deleted
+  )
+    return null;
+  return {
+    id: r.id,
+    kind: 'bank',
+    name: r.name,
+    userType: null,
+    merchantId: r.merchant_id,
+    shopId: r.shop_id,
+    permissions: r.permissions,
+  };
 }
 
 /** The bank and operator a bank user acts for; null when it can no longer act (see loadBankAccount). */
@@ -78,12 +102,24 @@ export async function loadBankRelations(db: Executor, bankUserId: number): Promi
     .selectFrom('bank_user as u')
     .innerJoin('channel_business as b', 'b.id', 'u.channel_business_id')
     .innerJoin('merchant as m', 'm.id', 'b.merchant_id')
-    .leftJoin('openapi_channel_operator as o', (j) => j.onRef('o.id', '=', 'u.operator_id').on('o.is_deleted', '=', false))
+    .leftJoin('openapi_channel_operator as o', (j) =>
+      j.onRef('o.id', '=', 'u.operator_id').on('o.is_deleted', '=', false),
+    )
     .leftJoin('channel_info as c', 'c.id', 'o.channel_info_id')
     .select([
-      'b.id as business_id', 'b.name as business_name', 'b.merchant_id', 'b.shop_id', 'b.status as business_status', 'b.is_deleted as business_deleted',
-      'o.id as operator_row_id', 'o.operator_id', 'o.operator_name', 'o.channel_info_id', 'c.channel_business_id as operator_business_id',
-      'm.status as merchant_status', 'm.is_deleted as merchant_deleted',
+      'b.id as business_id',
+      'b.name as business_name',
+      'b.merchant_id',
+      'b.shop_id',
+      'b.status as business_status',
+      'b.is_deleted as business_deleted',
+      'o.id as operator_row_id',
+      'o.operator_id',
+      'o.operator_name',
+      'o.channel_info_id',
+      'c.channel_business_id as operator_business_id',
+      'm.status as merchant_status',
+      'm.is_deleted as merchant_deleted',
     ])
     .where('u.id', '=', bankUserId)
     .where('u.status', '=', 1)
@@ -91,10 +127,22 @@ export async function loadBankRelations(db: Executor, bankUserId: number): Promi
     .executeTakeFirst();
   if (!r || r.business_status !== 1 || r.business_deleted || r.merchant_status !== 1 || r.merchant_deleted) return null;
   // An operator of another bank's channel is no operator of this user's.
-  const operator = r.operator_row_id != null && r.operator_business_id === r.business_id
-    ? { id: r.operator_row_id, operatorId: r.operator_id!, operatorName: r.operator_name!, channelInfoId: r.channel_info_id! }
-    : null;
-  return { businessId: r.business_id, businessName: r.business_name, merchantId: r.merchant_id, shopId: r.shop_id, operator };
+  const operator =
+    r.operator_row_id != null && r.operator_business_id === r.business_id
+      ? {
+          id: r.operator_row_id,
+          operatorId: r.operator_id!,
+          operatorName: r.operator_name!,
+          channelInfoId: r.channel_info_id!,
+        }
+      : null;
+  return {
+    businessId: r.business_id,
+    businessName: r.business_name,
+    merchantId: r.merchant_id,
+    shopId: r.shop_id,
+    operator,
+  };
 }
 
 /**
@@ -117,10 +165,18 @@ export async function lockBankUserForLogin(db: Executor, id: number): Promise<{ 
 }
 
 /** A bank user's successful login: the last-login stamp and, when given, the re-hashed password. */
-export async function stampBankUserLogin(db: Executor, id: number, login: { ip: string; at: Date; newHash: string | null }): Promise<void> {
+export async function stampBankUserLogin(
+  db: Executor,
+  id: number,
+  login: { ip: string; at: Date; newHash: string | null },
+): Promise<void> {
   await db
     .updateTable('bank_user')
-    .set({ last_login_at: login.at, last_login_ip: login.ip.slice(0, 64), ...(login.newHash ? { password_hash: login.newHash } : {}) })
+    .set({
+      last_login_at: login.at,
+      last_login_ip: login.ip.slice(0, 64),
+      ...(login.newHash ? { password_hash: login.newHash } : {}),
+    })
     .where('id', '=', id)
     .execute();
 }

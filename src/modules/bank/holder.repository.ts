@@ -41,7 +41,16 @@ export async function listHolderCards(db: Executor, phone: string): Promise<Hold
     .selectFrom('card_binding as b')
     .innerJoin('card as c', 'c.id', 'b.card_id')
     .innerJoin('card_model as m', 'm.id', 'c.card_model_id')
-    .select(['c.card_number', 'm.name as model_name', 'c.status', 'c.active_time', 'c.expire_time', 'b.name', 'b.id_type', 'b.id_no'])
+    .select([
+      'c.card_number',
+      'm.name as model_name',
+      'c.status',
+      'c.active_time',
+      'c.expire_time',
+      'b.name',
+      'b.id_type',
+      'b.id_no',
+    ])
     .where('b.phone', '=', phone)
     .where('b.is_deleted', '=', false)
     .where('c.is_deleted', '=', false)

@@ -14,8 +14,21 @@ function batchQuery(db: Executor) {
     .leftJoin('merchant as m', 'm.id', 'c.merchant_id')
     .leftJoin('shop as s', 's.id', 'c.shop_id')
     .select([
-      'c.id', 'c.batch_no', 'c.card_model_id', 'cm.name as model_name', 'cm.merchant_id as model_merchant_id', 'c.medium', 'c.card_count', 'c.prefix',
-      'c.merchant_id', 'm.name as merchant_name', 'c.shop_id', 's.name as shop_name', 'c.remark', 'c.created_by', 'c.created_at',
+      'c.id',
+      'c.batch_no',
+      'c.card_model_id',
+      'cm.name as model_name',
+      'cm.merchant_id as model_merchant_id',
+      'c.medium',
+      'c.card_count',
+      'c.prefix',
+      'c.merchant_id',
+      'm.name as merchant_name',
+      'c.shop_id',
+      's.name as shop_name',
+      'c.remark',
+      'c.created_by',
+      'c.created_at',
     ]);
 }
 
@@ -27,9 +40,21 @@ export interface BatchState extends Batch {
 
 function toBatch(r: BatchRow): BatchState {
   return {
-    id: r.id, batchNo: r.batch_no, cardModelId: r.card_model_id, cardModelName: r.model_name, medium: r.medium, cardCount: r.card_count, prefix: r.prefix,
-    merchantId: r.merchant_id, merchantName: r.merchant_name, shopId: r.shop_id, shopName: r.shop_name, remark: r.remark, createdBy: r.created_by,
-    createdTime: formatDateTime(r.created_at), modelMerchantId: r.model_merchant_id,
+    id: r.id,
+    batchNo: r.batch_no,
+    cardModelId: r.card_model_id,
+    cardModelName: r.model_name,
+    medium: r.medium,
+    cardCount: r.card_count,
+    prefix: r.prefix,
+    merchantId: r.merchant_id,
+    merchantName: r.merchant_name,
+    shopId: r.shop_id,
+    shopName: r.shop_name,
+    remark: r.remark,
+    createdBy: r.created_by,
+    createdTime: formatDateTime(r.created_at),
+    modelMerchantId: r.model_merchant_id,
   };
 }
 
@@ -42,7 +67,9 @@ export async function findBatch(db: Executor, id: number): Promise<BatchState | 
 
 /** The next id of card_batch, taken before the insert so the batch number can carry it. */
 export async function nextBatchId(db: Executor): Promise<number> {
-  const r = await sql<{ id: number }>`select nextval(pg_get_serial_sequence('card_batch', 'id'))::bigint as id`.execute(db);
+  const r = await sql<{ id: number }>`select nextval(pg_get_serial_sequence('card_batch', 'id'))::bigint as id`.execute(
+    db,
+  );
   return Number(r.rows[0].id);
 }
 
@@ -62,8 +89,17 @@ export async function insertBatch(db: Executor, b: NewBatch, by: number): Promis
   await db
     .insertInto('card_batch')
     .values({
-      id: b.id, batch_no: b.batchNo, card_model_id: b.cardModelId, medium: b.medium, card_count: b.count, prefix: b.prefix, merchant_id: b.merchantId,
-      shop_id: b.shopId, remark: b.remark, created_by: by, updated_by: by,
+      id: b.id,
+      batch_no: b.batchNo,
+      card_model_id: b.cardModelId,
+      medium: b.medium,
+      card_count: b.count,
+      prefix: b.prefix,
+      merchant_id: b.merchantId,
+      shop_id: b.shopId,
+      remark: b.remark,
+      created_by: by,
+      updated_by: by,
     })
     .execute();
 }
@@ -80,7 +116,12 @@ export async function insertCardNumbers(db: Executor, b: NewBatch, numbers: stri
   return Number(r.numAffectedRows ?? 0);
 }
 
-export async function pageBatches(db: Executor, f: BatchPageQuery, scope: Scope, page: PageRequest): Promise<Page<Batch>> {
+export async function pageBatches(
+  db: Executor,
+  f: BatchPageQuery,
+  scope: Scope,
+  page: PageRequest,
+): Promise<Page<Batch>> {
   let q = batchQuery(db).where(cardVisible(scope));
   if (f.cardModelId != null) q = q.where('c.card_model_id', '=', f.cardModelId);
   if (f.medium != null) q = q.where('c.medium', '=', f.medium);

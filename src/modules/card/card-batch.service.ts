@@ -7,7 +7,13 @@ import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
 import { formatDateTime } from '../../platform/time.js';
 import {
-  batchNotFound, merchantNotFound, modelDisabled, notYourShop, numbersExhausted, onlyPlatformMovesCards, shopNotFound,
+  batchNotFound,
+  merchantNotFound,
+  modelDisabled,
+  notYourShop,
+  numbersExhausted,
+  onlyPlatformMovesCards,
+  shopNotFound,
 } from './card.errors.js';
 import * as repo from './card-batch.repository.js';
 import { findMerchantState } from '../merchant/index.js';
@@ -42,7 +48,12 @@ export function createCardBatchService(deps: { db: Db; models: CardModelService 
    * caller's scope, as activateCard's seller: only platform users hand cards to another merchant, and
    * a shop user's cards stay in its shop.
    */
-  async function holder(trx: Trx, scope: Scope, input: BatchGenerate, modelMerchantId: number | null): Promise<{ merchantId: number | null; shopId: number | null }> {
+  async function holder(
+    trx: Trx,
+    scope: Scope,
+    input: BatchGenerate,
+    modelMerchantId: number | null,
+  ): Promise<{ merchantId: number | null; shopId: number | null }> {
     let merchantId = input.merchantId ?? null;
     const shopId = input.shopId ?? null;
     if (shopId != null) {
@@ -65,41 +76,56 @@ export function createCardBatchService(deps: { db: Db; models: CardModelService 
     const batch = await repo.findBatch(db, id);
     if (!batch) throw batchNotFound();
     const scope = scopeOf(ctx.account);
-    const ok = scope.kind === 'platform'
-      || (scope.kind === 'shop' ? batch.shopId === scope.shopId : batch.merchantId === scope.merchantId || batch.modelMerchantId === scope.merchantId);
+    const ok =
+      scope.kind === 'platform' ||
+      (scope.kind === 'shop'
+        ? batch.shopId === scope.shopId
+        : batch.merchantId === scope.merchantId || batch.modelMerchantId === scope.merchantId);
     if (!ok) throw forbidden('the card batch belongs to another merchant or shop');
     return batch;
   }
 
   return {
     async generate(ctx: AuthedContext, input: BatchGenerate): Promise<Batch> {
-      return loggedTransaction(db, ctx, async (trx) => {
-        const model = await models.reachable(ctx, input.cardModelId, { trx, change: true });
-        if (model.status !== 1) throw modelDisabled(model.name);
-        const place = await holder(trx, scopeOf(ctx.account), input, model.merchantId);
-        const id = await repo.nextBatchId(trx);
-        const batch: repo.NewBatch = {
-          id, batchNo: `CB${yyyymmdd(new Date())}${pad(id, 6)}`, cardModelId: model.id, medium: input.medium, count: input.count,
-          prefix: input.prefix ?? defaultPrefix(model.id), ...place, remark: optional(input.remark, null),
-        };
-        await repo.insertBatch(trx, batch, ctx.account.id);
-        let made = 0;
-        for (let round = 0; made < batch.count; round++) {
-          if (round === MAX_ROUNDS) throw numbersExhausted(batch.prefix);
-          const numbers = randomCardNumbers(batch.prefix, batch.count - made);
-          for (let i = 0; i < numbers.length; i += INSERT_CHUNK) {
-            made += await repo.insertCardNumbers(trx, batch, numbers.slice(i, i + INSERT_CHUNK), ctx.account.id);
+      return loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const model = await models.reachable(ctx, input.cardModelId, { trx, change: true });
+          if (model.status !== 1) throw modelDisabled(model.name);
+          const place = await holder(trx, scopeOf(ctx.account), input, model.merchantId);
+          const id = await repo.nextBatchId(trx);
+          const batch: repo.NewBatch = {
+            id,
+            batchNo: `CB${yyyymmdd(new Date())}${pad(id, 6)}`,
+            cardModelId: model.id,
+            medium: input.medium,
+            count: input.count,
+            prefix: input.prefix ?? defaultPrefix(model.id),
+            ...place,
+            remark: optional(input.remark, null),
+          };
+          await repo.insertBatch(trx, batch, ctx.account.id);
+          let made = 0;
+          for (let round = 0; made < batch.count; round++) {
+            if (round === MAX_ROUNDS) throw numbersExhausted(batch.prefix);
+            const numbers = randomCardNumbers(batch.prefix, batch.count - made);
+            for (let i = 0; i < numbers.length; i += INSERT_CHUNK) {
+              made += await repo.insertCardNumbers(trx, batch, numbers.slice(i, i + INSERT_CHUNK), ctx.account.id);
+            }
           }
-        }
-        return repo.toBatchWire((await repo.findBatch(trx, id))!);
-      }, (b) => b.id);
+          return repo.toBatchWire((await repo.findBatch(trx, id))!);
+        },
+        (b) => b.id,
+      );
     },
 
     async get(ctx: AuthedContext, id: number): Promise<Batch> {
       return repo.toBatchWire(await visibleBatch(ctx, id));
     },
 
-    page: (ctx: AuthedContext, query: BatchPageQuery): Promise<Page<Batch>> => repo.pageBatches(db, query, scopeOf(ctx.account), query),
+    page: (ctx: AuthedContext, query: BatchPageQuery): Promise<Page<Batch>> =>
+      repo.pageBatches(db, query, scopeOf(ctx.account), query),
 
     /** The batch's card numbers as a streamed xlsx, in the order they were made. */
     async export(ctx: AuthedContext, batchId: number): Promise<XlsxExport<repo.ExportRow>> {

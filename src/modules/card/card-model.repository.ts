@@ -15,9 +15,22 @@ function modelQuery(db: Executor) {
     .leftJoin('sku', 'sku.id', 'cm.sku_id')
     .leftJoin('merchant as m', 'm.id', 'cm.merchant_id')
     .select([
-      'cm.id', 'cm.name', 'cm.price', 'cm.validity_months', 'cm.allocation_enabled', 'cm.status', 'cm.sku_id', 'cm.merchant_id', 'cm.remark',
-      'cm.created_at', 'cm.updated_at', 'sku.sku_name', 'm.name as merchant_name',
-      sql<number>`(select count(*) from card_model_resource_rule rr where rr.card_model_id = cm.id and not rr.is_deleted)`.as('rule_count'),
+      'cm.id',
+      'cm.name',
+      'cm.price',
+      'cm.validity_months',
+      'cm.allocation_enabled',
+      'cm.status',
+      'cm.sku_id',
+      'cm.merchant_id',
+      'cm.remark',
+      'cm.created_at',
+      'cm.updated_at',
+      'sku.sku_name',
+      'm.name as merchant_name',
+      sql<number>`(select count(*) from card_model_resource_rule rr where rr.card_model_id = cm.id and not rr.is_deleted)`.as(
+        'rule_count',
+      ),
       sql<number>`(select count(*) from card c where c.card_model_id = cm.id)`.as('card_count'),
     ])
     .where('cm.is_deleted', '=', false);
@@ -54,7 +67,12 @@ export async function findCardModel(db: Executor, id: number, forUpdate = false)
 
 /** Whether the scope sees the card model (cardModelVisible for one record). */
 export async function modelVisibleTo(db: Executor, id: number, scope: Scope): Promise<boolean> {
-  const r = await db.selectFrom('card_model as cm').select('cm.id').where('cm.id', '=', id).where(cardModelVisible(scope)).executeTakeFirst();
+  const r = await db
+    .selectFrom('card_model as cm')
+    .select('cm.id')
+    .where('cm.id', '=', id)
+    .where(cardModelVisible(scope))
+    .executeTakeFirst();
   return r !== undefined;
 }
 
@@ -73,12 +91,25 @@ export async function insertCardModel(db: Executor, v: CardModelValues, by: numb
   const r = await db
     .insertInto('card_model')
     .values({
-      name: v.name, price: v.price, validity_months: v.validityMonths, allocation_enabled: v.allocationEnabled, status: 1, sku_id: v.skuId,
-      merchant_id: v.merchantId, remark: v.remark, created_by: by, updated_by: by, created_at: at, updated_at: at,
+      name: v.name,
+      price: v.price,
+      validity_months: v.validityMonths,
+      allocation_enabled: v.allocationEnabled,
+      status: 1,
+      sku_id: v.skuId,
+      merchant_id: v.merchantId,
+      remark: v.remark,
+      created_by: by,
+      updated_by: by,
+      created_at: at,
+      updated_at: at,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  await db.insertInto('card_model_price_history').values({ card_model_id: r.id, price: v.price, validity_months: v.validityMonths, valid_from: at, created_by: by }).execute();
+  await db
+    .insertInto('card_model_price_history')
+    .values({ card_model_id: r.id, price: v.price, validity_months: v.validityMonths, valid_from: at, created_by: by })
+    .execute();
   return r.id;
 }
 
@@ -86,12 +117,24 @@ export async function insertCardModel(db: Executor, v: CardModelValues, by: numb
  * Updates a model. A new price or validity closes the current history row and opens a new one at
  * `at`; a model without history (made before it was kept) first gets a row for what it had.
  */
-export async function updateCardModel(db: Executor, current: CardModel, v: Omit<CardModelValues, 'merchantId'>, by: number, at: Date): Promise<void> {
+export async function updateCardModel(
+  db: Executor,
+  current: CardModel,
+  v: Omit<CardModelValues, 'merchantId'>,
+  by: number,
+  at: Date,
+): Promise<void> {
   await db
     .updateTable('card_model')
     .set({
-      name: v.name, price: v.price, validity_months: v.validityMonths, allocation_enabled: v.allocationEnabled, sku_id: v.skuId, remark: v.remark,
-      updated_by: by, updated_at: at,
+      name: v.name,
+      price: v.price,
+      validity_months: v.validityMonths,
+      allocation_enabled: v.allocationEnabled,
+      sku_id: v.skuId,
+      remark: v.remark,
+      updated_by: by,
+      updated_at: at,
     })
     .where('id', '=', current.id)
     .execute();
@@ -103,15 +146,40 @@ export async function updateCardModel(db: Executor, current: CardModel, v: Omit<
     .where('valid_to', 'is', null)
     .executeTakeFirst();
   if (Number(closed.numUpdatedRows) === 0) {
-    const made = await db.selectFrom('card_model').select('created_at').where('id', '=', current.id).executeTakeFirstOrThrow();
-    await db.insertInto('card_model_price_history')
-      .values({ card_model_id: current.id, price: current.price, validity_months: current.validityMonths, valid_from: made.created_at, valid_to: at })
+    const made = await db
+      .selectFrom('card_model')
+      .select('created_at')
+      .where('id', '=', current.id)
+      .executeTakeFirstOrThrow();
+    await db
+      .insertInto('card_model_price_history')
+      .values({
+        card_model_id: current.id,
+        price: current.price,
+        validity_months: current.validityMonths,
+        valid_from: made.created_at,
+        valid_to: at,
+      })
       .execute();
   }
-  await db.insertInto('card_model_price_history').values({ card_model_id: current.id, price: v.price, validity_months: v.validityMonths, valid_from: at, created_by: by }).execute();
+  await db
+    .insertInto('card_model_price_history')
+    .values({
+      card_model_id: current.id,
+      price: v.price,
+      validity_months: v.validityMonths,
+      valid_from: at,
+      created_by: by,
+    })
+    .execute();
 }
 
-export async function setCardModelFlags(db: Executor, id: number, set: { status?: number; allocationEnabled?: boolean }, by: number): Promise<void> {
+export async function setCardModelFlags(
+  db: Executor,
+  id: number,
+  set: { status?: number; allocationEnabled?: boolean },
+  by: number,
+): Promise<void> {
   await db
     .updateTable('card_model')
     .set({
@@ -125,9 +193,20 @@ export async function setCardModelFlags(db: Executor, id: number, set: { status?
 }
 
 export async function priceHistory(db: Executor, cardModelId: number): Promise<PriceHistory[]> {
-  const rows = await db.selectFrom('card_model_price_history').selectAll().where('card_model_id', '=', cardModelId).orderBy('valid_from').orderBy('id').execute();
+  const rows = await db
+    .selectFrom('card_model_price_history')
+    .selectAll()
+    .where('card_model_id', '=', cardModelId)
+    .orderBy('valid_from')
+    .orderBy('id')
+    .execute();
   return rows.map((r) => ({
-    id: r.id, price: r.price, validityMonths: r.validity_months, validFrom: formatDateTime(r.valid_from)!, validTo: formatDateTime(r.valid_to), createdBy: r.created_by,
+    id: r.id,
+    price: r.price,
+    validityMonths: r.validity_months,
+    validFrom: formatDateTime(r.valid_from)!,
+    validTo: formatDateTime(r.valid_to),
+    createdBy: r.created_by,
   }));
 }
 
@@ -143,7 +222,6 @@ export async function findCardSku(db: Executor, skuId: number): Promise<{ mercha
     .executeTakeFirst();
   return r ? { merchantId: r.merchant_id } : null;
 }
-
 
 function filtered(db: Executor, f: CardModelFilter, scope: Scope) {
   let q = modelQuery(db).where(cardModelVisible(scope));
@@ -161,6 +239,11 @@ export async function listCardModels(db: Executor, f: CardModelFilter, scope: Sc
   return (await filtered(db, f, scope).limit(LIST_MAX_ROWS).execute()).map(toModel);
 }
 
-export function pageCardModels(db: Executor, f: CardModelFilter, scope: Scope, page: PageRequest): Promise<Page<CardModel>> {
+export function pageCardModels(
+  db: Executor,
+  f: CardModelFilter,
+  scope: Scope,
+  page: PageRequest,
+): Promise<Page<CardModel>> {
   return paginate(db, filtered(db, f, scope), page, toModel);
 }

@@ -10,7 +10,8 @@ export function cardModelVisible(scope: Scope, alias = 'cm'): Expression<SqlBool
   if (scope.kind === 'platform') return sql<SqlBool>`true`;
   const m = sql.ref(`${alias}.merchant_id`);
   const id = sql.ref(`${alias}.id`);
-  const resource = scope.kind === 'merchant' ? sql`sp.merchant_id = ${scope.merchantId}` : sql`sp.shop_id = ${scope.shopId}`;
+  const resource =
+    scope.kind === 'merchant' ? sql`sp.merchant_id = ${scope.merchantId}` : sql`sp.shop_id = ${scope.shopId}`;
   return sql<SqlBool>`(${m} = ${scope.merchantId} or exists (
     select 1 from card_model_resource_rule rr join spu sp on sp.id = rr.resource_id
     where rr.card_model_id = ${id} and not rr.is_deleted and ${resource}))`;

@@ -10,7 +10,10 @@ const CardStatus = { UNBOUND: 1, BOUND: 2 } as const;
  * Takes one card of the channel's pool (unactivated cards of the bank's merchant, channel type and
  * card kind) and locks it; a card another transaction holds is skipped rather than waited for.
  */
-export async function takePoolCard(trx: Trx, channel: { merchantId: number; channelType: number; cardModelId: number }): Promise<{ id: number; cardNumber: string } | null> {
+export async function takePoolCard(
+  trx: Trx,
+  channel: { merchantId: number; channelType: number; cardModelId: number },
+): Promise<{ id: number; cardNumber: string } | null> {
   const r = await trx
     .selectFrom('card')
     .select(['id', 'card_number'])
@@ -54,7 +57,13 @@ export async function activatePoolCard(
 
 export async function bindActivatedCard(
   trx: Trx,
-  v: { cardId: number; memberId: number; person: { name: string; phone: string; idType: number; idNo: string }; at: Date; bankUserId: number },
+  v: {
+    cardId: number;
+    memberId: number;
+    person: { name: string; phone: string; idType: number; idNo: string };
+    at: Date;
+    bankUserId: number;
+  },
 ): Promise<void> {
   await trx
     .insertInto('card_binding')

@@ -3,28 +3,42 @@ import { CodeText, Id, IdList, Keywords, Nullable, Opt, PageFields } from '../..
 import { Cents, Count } from './spu.schemas.js';
 
 // Codes are read as numbers or numeric strings ("2") and answered as strings (spec A 2.2).
-const Mold = Type.Integer({ minimum: 1, maximum: 3, description: 'GoodsMold: 1 physical, 2 virtual, 3 e-voucher (the code as a number or a string)' });
-const SkuStatus = Type.Integer({ minimum: 1, maximum: 3, description: 'TicketsStatus: 1 on shelf, 2 editing, 3 off shelf (the code as a number or a string)' });
+const Mold = Type.Integer({
+  minimum: 1,
+  maximum: 3,
+  description: 'GoodsMold: 1 physical, 2 virtual, 3 e-voucher (the code as a number or a string)',
+});
+const SkuStatus = Type.Integer({
+  minimum: 1,
+  maximum: 3,
+  description: 'TicketsStatus: 1 on shelf, 2 editing, 3 off shelf (the code as a number or a string)',
+});
 const Rate = Type.Number({ minimum: 0, maximum: 1_000_000, description: 'a decimal with at most 4 decimal places' });
 
 /** Spec A 2.3 SkuEntrance: a gate of the scenic spot where the SKU is checked. */
-export const SkuEntrance = Type.Object({
-  id: Type.Integer(),
-  skuId: Type.Integer({ description: 'owning SKU' }),
-  entranceName: Type.String(),
-  merchantId: Nullable(Type.Integer()),
-  shopId: Nullable(Type.Integer()),
-  goodsId: Nullable(Type.Integer()),
-  createdBy: Nullable(Type.String()),
-  createdTime: Nullable(Type.String()),
-}, { title: 'SkuEntrance' });
+export const SkuEntrance = Type.Object(
+  {
+    id: Type.Integer(),
+    skuId: Type.Integer({ description: 'owning SKU' }),
+    entranceName: Type.String(),
+    merchantId: Nullable(Type.Integer()),
+    shopId: Nullable(Type.Integer()),
+    goodsId: Nullable(Type.Integer()),
+    createdBy: Nullable(Type.String()),
+    createdTime: Nullable(Type.String()),
+  },
+  { title: 'SkuEntrance' },
+);
 export type SkuEntranceOut = Static<typeof SkuEntrance>;
 
 /** An entrance as given: a new one without id, an existing one of this SKU (kept or renamed) with its id. */
-export const SkuEntranceInput = Type.Object({
-  id: Opt(Id),
-  entranceName: Type.String({ minLength: 1, maxLength: 128 }),
-}, { title: 'SkuEntranceInput' });
+export const SkuEntranceInput = Type.Object(
+  {
+    id: Opt(Id),
+    entranceName: Type.String({ minLength: 1, maxLength: 128 }),
+  },
+  { title: 'SkuEntranceInput' },
+);
 
 const fields = {
   goodsChannelId: Opt(Id),
@@ -44,16 +58,25 @@ const fields = {
   useScoreRate: Opt(Rate),
   addScoreRate: Opt(Rate),
   skuEntranceList: Opt(Type.Array(SkuEntranceInput, { maxItems: 100 })),
-  cardNum: Opt(Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'cards issued; tourism-card goods (resourceType 1) only' })),
+  cardNum: Opt(
+    Type.Integer({
+      minimum: 0,
+      maximum: 100_000_000,
+      description: 'cards issued; tourism-card goods (resourceType 1) only',
+    }),
+  ),
   status: Opt(SkuStatus),
 };
 
 /** Spec B 2.6 SkuAddRequest (status is ours: TicketsStatus, on shelf unless told). */
-export const SkuAddRequest = Type.Object({
-  goodsId: Id,
-  skuName: Type.String({ minLength: 1, maxLength: 128 }),
-  ...fields,
-}, { title: 'SkuAddRequest' });
+export const SkuAddRequest = Type.Object(
+  {
+    goodsId: Id,
+    skuName: Type.String({ minLength: 1, maxLength: 128 }),
+    ...fields,
+  },
+  { title: 'SkuAddRequest' },
+);
 export type SkuAdd = Static<typeof SkuAddRequest>;
 
 /**
@@ -61,38 +84,44 @@ export type SkuAdd = Static<typeof SkuAddRequest>;
  * (listed ids kept, new names added, the others removed). goodsId may name another resource of the
  * same shop.
  */
-export const SkuUpdateRequest = Type.Object({
-  id: Id,
-  goodsId: Opt(Id),
-  skuName: Type.String({ minLength: 1, maxLength: 128 }),
-  ...fields,
-}, { title: 'SkuUpdateRequest' });
+export const SkuUpdateRequest = Type.Object(
+  {
+    id: Id,
+    goodsId: Opt(Id),
+    skuName: Type.String({ minLength: 1, maxLength: 128 }),
+    ...fields,
+  },
+  { title: 'SkuUpdateRequest' },
+);
 export type SkuUpdate = Static<typeof SkuUpdateRequest>;
 
-export const SkuResponse = Type.Object({
-  id: Type.Integer(),
-  goodsId: Type.Integer(),
-  goodsChannelId: Nullable(Type.Integer()),
-  skuName: Type.String(),
-  showPrice: Nullable(Type.Integer()),
-  buyPrice: Nullable(Type.Integer()),
-  costPrice: Nullable(Type.Integer()),
-  buyCount: Nullable(Type.Integer()),
-  stock: Nullable(Type.Integer()),
-  isLogistic: Nullable(Type.Boolean()),
-  carriageId: Nullable(Type.Integer()),
-  mold: CodeText('GoodsMold code "1" physical, "2" virtual, "3" e-voucher'),
-  isDistributes: Nullable(Type.Boolean()),
-  commission: Nullable(Type.Integer()),
-  isPreferential: Nullable(Type.Boolean()),
-  isUseScore: Nullable(Type.Boolean()),
-  isAddScore: Nullable(Type.Boolean()),
-  useScoreRate: Nullable(Type.Number()),
-  addScoreRate: Nullable(Type.Number()),
-  skuEntranceList: Type.Array(SkuEntrance),
-  cardNum: Nullable(Type.Integer()),
-  status: Type.String({ description: 'TicketsStatus code: "1" on shelf, "2" editing, "3" off shelf' }),
-}, { title: 'SkuResponse' });
+export const SkuResponse = Type.Object(
+  {
+    id: Type.Integer(),
+    goodsId: Type.Integer(),
+    goodsChannelId: Nullable(Type.Integer()),
+    skuName: Type.String(),
+    showPrice: Nullable(Type.Integer()),
+    buyPrice: Nullable(Type.Integer()),
+    costPrice: Nullable(Type.Integer()),
+    buyCount: Nullable(Type.Integer()),
+    stock: Nullable(Type.Integer()),
+    isLogistic: Nullable(Type.Boolean()),
+    carriageId: Nullable(Type.Integer()),
+    mold: CodeText('GoodsMold code "1" physical, "2" virtual, "3" e-voucher'),
+    isDistributes: Nullable(Type.Boolean()),
+    commission: Nullable(Type.Integer()),
+    isPreferential: Nullable(Type.Boolean()),
+    isUseScore: Nullable(Type.Boolean()),
+    isAddScore: Nullable(Type.Boolean()),
+    useScoreRate: Nullable(Type.Number()),
+    addScoreRate: Nullable(Type.Number()),
+    skuEntranceList: Type.Array(SkuEntrance),
+    cardNum: Nullable(Type.Integer()),
+    status: Type.String({ description: 'TicketsStatus code: "1" on shelf, "2" editing, "3" off shelf' }),
+  },
+  { title: 'SkuResponse' },
+);
 export type Sku = Static<typeof SkuResponse>;
 
 const filters = {

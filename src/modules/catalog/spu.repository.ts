@@ -32,13 +32,22 @@ export interface SpuValues {
  * A living shop and its merchant; `share` holds both against a concurrent change until the
  * transaction ends (a delete of the shop, a disable of the merchant), so an add is seen or refused.
  */
-export async function findShop(db: Executor, id: number, share = false): Promise<(ParentMerchant & { shopId: number }) | null> {
-  let q = db.selectFrom('shop').innerJoin('merchant', 'merchant.id', 'shop.merchant_id')
+export async function findShop(
+  db: Executor,
+  id: number,
+  share = false,
+): Promise<(ParentMerchant & { shopId: number }) | null> {
+  let q = db
+    .selectFrom('shop')
+    .innerJoin('merchant', 'merchant.id', 'shop.merchant_id')
     .select(['shop.id', 'shop.merchant_id', 'merchant.name as merchant_name', 'merchant.status as merchant_status'])
-    .where('shop.id', '=', id).where('shop.is_deleted', '=', false);
+    .where('shop.id', '=', id)
+    .where('shop.is_deleted', '=', false);
   if (share) q = q.forShare();
   const r = await q.executeTakeFirst();
-  return r ? { merchantId: r.merchant_id, shopId: r.id, merchant: { name: r.merchant_name, status: r.merchant_status } } : null;
+  return r
+    ? { merchantId: r.merchant_id, shopId: r.id, merchant: { name: r.merchant_name, status: r.merchant_status } }
+    : null;
 }
 
 function viewQuery(db: Executor) {
@@ -47,8 +56,18 @@ function viewQuery(db: Executor) {
     .leftJoin('shop', 'shop.id', 'spu.shop_id')
     .leftJoin('merchant', 'merchant.id', 'spu.merchant_id')
     .select([
-      'spu.id', 'spu.name', 'spu.shop_id', 'spu.merchant_id', 'spu.resource_type', 'spu.cost_price', 'spu.stock', 'spu.status', 'spu.description',
-      'shop.name as shop_name', 'merchant.name as merchant_name', 'merchant.status as merchant_status',
+      'spu.id',
+      'spu.name',
+      'spu.shop_id',
+      'spu.merchant_id',
+      'spu.resource_type',
+      'spu.cost_price',
+      'spu.stock',
+      'spu.status',
+      'spu.description',
+      'shop.name as shop_name',
+      'merchant.name as merchant_name',
+      'merchant.status as merchant_status',
     ])
     .where('spu.is_deleted', '=', false);
 }
@@ -57,9 +76,20 @@ type ViewRow = Awaited<ReturnType<ReturnType<typeof viewQuery>['executeTakeFirst
 
 function toSpu(r: ViewRow): OwnedSpu {
   return {
-    id: r.id, name: r.name, shopId: r.shop_id, resourceType: r.resource_type, costPrice: r.cost_price, stock: r.stock, status: r.status,
-    description: r.description, shopsName: r.shop_name, merchantId: r.merchant_id,
-    merchant: r.merchant_name === null || r.merchant_status === null ? null : { name: r.merchant_name, status: r.merchant_status },
+    id: r.id,
+    name: r.name,
+    shopId: r.shop_id,
+    resourceType: r.resource_type,
+    costPrice: r.cost_price,
+    stock: r.stock,
+    status: r.status,
+    description: r.description,
+    shopsName: r.shop_name,
+    merchantId: r.merchant_id,
+    merchant:
+      r.merchant_name === null || r.merchant_status === null
+        ? null
+        : { name: r.merchant_name, status: r.merchant_status },
   };
 }
 
@@ -71,10 +101,25 @@ export const toWire = ({ merchantId: _m, merchant: _n, ...spu }: OwnedSpu): Spu 
  */
 export async function findSpu(db: Executor, id: number, lock?: 'update' | 'share'): Promise<OwnedSpu | null> {
   if (lock === 'update') {
-    if (!(await db.selectFrom('spu').select('id').where('id', '=', id).where('is_deleted', '=', false).forUpdate().executeTakeFirst())) return null;
+    if (
+      !(await db
+        .selectFrom('spu')
+        .select('id')
+        .where('id', '=', id)
+        .where('is_deleted', '=', false)
+        .forUpdate()
+        .executeTakeFirst())
+    )
+      return null;
   } else if (lock === 'share') {
-    const held = await db.selectFrom('spu').innerJoin('merchant', 'merchant.id', 'spu.merchant_id').select('spu.id')
-      .where('spu.id', '=', id).where('spu.is_deleted', '=', false).forShare().executeTakeFirst();
+    const held = await db
+      .selectFrom('spu')
+      .innerJoin('merchant', 'merchant.id', 'spu.merchant_id')
+      .select('spu.id')
+      .where('spu.id', '=', id)
+      .where('spu.is_deleted', '=', false)
+      .forShare()
+      .executeTakeFirst();
     if (!held) return null;
   }
   const r = await viewQuery(db).where('spu.id', '=', id).executeTakeFirst();
@@ -83,37 +128,78 @@ export async function findSpu(db: Executor, id: number, lock?: 'update' | 'share
 
 function columns(v: SpuValues) {
   return {
-    name: v.name, shop_id: v.shopId, merchant_id: v.merchantId, resource_type: v.resourceType, cost_price: v.costPrice, stock: v.stock,
-    status: v.status, description: v.description,
+    name: v.name,
+    shop_id: v.shopId,
+    merchant_id: v.merchantId,
+    resource_type: v.resourceType,
+    cost_price: v.costPrice,
+    stock: v.stock,
+    status: v.status,
+    description: v.description,
   };
 }
 
 export async function insertSpu(db: Executor, v: SpuValues, by: number): Promise<number> {
-  const r = await db.insertInto('spu').values({ ...columns(v), created_by: by, updated_by: by }).returning('id').executeTakeFirstOrThrow();
+  const r = await db
+    .insertInto('spu')
+    .values({ ...columns(v), created_by: by, updated_by: by })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return r.id;
 }
 
 export async function updateSpu(db: Executor, id: number, v: SpuValues, by: number): Promise<void> {
-  await db.updateTable('spu').set({ ...columns(v), updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+  await db
+    .updateTable('spu')
+    .set({ ...columns(v), updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function softDeleteSpu(db: Executor, id: number, by: number): Promise<void> {
-  await db.updateTable('spu').set({ is_deleted: true, updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+  await db
+    .updateTable('spu')
+    .set({ is_deleted: true, updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** The living SKUs of a resource that carry cardNum, which hold a tourism card's type. */
-export const CARD_NUM_SKUS: ReferenceCheck = { label: ['SKU', 'SKUs'], table: 'sku', column: 'goods_id', living: true, where: { column: 'card_num', notNull: true } };
+export const CARD_NUM_SKUS: ReferenceCheck = {
+  label: ['SKU', 'SKUs'],
+  table: 'sku',
+  column: 'goods_id',
+  living: true,
+  where: { column: 'card_num', notNull: true },
+};
 
 export async function countLivingSkus(db: Executor, spuId: number): Promise<number> {
-  const r = await db.selectFrom('sku').select((eb) => eb.fn.countAll<number>().as('n')).where('goods_id', '=', spuId).where('is_deleted', '=', false).executeTakeFirstOrThrow();
+  const r = await db
+    .selectFrom('sku')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('goods_id', '=', spuId)
+    .where('is_deleted', '=', false)
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
 /** What may point at a resource; any living one refuses its deletion. */
 export const SPU_REFERENCES: readonly ReferenceCheck[] = [
   { label: ['SKU', 'SKUs'], table: 'sku', column: 'goods_id', living: true },
-  { label: ['card-model rule', 'card-model rules'], table: 'card_model_resource_rule', column: 'resource_id', living: true },
-  { label: ['coupon template', 'coupon templates'], table: 'coupon_template', column: 'product_scope_values', contains: true, living: true, where: { column: 'product_scope', equals: 2 } },
+  {
+    label: ['card-model rule', 'card-model rules'],
+    table: 'card_model_resource_rule',
+    column: 'resource_id',
+    living: true,
+  },
+  {
+    label: ['coupon template', 'coupon templates'],
+    table: 'coupon_template',
+    column: 'product_scope_values',
+    contains: true,
+    living: true,
+    where: { column: 'product_scope', equals: 2 },
+  },
 ];
 
 function filtered(db: Executor, f: SpuFilter, scope: Scope) {

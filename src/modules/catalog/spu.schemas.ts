@@ -2,23 +2,31 @@ import { Type, type Static } from 'typebox';
 import { Id, IdList, Keywords, Nullable, Opt, PageFields } from '../../platform/http/schemas.js';
 
 /** 1 tourism card, 2 scenic ticket, 3 hotel room, 4 catering, 5 local product, 6 travel route, 7 intangible-heritage goods, 8 venue ticket */
-export const ResourceType = Type.Integer({ minimum: 1, maximum: 8, description: '1 tourism card, 2 scenic ticket, 3 hotel room, 4 catering, 5 local product, 6 travel route, 7 intangible-heritage goods, 8 venue ticket' });
+export const ResourceType = Type.Integer({
+  minimum: 1,
+  maximum: 8,
+  description:
+    '1 tourism card, 2 scenic ticket, 3 hotel room, 4 catering, 5 local product, 6 travel route, 7 intangible-heritage goods, 8 venue ticket',
+});
 export const SpuStatus = Type.Integer({ minimum: 1, maximum: 2, description: '1 normal, 2 off shelf' });
 export const Cents = Type.Integer({ minimum: 0, maximum: 2_000_000_000, description: 'cents' });
 export const Count = Type.Integer({ minimum: 0, maximum: 2_000_000_000 });
 
 /** Spec B 2.6: a resource, sold through its SKUs. */
-export const SpuResponse = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  shopId: Type.Integer(),
-  resourceType: Type.Integer(),
-  costPrice: Nullable(Type.Integer({ description: 'cents' })),
-  stock: Nullable(Type.Integer()),
-  status: Type.Integer(),
-  description: Nullable(Type.String()),
-  shopsName: Nullable(Type.String({ description: 'the shop\'s name' })),
-}, { title: 'SpuResponse' });
+export const SpuResponse = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    shopId: Type.Integer(),
+    resourceType: Type.Integer(),
+    costPrice: Nullable(Type.Integer({ description: 'cents' })),
+    stock: Nullable(Type.Integer()),
+    status: Type.Integer(),
+    description: Nullable(Type.String()),
+    shopsName: Nullable(Type.String({ description: "the shop's name" })),
+  },
+  { title: 'SpuResponse' },
+);
 export type Spu = Static<typeof SpuResponse>;
 
 const writable = {

@@ -42,45 +42,80 @@ export function createSpuService(deps: { db: Db }) {
 
   return {
     add(ctx: AuthedContext, input: SpuAdd): Promise<Spu> {
-      return loggedTransaction(db, ctx, async (trx) => {
-        const shop = await ownShop(ctx, trx, input.shopId);
-        const id = await repo.insertSpu(trx, {
-          name: input.name.trim(), shopId: shop.shopId, merchantId: shop.merchantId, resourceType: input.resourceType,
-          costPrice: input.costPrice ?? null, stock: input.stock ?? null, status: input.status, description: text(input.description, null),
-        }, ctx.account.id);
-        return repo.toWire((await repo.findSpu(trx, id))!);
-      }, (s) => s.id);
+      return loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const shop = await ownShop(ctx, trx, input.shopId);
+          const id = await repo.insertSpu(
+            trx,
+            {
+              name: input.name.trim(),
+              shopId: shop.shopId,
+              merchantId: shop.merchantId,
+              resourceType: input.resourceType,
+              costPrice: input.costPrice ?? null,
+              stock: input.stock ?? null,
+              status: input.status,
+              description: text(input.description, null),
+            },
+            ctx.account.id,
+          );
+          return repo.toWire((await repo.findSpu(trx, id))!);
+        },
+        (s) => s.id,
+      );
     },
 
     async update(ctx: AuthedContext, input: SpuUpdate): Promise<void> {
-      await loggedTransaction(db, ctx, async (trx) => {
-        const current = await visible(ctx, trx, input.id, 'update');
-        let shop = { merchantId: current.merchantId, shopId: current.shopId };
-        if (input.shopId !== current.shopId) {
-          shop = await ownShop(ctx, trx, input.shopId);
-          // SKUs, their gates and verifiers carry the shop too: a resource moves shop only without SKUs.
-          const skus = await repo.countLivingSkus(trx, current.id);
-          if (skus > 0) throw err.shopChangeWithSkus(skus);
-        }
-        if (current.resourceType === TOURISM_CARD && input.resourceType !== TOURISM_CARD) {
-          // cardNum is for tourism-card goods only: such SKUs would be left invalid and uneditable.
-          const [carded] = await findReferences(trx, current.id, [repo.CARD_NUM_SKUS]);
-          if (carded) throw err.cardTypeChangeWithCardSkus(carded);
-        }
-        await repo.updateSpu(trx, current.id, {
-          name: input.name.trim(), shopId: shop.shopId, merchantId: shop.merchantId, resourceType: input.resourceType,
-          costPrice: input.costPrice ?? current.costPrice, stock: input.stock ?? current.stock, status: input.status,
-          description: text(input.description, current.description),
-        }, ctx.account.id);
-      }, () => input.id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const current = await visible(ctx, trx, input.id, 'update');
+          let shop = { merchantId: current.merchantId, shopId: current.shopId };
+          if (input.shopId !== current.shopId) {
+            shop = await ownShop(ctx, trx, input.shopId);
+            // SKUs, their gates and verifiers carry the shop too: a resource moves shop only without SKUs.
+            const skus = await repo.countLivingSkus(trx, current.id);
+            if (skus > 0) throw err.shopChangeWithSkus(skus);
+          }
+          if (current.resourceType === TOURISM_CARD && input.resourceType !== TOURISM_CARD) {
+            // cardNum is for tourism-card goods only: such SKUs would be left invalid and uneditable.
+            const [carded] = await findReferences(trx, current.id, [repo.CARD_NUM_SKUS]);
+            if (carded) throw err.cardTypeChangeWithCardSkus(carded);
+          }
+          await repo.updateSpu(
+            trx,
+            current.id,
+            {
+              name: input.name.trim(),
+              shopId: shop.shopId,
+              merchantId: shop.merchantId,
+              resourceType: input.resourceType,
+              costPrice: input.costPrice ?? current.costPrice,
+              stock: input.stock ?? current.stock,
+              status: input.status,
+              description: text(input.description, current.description),
+            },
+            ctx.account.id,
+          );
+        },
+        () => input.id,
+      );
     },
 
     async remove(ctx: AuthedContext, id: number): Promise<void> {
-      await loggedTransaction(db, ctx, async (trx) => {
-        await visible(ctx, trx, id, 'update');
-        await assertUnreferenced(trx, 'the resource', id, repo.SPU_REFERENCES);
-        await repo.softDeleteSpu(trx, id, ctx.account.id);
-      }, () => id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          await visible(ctx, trx, id, 'update');
+          await assertUnreferenced(trx, 'the resource', id, repo.SPU_REFERENCES);
+          await repo.softDeleteSpu(trx, id, ctx.account.id);
+        },
+        () => id,
+      );
     },
 
     async get(ctx: AuthedContext, id: number): Promise<Spu> {

@@ -64,16 +64,37 @@ export interface CheckFailFilter {
   keywords?: string | null;
 }
 
-export function pageCheckFails(db: Executor, f: CheckFailFilter, scope: Scope, page: PageRequest): Promise<Page<CheckFail>> {
+export function pageCheckFails(
+  db: Executor,
+  f: CheckFailFilter,
+  scope: Scope,
+  page: PageRequest,
+): Promise<Page<CheckFail>> {
   let q = db
     .selectFrom('card_check_fail as f')
     .leftJoin('checker as k', 'k.id', 'f.checker_id')
     .leftJoin('sku as s', 's.id', 'f.sku_id')
     .leftJoin('sku_entrance as e', 'e.id', 'f.entrance_id')
     .select([
-      'f.id', 'f.checker_id', 'k.name as checker_name', 'f.sku_id', 's.sku_name', 'f.entrance_id', 'e.entrance_name', 'f.card_id',
-      'f.card_number', 'f.id_type', 'f.id_no', 'f.face_photo', 'f.check_type', 'f.consume_num', 'f.check_time', 'f.errcode', 'f.reason',
-      'f.nonce', 'f.created_at',
+      'f.id',
+      'f.checker_id',
+      'k.name as checker_name',
+      'f.sku_id',
+      's.sku_name',
+      'f.entrance_id',
+      'e.entrance_name',
+      'f.card_id',
+      'f.card_number',
+      'f.id_type',
+      'f.id_no',
+      'f.face_photo',
+      'f.check_type',
+      'f.consume_num',
+      'f.check_time',
+      'f.errcode',
+      'f.reason',
+      'f.nonce',
+      'f.created_at',
     ])
     .where(scopeCondition(scope, 'f.merchant_id', 'f.shop_id'));
   if (f.checkerId != null) q = q.where('f.checker_id', '=', f.checkerId);

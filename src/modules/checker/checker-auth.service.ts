@@ -14,15 +14,38 @@ import * as loginRepo from './checker-login.repository.js';
 import * as checkerRepo from './checker.repository.js';
 import type { CheckerLoginRequest, CheckerLoginResponse } from './checker.schemas.js';
 
-const CHECKER: PasswordAccountKind = { kind: 'checker', stamp: stampCheckerLogin, channel: 'app', lock: loginRepo.lockCheckerForLogin, load: loginRepo.loadCheckerAccount };
+const CHECKER: PasswordAccountKind = {
+  kind: 'checker',
+  stamp: stampCheckerLogin,
+  channel: 'app',
+  lock: loginRepo.lockCheckerForLogin,
+  load: loginRepo.loadCheckerAccount,
+};
 
 /** Verifier login and logout on /app-api (spec A 4.1 rule 1–2, A §5). */
-export function createCheckerAuthService(deps: { db: Db; store: Store; tokens: TokenService; loginRatePerMin: number }) {
+export function createCheckerAuthService(deps: {
+  db: Db;
+  store: Store;
+  tokens: TokenService;
+  loginRatePerMin: number;
+}) {
   const { db, tokens } = deps;
   const guard = createLoginGuard(deps.store, 'checker');
 
-  async function refuse(ctx: RequestContext, mobile: string, accountId: number | null, error: AppError): Promise<never> {
-    await recordLogin(db, ctx, { accountKind: 'checker', accountId, username: mobile, success: false, errcode: error.errcode, message: error.message });
+  async function refuse(
+    ctx: RequestContext,
+    mobile: string,
+    accountId: number | null,
+    error: AppError,
+  ): Promise<never> {
+    await recordLogin(db, ctx, {
+      accountKind: 'checker',
+      accountId,
+      username: mobile,
+      success: false,
+      errcode: error.errcode,
+      message: error.message,
+    });
     throw error;
   }
 

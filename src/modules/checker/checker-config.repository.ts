@@ -38,8 +38,19 @@ function configs(db: Executor) {
     .selectFrom('checker_config as cc')
     .leftJoin('checker as k', 'k.id', 'cc.checker_id')
     .select([
-      'cc.id', 'cc.checker_id', 'k.name as checker_name', 'cc.name', 'cc.config_type', 'cc.item', 'cc.value', 'cc.remark',
-      'cc.is_deleted', 'cc.created_at', 'cc.updated_at', OWNER_MERCHANT.as('owner_merchant_id'), OWNER_SHOP.as('owner_shop_id'),
+      'cc.id',
+      'cc.checker_id',
+      'k.name as checker_name',
+      'cc.name',
+      'cc.config_type',
+      'cc.item',
+      'cc.value',
+      'cc.remark',
+      'cc.is_deleted',
+      'cc.created_at',
+      'cc.updated_at',
+      OWNER_MERCHANT.as('owner_merchant_id'),
+      OWNER_SHOP.as('owner_shop_id'),
     ])
     .where('cc.is_deleted', '=', false);
 }
@@ -78,25 +89,51 @@ export async function findConfig(db: Executor, id: number, forUpdate = false): P
 }
 
 export async function findVerifierOwner(db: Executor, checkerId: number): Promise<VerifierOwner | null> {
-  const r = await db.selectFrom('checker').select(['merchant_id', 'shop_id']).where('id', '=', checkerId).where('is_deleted', '=', false).executeTakeFirst();
+  const r = await db
+    .selectFrom('checker')
+    .select(['merchant_id', 'shop_id'])
+    .where('id', '=', checkerId)
+    .where('is_deleted', '=', false)
+    .executeTakeFirst();
   return r ? { merchantId: r.merchant_id, shopId: r.shop_id } : null;
 }
 
 function toColumns(v: ConfigValues) {
-  return { checker_id: v.checkerId, merchant_id: v.merchantId, shop_id: v.shopId, config_type: v.configType, item: v.item, name: v.name, value: v.value, remark: v.remark };
+  return {
+    checker_id: v.checkerId,
+    merchant_id: v.merchantId,
+    shop_id: v.shopId,
+    config_type: v.configType,
+    item: v.item,
+    name: v.name,
+    value: v.value,
+    remark: v.remark,
+  };
 }
 
 export async function insertConfig(db: Executor, v: ConfigValues, by: number): Promise<number> {
-  const r = await db.insertInto('checker_config').values({ ...toColumns(v), created_by: by, updated_by: by }).returning('id').executeTakeFirstOrThrow();
+  const r = await db
+    .insertInto('checker_config')
+    .values({ ...toColumns(v), created_by: by, updated_by: by })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return r.id;
 }
 
 export async function updateConfig(db: Executor, id: number, v: ConfigValues, by: number): Promise<void> {
-  await db.updateTable('checker_config').set({ ...toColumns(v), updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+  await db
+    .updateTable('checker_config')
+    .set({ ...toColumns(v), updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function softDeleteConfig(db: Executor, id: number, by: number): Promise<void> {
-  await db.updateTable('checker_config').set({ is_deleted: true, updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+  await db
+    .updateTable('checker_config')
+    .set({ is_deleted: true, updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 function filtered(db: Executor, f: CheckerConfigFilter, scope: Scope) {
@@ -113,6 +150,11 @@ export async function listConfigs(db: Executor, f: CheckerConfigFilter, scope: S
   return rows.map(toConfig);
 }
 
-export function pageConfigs(db: Executor, f: CheckerConfigFilter, scope: Scope, page: PageRequest): Promise<Page<CheckerConfigView>> {
+export function pageConfigs(
+  db: Executor,
+  f: CheckerConfigFilter,
+  scope: Scope,
+  page: PageRequest,
+): Promise<Page<CheckerConfigView>> {
   return paginate(db, filtered(db, f, scope), page, toConfig);
 }

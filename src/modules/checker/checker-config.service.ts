@@ -8,7 +8,12 @@ import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
 import * as repo from './checker-config.repository.js';
 import {
-  DEFAULT_CONFIG_TYPE, type CheckerConfigAdd, type CheckerConfigFilter, type CheckerConfigPageQuery, type CheckerConfigUpdate, type CheckerConfigView,
+  DEFAULT_CONFIG_TYPE,
+  type CheckerConfigAdd,
+  type CheckerConfigFilter,
+  type CheckerConfigPageQuery,
+  type CheckerConfigUpdate,
+  type CheckerConfigView,
 } from './checker-config.schemas.js';
 import { optionalText as optional } from '../../platform/text-input.js';
 
@@ -51,57 +56,75 @@ export function createCheckerConfigService(deps: { db: Db }) {
     try {
       return await write();
     } catch (err) {
-      if (isUniqueViolation(err, repo.ITEM_INDEX)) throw conflict(`item "${v.item}" is already configured for this verifier`);
-      if (isUniqueViolation(err, repo.DEFAULT_ITEM_INDEX)) throw conflict(`item "${v.item}" already has a default ${defaultOwnerText(v)}`);
+      if (isUniqueViolation(err, repo.ITEM_INDEX))
+        throw conflict(`item "${v.item}" is already configured for this verifier`);
+      if (isUniqueViolation(err, repo.DEFAULT_ITEM_INDEX))
+        throw conflict(`item "${v.item}" already has a default ${defaultOwnerText(v)}`);
       throw err;
     }
   }
 
   return {
     async add(ctx: AuthedContext, input: CheckerConfigAdd): Promise<void> {
-      await loggedTransaction(db, ctx, async (trx) => {
-        const name = optional(input.name, null);
-        const owner = input.checkerId != null ? await verifierInScope(trx, ctx, input.checkerId) : ownersOf(scopeOf(ctx.account));
-        const v: repo.ConfigValues = {
-          checkerId: input.checkerId ?? null,
-          merchantId: owner.merchantId,
-          shopId: owner.shopId,
-          configType: input.configType ?? DEFAULT_CONFIG_TYPE,
-          // A setting named but not keyed is keyed by its name; one with neither has no item until one is set.
-          item: input.item?.trim() ?? name,
-          name,
-          value: optional(input.value, null),
-          remark: optional(input.remark, null),
-        };
-        return claimingItem(v, () => repo.insertConfig(trx, v, ctx.account.id));
-      }, (id) => id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const name = optional(input.name, null);
+          const owner =
+            input.checkerId != null ? await verifierInScope(trx, ctx, input.checkerId) : ownersOf(scopeOf(ctx.account));
+          const v: repo.ConfigValues = {
+            checkerId: input.checkerId ?? null,
+            merchantId: owner.merchantId,
+            shopId: owner.shopId,
+            configType: input.configType ?? DEFAULT_CONFIG_TYPE,
+            // A setting named but not keyed is keyed by its name; one with neither has no item until one is set.
+            item: input.item?.trim() ?? name,
+            name,
+            value: optional(input.value, null),
+            remark: optional(input.remark, null),
+          };
+          return claimingItem(v, () => repo.insertConfig(trx, v, ctx.account.id));
+        },
+        (id) => id,
+      );
     },
 
     async update(ctx: AuthedContext, input: CheckerConfigUpdate): Promise<void> {
-      await loggedTransaction(db, ctx, async (trx) => {
-        const current = await visible(ctx, input.id, trx);
-        const checkerId = input.checkerId ?? current.checkerId;
-        // A default stays its owner's until a verifier is named for it.
-        const owner = checkerId !== null ? await verifierInScope(trx, ctx, checkerId) : current;
-        const v: repo.ConfigValues = {
-          checkerId,
-          merchantId: owner.merchantId,
-          shopId: owner.shopId,
-          configType: input.configType ?? current.configType,
-          item: input.item?.trim() || current.item || null,
-          name: optional(input.name, current.name),
-          value: optional(input.value, current.value),
-          remark: optional(input.remark, current.remark),
-        };
-        await claimingItem(v, () => repo.updateConfig(trx, input.id, v, ctx.account.id));
-      }, () => input.id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const current = await visible(ctx, input.id, trx);
+          const checkerId = input.checkerId ?? current.checkerId;
+          // A default stays its owner's until a verifier is named for it.
+          const owner = checkerId !== null ? await verifierInScope(trx, ctx, checkerId) : current;
+          const v: repo.ConfigValues = {
+            checkerId,
+            merchantId: owner.merchantId,
+            shopId: owner.shopId,
+            configType: input.configType ?? current.configType,
+            item: input.item?.trim() || current.item || null,
+            name: optional(input.name, current.name),
+            value: optional(input.value, current.value),
+            remark: optional(input.remark, current.remark),
+          };
+          await claimingItem(v, () => repo.updateConfig(trx, input.id, v, ctx.account.id));
+        },
+        () => input.id,
+      );
     },
 
     async remove(ctx: AuthedContext, id: number): Promise<void> {
-      await loggedTransaction(db, ctx, async (trx) => {
-        await visible(ctx, id, trx);
-        await repo.softDeleteConfig(trx, id, ctx.account.id);
-      }, () => id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          await visible(ctx, id, trx);
+          await repo.softDeleteConfig(trx, id, ctx.account.id);
+        },
+        () => id,
+      );
     },
 
     async get(ctx: AuthedContext, id: number): Promise<CheckerConfigView> {

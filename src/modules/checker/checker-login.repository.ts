@@ -47,12 +47,27 @@ export async function loadCheckerAccount(db: Executor, id: number): Promise<Acco
   const r = await db
     .selectFrom('checker')
     .innerJoin('merchant', 'merchant.id', 'checker.merchant_id')
-    .select(['checker.id', 'checker.name', 'checker.merchant_id', 'checker.shop_id', 'checker.status', 'merchant.status as merchantStatus'])
+    .select([
+      'checker.id',
+      'checker.name',
+      'checker.merchant_id',
+      'checker.shop_id',
+      'checker.status',
+      'merchant.status as merchantStatus',
+    ])
     .where('checker.id', '=', id)
     .where('checker.is_deleted', '=', false)
     .executeTakeFirst();
   if (!r || r.status !== 1 || r.merchantStatus !== 1) return null;
-  return { id: r.id, kind: 'checker', name: r.name, userType: null, merchantId: r.merchant_id, shopId: r.shop_id, permissions: [] };
+  return {
+    id: r.id,
+    kind: 'checker',
+    name: r.name,
+    userType: null,
+    merchantId: r.merchant_id,
+    shopId: r.shop_id,
+    permissions: [],
+  };
 }
 
 /**
@@ -61,7 +76,12 @@ export async function loadCheckerAccount(db: Executor, id: number): Promise<Acco
  * and then revokes its token, or commits first and the login sees it. Answers the password hash now.
  */
 export async function lockCheckerForLogin(db: Executor, id: number): Promise<{ passwordHash: string } | null> {
-  const r = await db.selectFrom('checker').select(['merchant_id', 'password_hash']).where('id', '=', id).forNoKeyUpdate().executeTakeFirst();
+  const r = await db
+    .selectFrom('checker')
+    .select(['merchant_id', 'password_hash'])
+    .where('id', '=', id)
+    .forNoKeyUpdate()
+    .executeTakeFirst();
   if (!r) return null;
   await db.selectFrom('merchant').select('id').where('id', '=', r.merchant_id).forShare().execute();
   return { passwordHash: r.password_hash };

@@ -18,7 +18,9 @@ export const checkerModule = defineModule({
   name: 'checker',
   accountLoaders: { checker: loadCheckerAccount },
   routes: ({ config, db, store, tokens, face }) => [
-    ...checkerRoutes({ auth: createCheckerAuthService({ db, store, tokens, loginRatePerMin: config.loginRatePerMin }) }),
+    ...checkerRoutes({
+      auth: createCheckerAuthService({ db, store, tokens, loginRatePerMin: config.loginRatePerMin }),
+    }),
     ...checkinRoutes({
       checkin: createCheckinService({ db, face }),
       records: createConsumeRecordService({ db }),

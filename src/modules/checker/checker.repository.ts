@@ -41,9 +41,15 @@ export async function listCheckerSkus(db: Executor, checkerId: number): Promise<
         .on((eb) => eb.or([eb('r.entrance_id', 'is', null), eb('e.id', '=', eb.ref('r.entrance_id'))])),
     )
     .select([
-      's.id as skuId', 's.sku_name as skuName',
-      'e.id as entranceId', 'e.entrance_name as entranceName', 'e.merchant_id as merchantId', 'e.shop_id as shopId',
-      'e.goods_id as goodsId', 'e.created_by as createdBy', 'e.created_at as createdAt',
+      's.id as skuId',
+      's.sku_name as skuName',
+      'e.id as entranceId',
+      'e.entrance_name as entranceName',
+      'e.merchant_id as merchantId',
+      'e.shop_id as shopId',
+      'e.goods_id as goodsId',
+      'e.created_by as createdBy',
+      'e.created_at as createdAt',
     ])
     .where('r.checker_id', '=', checkerId)
     .orderBy('s.id')
@@ -163,34 +169,50 @@ export async function listCheckerConfigs(db: Executor, checkerId: number): Promi
   const rows = await db
     .selectFrom('checker_config as cc')
     .innerJoin('checker as k', (j) => j.on('k.id', '=', checkerId))
-    .select(['cc.id', 'cc.checker_id', 'cc.merchant_id', 'cc.shop_id', 'cc.config_type', 'cc.item', 'cc.value', 'cc.remark', 'cc.is_deleted', 'cc.created_at'])
+    .select([
+      'cc.id',
+      'cc.checker_id',
+      'cc.merchant_id',
+      'cc.shop_id',
+      'cc.config_type',
+      'cc.item',
+      'cc.value',
+      'cc.remark',
+      'cc.is_deleted',
+      'cc.created_at',
+    ])
     .where('cc.is_deleted', '=', false)
-    .where((eb) => eb.or([
-      eb('cc.checker_id', '=', checkerId),
-      // Written as the default index's expressions, so its (merchant, shop) prefix finds them.
-      eb.and([
-        eb('cc.checker_id', 'is', null),
-        eb(sql`coalesce(cc.merchant_id, 0)`, 'in', [sql`0`, sql`k.merchant_id`]),
-        eb(sql`coalesce(cc.shop_id, 0)`, 'in', [sql`0`, sql`coalesce(k.shop_id, 0)`]),
+    .where((eb) =>
+      eb.or([
+        eb('cc.checker_id', '=', checkerId),
+        // Written as the default index's expressions, so its (merchant, shop) prefix finds them.
+        eb.and([
+          eb('cc.checker_id', 'is', null),
+          eb(sql`coalesce(cc.merchant_id, 0)`, 'in', [sql`0`, sql`k.merchant_id`]),
+          eb(sql`coalesce(cc.shop_id, 0)`, 'in', [sql`0`, sql`coalesce(k.shop_id, 0)`]),
+        ]),
       ]),
-    ]))
+    )
     .orderBy('cc.id')
     .execute();
-  const rank = (r: (typeof rows)[number]) => (r.checker_id !== null ? 3 : r.shop_id !== null ? 2 : r.merchant_id !== null ? 1 : 0);
+  const rank = (r: (typeof rows)[number]) =>
+    r.checker_id !== null ? 3 : r.shop_id !== null ? 2 : r.merchant_id !== null ? 1 : 0;
   const byItem = new Map<string, (typeof rows)[number]>();
   const unkeyed: typeof rows = [];
   for (const r of rows) {
     if (r.item === null) unkeyed.push(r);
     else if (!byItem.has(r.item) || rank(byItem.get(r.item)!) < rank(r)) byItem.set(r.item, r);
   }
-  return [...byItem.values(), ...unkeyed].sort((a, b) => a.id - b.id).map((r) => ({
-    id: r.id,
-    checkerId,
-    configType: r.config_type,
-    item: r.item,
-    value: r.value,
-    remark: r.remark,
-    isDeleted: r.is_deleted,
-    createdTime: formatDateTime(r.created_at),
-  }));
+  return [...byItem.values(), ...unkeyed]
+    .sort((a, b) => a.id - b.id)
+    .map((r) => ({
+      id: r.id,
+      checkerId,
+      configType: r.config_type,
+      item: r.item,
+      value: r.value,
+      remark: r.remark,
+      isDeleted: r.is_deleted,
+      createdTime: formatDateTime(r.created_at),
+    }));
 }

@@ -11,17 +11,27 @@ const MODULE = '核销员';
 export function checkerRoutes(svc: { auth: CheckerAuthService }): RouteSpec[] {
   return [
     defineRoute({
-      method: 'POST', path: '/auth/checkerLogin', errcodes: [AuthError.BAD_CREDENTIALS, AuthError.ACCOUNT_DISABLED, ErrorCode.LOCKED, ErrorCode.TOO_MANY_REQUESTS], channels: ['app'], auth: 'public',
+      method: 'POST',
+      path: '/auth/checkerLogin',
+      errcodes: [AuthError.BAD_CREDENTIALS, AuthError.ACCOUNT_DISABLED, ErrorCode.LOCKED, ErrorCode.TOO_MANY_REQUESTS],
+      channels: ['app'],
+      auth: 'public',
       operation: [MODULE, '核销员登录'],
       summary: 'Verifier login with mobile and password; answers the tokens and what the verifier may check at',
-      tags, body: CheckerLoginRequest, response: CheckerLoginResponse,
+      tags,
+      body: CheckerLoginRequest,
+      response: CheckerLoginResponse,
       handler: (ctx, { body }) => svc.auth.login(ctx, body),
     }),
     defineRoute({
-      method: 'POST', path: '/auth/checkerLogout', channels: ['app'], auth: { kinds: ['checker'] },
+      method: 'POST',
+      path: '/auth/checkerLogout',
+      channels: ['app'],
+      auth: { kinds: ['checker'] },
       operation: [MODULE, '核销员退出'],
       summary: 'End the verifier session; its token stops working at once',
-      tags, response: null,
+      tags,
+      response: null,
       handler: (ctx) => svc.auth.logout(authed(ctx)),
     }),
   ];

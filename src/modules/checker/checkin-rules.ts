@@ -1,7 +1,16 @@
 import type { AppError } from '../../platform/errors.js';
 import { dayText } from '../../platform/date-range.js';
 import {
-  cardDisabled, cardExpired, cardNotActiveYet, cardNotBound, cardNotValidHere, cardUnknown, dailyLimitReached, noCardForPerson, notAllowedHere, gateNotNamed,
+  cardDisabled,
+  cardExpired,
+  cardNotActiveYet,
+  cardNotBound,
+  cardNotValidHere,
+  cardUnknown,
+  dailyLimitReached,
+  noCardForPerson,
+  notAllowedHere,
+  gateNotNamed,
 } from './checkin.errors.js';
 
 /** Where a scan happens, as the verifier's session and the request name it (docs/domain.md §4 step 1). */
@@ -55,7 +64,14 @@ export const CardStatus = { UNBOUND: 1, BOUND: 2, DISABLED: 3, EXPIRED: 4 } as c
  * the further. checkin.repository computes it in the statement that writes a passing check, so the
  * rules that admit a card live in one place, and the service only names the refusal.
  */
-export const CardStanding = { NOT_BOUND: 0, DISABLED: 1, NOT_ACTIVE_YET: 2, EXPIRED: 3, NOT_VALID_HERE: 4, USABLE: 5 } as const;
+export const CardStanding = {
+  NOT_BOUND: 0,
+  DISABLED: 1,
+  NOT_ACTIVE_YET: 2,
+  EXPIRED: 3,
+  NOT_VALID_HERE: 4,
+  USABLE: 5,
+} as const;
 
 /** How the card was named: its number, or its holder (ID document or face). */
 export type ScanBy = 'card' | 'person';
@@ -74,19 +90,24 @@ export function assertAllowed(place: ScanPlace | null, skuId: number, entranceId
 /** The refusal of a card that is not usable, after its standing. */
 function refusalOf(card: CardCandidate, place: ScanPlace): AppError | null {
   switch (card.standing) {
-    case CardStanding.NOT_BOUND: return cardNotBound();
-    case CardStanding.DISABLED: return cardDisabled();
-    case CardStanding.NOT_ACTIVE_YET: return cardNotActiveYet();
-    case CardStanding.EXPIRED: return cardExpired(card.expireTime ? dayText(card.expireTime) : 'an earlier date');
-    case CardStanding.NOT_VALID_HERE: return cardNotValidHere(place.skuName);
-    default: return null;
+    case CardStanding.NOT_BOUND:
+      return cardNotBound();
+    case CardStanding.DISABLED:
+      return cardDisabled();
+    case CardStanding.NOT_ACTIVE_YET:
+      return cardNotActiveYet();
+    case CardStanding.EXPIRED:
+      return cardExpired(card.expireTime ? dayText(card.expireTime) : 'an earlier date');
+    case CardStanding.NOT_VALID_HERE:
+      return cardNotValidHere(place.skuName);
+    default:
+      return null;
   }
 }
 
 /** The card a scan means and, when it cannot pass, why: the failed-scan log keeps the card either way. */
 export type CardChoice =
-  | { card: CardCandidate & { dailyLimit: number }; refusal: null }
-  | { card: CardCandidate | null; refusal: AppError };
+  { card: CardCandidate & { dailyLimit: number }; refusal: null } | { card: CardCandidate | null; refusal: AppError };
 
 /**
  * The card a scan checks in. A card number names one card; an ID number or a face names a person,

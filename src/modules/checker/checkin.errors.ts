@@ -12,7 +12,10 @@ export const CheckinError = errcodes({
   CARD_NOT_BOUND: [1_013_000_002, 'the card is not bound to a holder'],
   CARD_DISABLED: [1_013_000_003, 'the card is disabled'],
   CARD_EXPIRED: [1_013_000_004, "the card had expired at the scan's time"],
-  CARD_NOT_VALID_HERE: [1_013_000_005, "the card is not valid at this scenic spot (its model has no rule for the resource)"],
+  CARD_NOT_VALID_HERE: [
+    1_013_000_005,
+    'the card is not valid at this scenic spot (its model has no rule for the resource)',
+  ],
   NOT_ALLOWED_HERE: [1_013_000_006, 'the verifier is not assigned to this scenic spot or gate (or the SKU is unknown)'],
   DAILY_LIMIT_REACHED: [1_013_000_007, "the card's daily limit here is reached (or fewer entries are left than asked)"],
   NO_CARD_FOR_PERSON: [1_013_000_008, 'no card is bound to this person (ID document or face)'],
@@ -31,9 +34,12 @@ export const cardUnknown = () => refusal(CheckinError.CARD_UNKNOWN, 'Card not fo
 export const cardNotBound = () => refusal(CheckinError.CARD_NOT_BOUND, 'This card has not been bound to a holder yet.');
 export const cardDisabled = () => refusal(CheckinError.CARD_DISABLED, 'This card has been disabled.');
 export const cardExpired = (on: string) => refusal(CheckinError.CARD_EXPIRED, `This card expired on ${on}.`);
-export const cardNotActiveYet = () => refusal(CheckinError.CARD_NOT_ACTIVE_YET, 'This card was not yet activated at the time of the scan.');
-export const cardNotValidHere = (spot: string) => refusal(CheckinError.CARD_NOT_VALID_HERE, `This card is not valid at ${spot}.`);
-export const notAllowedHere = (what: string) => refusal(CheckinError.NOT_ALLOWED_HERE, `You are not assigned to check at ${what}.`);
+export const cardNotActiveYet = () =>
+  refusal(CheckinError.CARD_NOT_ACTIVE_YET, 'This card was not yet activated at the time of the scan.');
+export const cardNotValidHere = (spot: string) =>
+  refusal(CheckinError.CARD_NOT_VALID_HERE, `This card is not valid at ${spot}.`);
+export const notAllowedHere = (what: string) =>
+  refusal(CheckinError.NOT_ALLOWED_HERE, `You are not assigned to check at ${what}.`);
 /** A verifier posted at certain gates only scanned without saying at which one. */
 export const gateNotNamed = (spot: string) =>
   refusal(CheckinError.NOT_ALLOWED_HERE, `You are assigned to certain gates of ${spot} only: please name the gate.`);
@@ -41,22 +47,32 @@ const entries = (n: number) => (n === 1 ? 'one entry' : `${n} entries`);
 
 /** The day's entries at this resource are used up, or fewer are left than the scan asks for. */
 export const dailyLimitReached = (limit: number, asked = 1) =>
-  refusal(CheckinError.DAILY_LIMIT_REACHED, asked > limit
-    ? `This card allows ${entries(limit)} a day here, not ${asked}.`
-    : asked > 1
-      ? `This card does not have ${asked} entries left here today (daily limit ${limit}).`
-      : limit === 1
-        ? 'This card has already been used here today.'
-        : `This card has already been used here ${limit} times today, the daily limit.`);
+  refusal(
+    CheckinError.DAILY_LIMIT_REACHED,
+    asked > limit
+      ? `This card allows ${entries(limit)} a day here, not ${asked}.`
+      : asked > 1
+        ? `This card does not have ${asked} entries left here today (daily limit ${limit}).`
+        : limit === 1
+          ? 'This card has already been used here today.'
+          : `This card has already been used here ${limit} times today, the daily limit.`,
+  );
 export const noCardForPerson = () => refusal(CheckinError.NO_CARD_FOR_PERSON, 'No card is bound to this person.');
-export const faceNotRecognised = () => refusal(CheckinError.FACE_NOT_RECOGNISED, 'Face not recognised. Please scan the card or ID card instead.');
+export const faceNotRecognised = () =>
+  refusal(CheckinError.FACE_NOT_RECOGNISED, 'Face not recognised. Please scan the card or ID card instead.');
 export const checkTimeTooOld = (hours: number) =>
-  refusal(CheckinError.CHECK_TIME_TOO_OLD, `This offline scan is more than ${hours} hours old and can no longer be accepted.`);
-export const checkTimeInFuture = () => refusal(CheckinError.CHECK_TIME_IN_FUTURE, 'The scan time is in the future. Please check the device clock.');
-export const nonceReused = () => refusal(CheckinError.NONCE_REUSED, 'This scan id (nonce) was already used for another scan.');
+  refusal(
+    CheckinError.CHECK_TIME_TOO_OLD,
+    `This offline scan is more than ${hours} hours old and can no longer be accepted.`,
+  );
+export const checkTimeInFuture = () =>
+  refusal(CheckinError.CHECK_TIME_IN_FUTURE, 'The scan time is in the future. Please check the device clock.');
+export const nonceReused = () =>
+  refusal(CheckinError.NONCE_REUSED, 'This scan id (nonce) was already used for another scan.');
 
 export const recordNotFound = () => notFound('check record');
-export const recordNotYours = () => refusal(CheckinError.RECORD_NOT_YOURS, 'Only the verifier who made a check can revoke it.');
+export const recordNotYours = () =>
+  refusal(CheckinError.RECORD_NOT_YOURS, 'Only the verifier who made a check can revoke it.');
 export const recordNotToday = () => refusal(CheckinError.RECORD_NOT_TODAY, 'Only checks of today can be revoked.');
 
 const FACE_REFUSALS = new Set<number>([FaceError.NO_FACE, FaceError.IMAGE_UNREADABLE]);

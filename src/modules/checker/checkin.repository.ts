@@ -1,7 +1,12 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../platform/db/executor.js';
 import { compiledOnce, preparedAs } from '../../platform/db/prepared.js';
-import { OPERATE_LOG_COLUMNS, operateLogInsertCte, operateLogRow, type OperateLogEntry } from '../../platform/oplog/oplog.repository.js';
+import {
+  OPERATE_LOG_COLUMNS,
+  operateLogInsertCte,
+  operateLogRow,
+  type OperateLogEntry,
+} from '../../platform/oplog/oplog.repository.js';
 import { CardStanding, type CardCandidate, type ScanPlace } from './checkin-rules.js';
 
 /**
@@ -23,7 +28,14 @@ export type CardKey = { cardNumber: string } | { idNo: string; idType: number | 
  */
 export type EarlierScan =
   | { kind: 'checked'; checkId: number; skuId: number; cardNumber: string; idNo: string | null }
-  | { kind: 'refused'; skuId: number | null; cardNumber: string | null; idNo: string | null; errcode: number; reason: string };
+  | {
+      kind: 'refused';
+      skuId: number | null;
+      cardNumber: string | null;
+      idNo: string | null;
+      errcode: number;
+      reason: string;
+    };
 
 export interface ScanReading {
   earlier: EarlierScan | null;
@@ -69,9 +81,23 @@ interface EarlierRow {
 }
 
 function toEarlier(r: EarlierRow): EarlierScan | null {
-  if (r.kind === 'checked') return { kind: 'checked', checkId: Number(r.check_id), skuId: Number(r.sku_id), cardNumber: r.card_number!, idNo: r.tourist_card_no };
+  if (r.kind === 'checked')
+    return {
+      kind: 'checked',
+      checkId: Number(r.check_id),
+      skuId: Number(r.sku_id),
+      cardNumber: r.card_number!,
+      idNo: r.tourist_card_no,
+    };
   if (r.kind === 'refused') {
-    return { kind: 'refused', skuId: r.sku_id === null ? null : Number(r.sku_id), cardNumber: r.card_number, idNo: r.tourist_card_no, errcode: r.errcode!, reason: r.reason! };
+    return {
+      kind: 'refused',
+      skuId: r.sku_id === null ? null : Number(r.sku_id),
+      cardNumber: r.card_number,
+      idNo: r.tourist_card_no,
+      errcode: r.errcode!,
+      reason: r.reason!,
+    };
   }
   return null;
 }
@@ -113,9 +139,20 @@ interface ReadingRow extends EarlierRow {
 
 /** How the scan names its cards, which shapes the text of its statement. */
 type KeyShape = 'none' | 'card' | 'id' | 'id-and-type';
-const shapeOf = (key: CardKey | null): KeyShape => (key === null ? 'none' : 'cardNumber' in key ? 'card' : key.idType === null ? 'id' : 'id-and-type');
+const shapeOf = (key: CardKey | null): KeyShape =>
+  key === null ? 'none' : 'cardNumber' in key ? 'card' : key.idType === null ? 'id' : 'id-and-type';
 
-const READ_VALUES = ['checkerId', 'skuId', 'entranceId', 'cardNumber', 'idNo', 'idType', 'nonce', 'at', 'offline'] as const;
+const READ_VALUES = [
+  'checkerId',
+  'skuId',
+  'entranceId',
+  'cardNumber',
+  'idNo',
+  'idType',
+  'nonce',
+  'at',
+  'offline',
+] as const;
 type ReadValues = Record<(typeof READ_VALUES)[number], unknown>;
 
 function readValues(s: ScanJudgement): ReadValues {
@@ -151,14 +188,17 @@ const ms = (column: string) => sql.raw(`date_trunc('milliseconds', ${column})`);
  * first; then the oldest): the write takes the first usable one, and the service names a refusal by it.
  */
 function judgedOn(s: ReadValues, shape: KeyShape, withNonce: boolean) {
-  const which = shape === 'none'
-    ? sql`false`
-    : shape === 'card'
-    ? sql`c.card_number = ${s.cardNumber}`
-    : shape === 'id'
-      ? sql`b.id_no = ${s.idNo}`
-      : sql`b.id_no = ${s.idNo} and b.id_type = ${s.idType}`;
-  const earlier = withNonce ? earlierScanQuery(s.checkerId as number, s.nonce as string) : sql`select null::text as kind where false`;
+  const which =
+    shape === 'none'
+      ? sql`false`
+      : shape === 'card'
+        ? sql`c.card_number = ${s.cardNumber}`
+        : shape === 'id'
+          ? sql`b.id_no = ${s.idNo}`
+          : sql`b.id_no = ${s.idNo} and b.id_type = ${s.idType}`;
+  const earlier = withNonce
+    ? earlierScanQuery(s.checkerId as number, s.nonce as string)
+    : sql`select null::text as kind where false`;
   const at = sql`${s.at}::timestamptz`;
   return sql`
     earlier as (${earlier}),
@@ -209,43 +249,49 @@ const judgedRows = sql`select * from earlier n
 
 function toReading(rows: ReadingRow[]): ScanReading {
   const first = rows[0];
-  const place: ScanPlace | null = first.p_sku_id === null
-    ? null
-    : {
-        skuId: first.p_sku_id,
-        skuName: first.p_sku_name!,
-        resourceId: first.p_resource_id!,
-        resourceName: first.p_resource_name!,
-        merchantId: first.p_merchant_id!,
-        shopId: first.p_shop_id,
-        entranceName: first.p_entrance_name,
-        entranceFound: first.p_entrance_id !== null,
-        allowed: Boolean(first.p_allowed),
-        posted: Boolean(first.p_posted),
-      };
-  const cards = rows.filter((c) => c.c_id !== null).map((c): CardCandidate => ({
-    id: c.c_id!,
-    cardNumber: c.c_card_number!,
-    modelId: c.c_model_id!,
-    modelName: c.c_model_name!,
-    status: c.c_status!,
-    activeTime: c.c_active_time,
-    expireTime: c.c_expire_time,
-    bound: c.c_binding_id !== null,
-    holderName: c.c_holder_name,
-    holderPhone: c.c_holder_phone,
-    holderIdNo: c.c_holder_id_no,
-    holderFacePhoto: c.c_holder_face_photo,
-    dailyLimit: c.c_daily_limit,
-    standing: c.c_standing!,
-    useRank: Number(c.c_use_rank),
-    chosen: Boolean(c.c_chosen),
-  }));
+  const place: ScanPlace | null =
+    first.p_sku_id === null
+      ? null
+      : {
+          skuId: first.p_sku_id,
+          skuName: first.p_sku_name!,
+          resourceId: first.p_resource_id!,
+          resourceName: first.p_resource_name!,
+          merchantId: first.p_merchant_id!,
+          shopId: first.p_shop_id,
+          entranceName: first.p_entrance_name,
+          entranceFound: first.p_entrance_id !== null,
+          allowed: Boolean(first.p_allowed),
+          posted: Boolean(first.p_posted),
+        };
+  const cards = rows
+    .filter((c) => c.c_id !== null)
+    .map((c): CardCandidate => ({
+      id: c.c_id!,
+      cardNumber: c.c_card_number!,
+      modelId: c.c_model_id!,
+      modelName: c.c_model_name!,
+      status: c.c_status!,
+      activeTime: c.c_active_time,
+      expireTime: c.c_expire_time,
+      bound: c.c_binding_id !== null,
+      holderName: c.c_holder_name,
+      holderPhone: c.c_holder_phone,
+      holderIdNo: c.c_holder_id_no,
+      holderFacePhoto: c.c_holder_face_photo,
+      dailyLimit: c.c_daily_limit,
+      standing: c.c_standing!,
+      useRank: Number(c.c_use_rank),
+      chosen: Boolean(c.c_chosen),
+    }));
   return { earlier: toEarlier(first), place, cards };
 }
 
 /** A statement per shape, built and compiled once: the scan statements run on every check-in. */
-function perShape<K extends string, R>(keys: readonly K[], build: (p: Record<K, unknown>, variant: string) => RawBuilder<R>) {
+function perShape<K extends string, R>(
+  keys: readonly K[],
+  build: (p: Record<K, unknown>, variant: string) => RawBuilder<R>,
+) {
   const statements = new Map<string, ReturnType<typeof compiledOnce<K, R>>>();
   return (variant: string) => {
     let statement = statements.get(variant);
@@ -290,7 +336,13 @@ export interface WrittenCheck {
 }
 
 const WRITE_VALUES = [
-  ...READ_VALUES, 'consumeNum', 'checkType', 'checkDate', 'storedNonce', 'photo', 'timeAllowed',
+  ...READ_VALUES,
+  'consumeNum',
+  'checkType',
+  'checkDate',
+  'storedNonce',
+  'photo',
+  'timeAllowed',
   ...OPERATE_LOG_COLUMNS.map((c) => `log_${c}` as const),
 ] as const;
 type WriteValues = Record<(typeof WRITE_VALUES)[number], unknown>;
@@ -320,7 +372,14 @@ function byRoomThenUse(c: WriteValues, shape: KeyShape) {
 const checkIns = perShape(WRITE_VALUES, (p, variant) => {
   const [shape, nonce, logged] = variant.split(':');
   const c = p as WriteValues;
-  return sql<ReadingRow & { w_id: number | null; w_card_id: number | null; w_checks_left: number | null; w_created_at: Date | null }>`${preparedAs('checkin-scan')}
+  return sql<
+    ReadingRow & {
+      w_id: number | null;
+      w_card_id: number | null;
+      w_checks_left: number | null;
+      w_created_at: Date | null;
+    }
+  >`${preparedAs('checkin-scan')}
     with ${judgedOn(c, shape as KeyShape, nonce === 'nonce')},
     chosen as (
       select cards.* from cards cross join place pl
@@ -378,7 +437,12 @@ const checkIns = perShape(WRITE_VALUES, (p, variant) => {
  * concurrent scans of one card queue there and at most `limit` entries pass, on any number of
  * instances. The check row is inserted from the counter's answer, so no answer means no record.
  */
-export async function checkInScan(db: Executor, s: ScanJudgement, d: CheckDetails, log: OperateLogEntry | null): Promise<ScanReading & { written: WrittenCheck | null }> {
+export async function checkInScan(
+  db: Executor,
+  s: ScanJudgement,
+  d: CheckDetails,
+  log: OperateLogEntry | null,
+): Promise<ScanReading & { written: WrittenCheck | null }> {
   const values = {
     ...readValues(s),
     consumeNum: d.consumeNum,
@@ -394,7 +458,9 @@ export async function checkInScan(db: Executor, s: ScanJudgement, d: CheckDetail
   const r = await checkIns(variant)(db, values as WriteValues);
   const w = r.rows.find((x) => x.w_id !== null);
   return Object.assign(toReading(r.rows), {
-    written: w ? { id: Number(w.w_id), cardId: Number(w.w_card_id), checksLeft: w.w_checks_left!, createdAt: w.w_created_at! } : null,
+    written: w
+      ? { id: Number(w.w_id), cardId: Number(w.w_card_id), checksLeft: w.w_checks_left!, createdAt: w.w_created_at! }
+      : null,
   });
 }
 

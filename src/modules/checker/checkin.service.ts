@@ -9,7 +9,13 @@ import { operationLogWritten, pendingOperationLog, recordOperation } from '../..
 import { formatDateTime } from '../../platform/time.js';
 import { assertAllowed, chooseCard, type CardCandidate, type ScanPlace } from './checkin-rules.js';
 import {
-  CheckinError, checkTimeInFuture, checkTimeTooOld, dailyLimitReached, faceNotRecognised, isScanRefusal, nonceReused,
+  CheckinError,
+  checkTimeInFuture,
+  checkTimeTooOld,
+  dailyLimitReached,
+  faceNotRecognised,
+  isScanRefusal,
+  nonceReused,
 } from './checkin.errors.js';
 import * as repo from './checkin.repository.js';
 import type { CheckInRequest, CheckInResponse } from './checkin.schemas.js';
@@ -83,7 +89,8 @@ function assertScanTime(scan: Scan, now: Date): void {
 }
 
 /** Only a photo given as a URL is worth keeping on the record; base64 bytes are not stored. */
-const photoUrl = (photo: string | null) => (photo && /^https?:\/\//i.test(photo) && photo.length <= 1024 ? photo : null);
+const photoUrl = (photo: string | null) =>
+  photo && /^https?:\/\//i.test(photo) && photo.length <= 1024 ? photo : null;
 
 /**
  * `addCheckerConsumeRecord` (docs/domain.md §4): the verifier's check-in of a card named by its number, its
@@ -123,7 +130,13 @@ export function createCheckinService(deps: { db: Db; face: FaceService; now?: ()
   }
 
   /** `place`: the SKU as read, allowed or not; its owner owns the log row (the verifier's merchant when unknown). */
-  async function logRefusal(ctx: AuthedContext, scan: Scan, place: ScanPlace | null, card: CardCandidate | null, err: AppError) {
+  async function logRefusal(
+    ctx: AuthedContext,
+    scan: Scan,
+    place: ScanPlace | null,
+    card: CardCandidate | null,
+    err: AppError,
+  ) {
     await insertCheckFail(db, {
       checkerId: ctx.account.id,
       merchantId: place ? place.merchantId : ctx.account.merchantId,
@@ -181,12 +194,22 @@ export function createCheckinService(deps: { db: Db; face: FaceService; now?: ()
           assertAllowed(post.place, scan.skuId, scan.entranceId);
           assertScanTime(scan, started);
           const person = await personOf(scan.facePhoto);
-          reading = await repo.checkInScan(db, { ...judged, key: { idNo: person, idType: null }, nonce: null }, details(false), pendingOperationLog(ctx));
+          reading = await repo.checkInScan(
+            db,
+            { ...judged, key: { idNo: person, idType: null }, nonce: null },
+            details(false),
+            pendingOperationLog(ctx),
+          );
         } else {
           // Read and, when the scan passes, write in one statement; a refused scan wrote nothing and
           // the reading says why, in the order docs/domain.md §4 gives.
           const key = scan.cardNumber ? { cardNumber: scan.cardNumber } : { idNo: scan.idNo!, idType: scan.idType };
-          reading = await repo.checkInScan(db, { ...judged, key, nonce: scan.nonce }, details(true), pendingOperationLog(ctx));
+          reading = await repo.checkInScan(
+            db,
+            { ...judged, key, nonce: scan.nonce },
+            details(true),
+            pendingOperationLog(ctx),
+          );
           if (reading.earlier) return await answerEarlier(reading.earlier);
           place = reading.place;
         }
@@ -232,7 +255,9 @@ export function createCheckinService(deps: { db: Db; face: FaceService; now?: ()
         if (replaying) throw err;
         // Two sends of one scan at the same moment: the second waited for the first and lost the
         // race on the nonce or on the day's entries; it answers what the first one wrote.
-        const raced = isUniqueViolation(err, repo.NONCE_INDEX) || (err instanceof AppError && err.errcode === CheckinError.DAILY_LIMIT_REACHED);
+        const raced =
+          isUniqueViolation(err, repo.NONCE_INDEX) ||
+          (err instanceof AppError && err.errcode === CheckinError.DAILY_LIMIT_REACHED);
         if (scan.nonce && raced) {
           const earlier = await repo.findEarlierScan(db, checker.id, scan.nonce);
           if (earlier?.kind === 'checked') return replay(ctx, scan, earlier);

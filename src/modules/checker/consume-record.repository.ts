@@ -21,10 +21,31 @@ function records(db: Executor) {
     .leftJoin('sku_entrance as e', 'e.id', 'cc.entrance_id')
     .leftJoin('checker as k', 'k.id', 'cc.checker_id')
     .select([
-      'cc.id', 'c.card_number', 'm.name as card_name', 'cc.sku_id', 's.sku_name', 'cc.resource_id', 'p.name as resource_name',
-      'e.entrance_name', 'cc.consume_num', 'cc.checker_id', 'k.name as checker_name', 'cc.tourist_name', 'cc.tourist_mobile',
-      'cc.tourist_card_no', 'cc.tourist_face_photo', 'cc.status', 'cc.is_deleted', 'cc.check_time', 'cc.check_date', 'cc.created_by',
-      'cc.created_at', 'cc.updated_by', 'cc.updated_at', 'cc.check_type', 'cc.checks_left',
+      'cc.id',
+      'c.card_number',
+      'm.name as card_name',
+      'cc.sku_id',
+      's.sku_name',
+      'cc.resource_id',
+      'p.name as resource_name',
+      'e.entrance_name',
+      'cc.consume_num',
+      'cc.checker_id',
+      'k.name as checker_name',
+      'cc.tourist_name',
+      'cc.tourist_mobile',
+      'cc.tourist_card_no',
+      'cc.tourist_face_photo',
+      'cc.status',
+      'cc.is_deleted',
+      'cc.check_time',
+      'cc.check_date',
+      'cc.created_by',
+      'cc.created_at',
+      'cc.updated_by',
+      'cc.updated_at',
+      'cc.check_type',
+      'cc.checks_left',
     ]);
 }
 
@@ -61,7 +82,8 @@ function toRecord(r: RecordRow): OwnedRecord {
   };
 }
 
-export const toWire = ({ skuId: _s, checkDate: _d, checksLeft: _c, ...record }: OwnedRecord): CheckerConsumeRecord => record;
+export const toWire = ({ skuId: _s, checkDate: _d, checksLeft: _c, ...record }: OwnedRecord): CheckerConsumeRecord =>
+  record;
 
 /** A check record, revoked ones included (isDeleted tells). */
 export async function findRecord(db: Executor, id: number): Promise<OwnedRecord | null> {
@@ -70,7 +92,13 @@ export async function findRecord(db: Executor, id: number): Promise<OwnedRecord 
 }
 
 export async function isRelatedToSku(db: Executor, checkerId: number, skuId: number): Promise<boolean> {
-  const r = await db.selectFrom('checker_relation').select('id').where('checker_id', '=', checkerId).where('sku_id', '=', skuId).limit(1).executeTakeFirst();
+  const r = await db
+    .selectFrom('checker_relation')
+    .select('id')
+    .where('checker_id', '=', checkerId)
+    .where('sku_id', '=', skuId)
+    .limit(1)
+    .executeTakeFirst();
   return r !== undefined;
 }
 
@@ -87,7 +115,12 @@ export interface RevokedCheck {
  * Marks the verifier's own check of `day` revoked; null when it is not (or no longer) one, so two
  * concurrent revocations give the entries back once.
  */
-export async function revokeCheck(trx: Executor, id: number, checkerId: number, day: string): Promise<RevokedCheck | null> {
+export async function revokeCheck(
+  trx: Executor,
+  id: number,
+  checkerId: number,
+  day: string,
+): Promise<RevokedCheck | null> {
   const r = await trx
     .updateTable('card_check')
     .set({ is_deleted: true, updated_by: checkerId, updated_at: new Date() })
@@ -97,7 +130,16 @@ export async function revokeCheck(trx: Executor, id: number, checkerId: number, 
     .where('is_deleted', '=', false)
     .returning(['id', 'card_id', 'card_model_id', 'resource_id', 'check_date', 'consume_num'])
     .executeTakeFirst();
-  return r ? { id: r.id, cardId: r.card_id, cardModelId: r.card_model_id, resourceId: r.resource_id, checkDate: r.check_date, consumeNum: r.consume_num } : null;
+  return r
+    ? {
+        id: r.id,
+        cardId: r.card_id,
+        cardModelId: r.card_model_id,
+        resourceId: r.resource_id,
+        checkDate: r.check_date,
+        consumeNum: r.consume_num,
+      }
+    : null;
 }
 
 /** Gives a revoked check's entries back to its card's day. */
@@ -123,7 +165,12 @@ export interface SpotDayStat {
  * verifier's records; with whether the verifier is related to the SKU. One statement on the
  * (sku_id, check_time) index.
  */
-export async function spotDayStat(db: Executor, checkerId: number, skuId: number, day: { start: Date; end: Date }): Promise<SpotDayStat> {
+export async function spotDayStat(
+  db: Executor,
+  checkerId: number,
+  skuId: number,
+  day: { start: Date; end: Date },
+): Promise<SpotDayStat> {
   const r = await sql<{ allowed: boolean; persons: number | string; checks: number | string; mine: number | string }>`
     select
       exists (select 1 from checker_relation where checker_id = ${checkerId} and sku_id = ${skuId}) as allowed,
@@ -133,5 +180,10 @@ export async function spotDayStat(db: Executor, checkerId: number, skuId: number
     from card_check
     where sku_id = ${skuId} and check_time >= ${day.start} and check_time < ${day.end} and not is_deleted`.execute(db);
   const row = r.rows[0];
-  return { allowed: Boolean(row.allowed), persons: Number(row.persons), checks: Number(row.checks), mine: Number(row.mine) };
+  return {
+    allowed: Boolean(row.allowed),
+    persons: Number(row.persons),
+    checks: Number(row.checks),
+    mine: Number(row.mine),
+  };
 }

@@ -34,19 +34,24 @@ export function createConsumeRecordService(deps: { db: Db; now?: () => Date }) {
      */
     async remove(ctx: AuthedContext, id: number): Promise<void> {
       const today = dayText(now());
-      await loggedTransaction(db, ctx, async (trx) => {
-        const revoked = await repo.revokeCheck(trx, id, ctx.account.id, today);
-        if (revoked) {
-          await repo.releaseEntries(trx, revoked);
-          // the statistics' check roll-up, when the check is already folded into it
-          await unfoldRevokedCheck(trx, revoked);
-          return;
-        }
-        const record = await repo.findRecord(trx, id);
-        if (!record || record.isDeleted) throw recordNotFound();
-        if (record.checkerId !== ctx.account.id) throw recordNotYours();
-        throw recordNotToday();
-      }, () => id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const revoked = await repo.revokeCheck(trx, id, ctx.account.id, today);
+          if (revoked) {
+            await repo.releaseEntries(trx, revoked);
+            // the statistics' check roll-up, when the check is already folded into it
+            await unfoldRevokedCheck(trx, revoked);
+            return;
+          }
+          const record = await repo.findRecord(trx, id);
+          if (!record || record.isDeleted) throw recordNotFound();
+          if (record.checkerId !== ctx.account.id) throw recordNotYours();
+          throw recordNotToday();
+        },
+        () => id,
+      );
     },
 
     /** Since the start of today (service time zone) at a SKU the verifier is related to. */

@@ -34,5 +34,9 @@ export async function pruneDayCounts(db: Db, now = new Date()): Promise<number> 
 }
 
 export function dayCountPruningJob(db: Db): BackgroundJob {
-  return { name: 'prune check day counters', everyMs: PRUNE_EVERY_MS, run: async () => void (await pruneDayCounts(db)) };
+  return {
+    name: 'prune check day counters',
+    everyMs: PRUNE_EVERY_MS,
+    run: async () => void (await pruneDayCounts(db)),
+  };
 }

@@ -64,12 +64,20 @@ export async function findColumn(db: Executor, id: number, forUpdate = false): P
 }
 
 export async function insertColumn(db: Executor, v: CodegenColumnAdd, by: number): Promise<CodegenColumn> {
-  const r = await db.insertInto('codegen_column').values({ ...toColumns(v), created_by: by, updated_by: by }).returningAll().executeTakeFirstOrThrow();
+  const r = await db
+    .insertInto('codegen_column')
+    .values({ ...toColumns(v), created_by: by, updated_by: by })
+    .returningAll()
+    .executeTakeFirstOrThrow();
   return toColumn(r);
 }
 
 export async function updateColumn(db: Executor, id: number, v: CodegenColumnAdd, by: number): Promise<void> {
-  await db.updateTable('codegen_column').set({ ...toColumns(v), updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+  await db
+    .updateTable('codegen_column')
+    .set({ ...toColumns(v), updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function deleteColumn(db: Executor, id: number): Promise<void> {
@@ -97,7 +105,11 @@ function filtered(db: Executor, f: CodegenColumnFilter) {
   if (f.listOperationResult != null) q = q.where('list_operation_result', '=', f.listOperationResult);
   if (f.htmlType) q = q.where('html_type', '=', f.htmlType);
   if (f.idList?.length) q = q.where('id', 'in', f.idList);
-  const kw = keywordsCondition(f.keywords, ['codegen_column.column_name', 'codegen_column.column_comment', 'codegen_column.java_field']);
+  const kw = keywordsCondition(f.keywords, [
+    'codegen_column.column_name',
+    'codegen_column.column_comment',
+    'codegen_column.java_field',
+  ]);
   if (kw) q = q.where(kw);
   // A table's columns in their database order.
   return q.orderBy('table_id').orderBy('ordinal_position').orderBy('id');

@@ -2,22 +2,51 @@ import { Type, type Static } from 'typebox';
 import { Id, IdList, Keywords, Nullable, Opt, PageFields } from '../../platform/http/schemas.js';
 
 /** Display types a generated form knows (spec B 2.5 `htmlType`). */
-export const HTML_TYPES = ['input', 'textarea', 'select', 'radio', 'checkbox', 'datetime', 'imageUpload', 'fileUpload', 'editor'] as const;
+export const HTML_TYPES = [
+  'input',
+  'textarea',
+  'select',
+  'radio',
+  'checkbox',
+  'datetime',
+  'imageUpload',
+  'fileUpload',
+  'editor',
+] as const;
 /** Conditions a generated list query applies to the column (spec B 2.5 `listOperationCondition`). */
 export const LIST_CONDITIONS = ['=', '!=', '>', '>=', '<', '<=', 'LIKE', 'BETWEEN'] as const;
 
 const HtmlType = Type.Enum([...HTML_TYPES], { description: HTML_TYPES.join(', ') });
 const ListCondition = Type.Enum([...LIST_CONDITIONS], { description: LIST_CONDITIONS.join(' ') });
 
-const ColumnName = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'an SQL identifier: letters, digits and _, not starting with a digit' });
-const JavaField = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z_$][A-Za-z0-9_$]*$', description: 'a Java identifier' });
-const JavaType = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z_$][A-Za-z0-9_$.<>, \\[\\]]*$', description: 'a Java type name such as Long or java.util.List<String>' });
+const ColumnName = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+  description: 'an SQL identifier: letters, digits and _, not starting with a digit',
+});
+const JavaField = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[A-Za-z_$][A-Za-z0-9_$]*$',
+  description: 'a Java identifier',
+});
+const JavaType = Type.String({
+  minLength: 1,
+  maxLength: 128,
+  pattern: '^[A-Za-z_$][A-Za-z0-9_$.<>, \\[\\]]*$',
+  description: 'a Java type name such as Long or java.util.List<String>',
+});
 
 /** The writable fields of spec B 2.5; every one is required except dictType and example. */
 const writable = {
   tableId: Id,
   columnName: ColumnName,
-  dataType: Type.String({ minLength: 1, maxLength: 64, description: 'the column\'s SQL type, e.g. bigint, varchar(64)' }),
+  dataType: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: "the column's SQL type, e.g. bigint, varchar(64)",
+  }),
   columnComment: Type.String({ maxLength: 255 }),
   nullable: Type.Boolean(),
   primaryKey: Type.Boolean(),
@@ -41,27 +70,30 @@ export type CodegenColumnAdd = Static<typeof CodegenColumnAddRequest>;
 export const CodegenColumnUpdateRequest = Type.Object({ id: Id, ...writable }, { title: 'CodegenColumnUpdateRequest' });
 export type CodegenColumnUpdate = Static<typeof CodegenColumnUpdateRequest>;
 
-export const CodegenColumnResponse = Type.Object({
-  id: Type.Integer(),
-  tableId: Type.Integer(),
-  columnName: Type.String(),
-  dataType: Type.String(),
-  columnComment: Type.String(),
-  nullable: Type.Boolean(),
-  primaryKey: Type.Boolean(),
-  autoIncrement: Type.String(),
-  ordinalPosition: Type.Integer(),
-  javaType: Type.String(),
-  javaField: Type.String(),
-  dictType: Nullable(Type.String()),
-  example: Nullable(Type.String()),
-  createOperation: Type.Boolean(),
-  updateOperation: Type.Boolean(),
-  listOperation: Type.Boolean(),
-  listOperationCondition: Type.String(),
-  listOperationResult: Type.Boolean(),
-  htmlType: Type.String(),
-}, { title: 'CodegenColumnResponse' });
+export const CodegenColumnResponse = Type.Object(
+  {
+    id: Type.Integer(),
+    tableId: Type.Integer(),
+    columnName: Type.String(),
+    dataType: Type.String(),
+    columnComment: Type.String(),
+    nullable: Type.Boolean(),
+    primaryKey: Type.Boolean(),
+    autoIncrement: Type.String(),
+    ordinalPosition: Type.Integer(),
+    javaType: Type.String(),
+    javaField: Type.String(),
+    dictType: Nullable(Type.String()),
+    example: Nullable(Type.String()),
+    createOperation: Type.Boolean(),
+    updateOperation: Type.Boolean(),
+    listOperation: Type.Boolean(),
+    listOperationCondition: Type.String(),
+    listOperationResult: Type.Boolean(),
+    htmlType: Type.String(),
+  },
+  { title: 'CodegenColumnResponse' },
+);
 export type CodegenColumn = Static<typeof CodegenColumnResponse>;
 
 /** List and page filters: every field optional (exact match; columnName and columnComment found within), idList, keywords. */
@@ -91,5 +123,8 @@ const filters = {
 export const CodegenColumnListRequest = Type.Object(filters, { title: 'CodegenColumnListRequest' });
 export type CodegenColumnFilter = Static<typeof CodegenColumnListRequest>;
 
-export const CodegenColumnPageRequest = Type.Object({ ...PageFields, ...filters }, { title: 'CodegenColumnPageRequest' });
+export const CodegenColumnPageRequest = Type.Object(
+  { ...PageFields, ...filters },
+  { title: 'CodegenColumnPageRequest' },
+);
 export type CodegenColumnPageQuery = Static<typeof CodegenColumnPageRequest>;

@@ -6,7 +6,13 @@ import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
 import { columnNameTaken, columnNotFound, platformOnly } from './codegen.errors.js';
 import * as repo from './codegen.repository.js';
-import type { CodegenColumn, CodegenColumnAdd, CodegenColumnFilter, CodegenColumnPageQuery, CodegenColumnUpdate } from './codegen.schemas.js';
+import type {
+  CodegenColumn,
+  CodegenColumnAdd,
+  CodegenColumnFilter,
+  CodegenColumnPageQuery,
+  CodegenColumnUpdate,
+} from './codegen.schemas.js';
 
 /** Trims the texts an operator typed; "" for the optional ones means none. */
 function normalised(input: CodegenColumnAdd): CodegenColumnAdd {
@@ -46,25 +52,40 @@ export function createCodegenService(deps: { db: Db }) {
     add(ctx: AuthedContext, input: CodegenColumnAdd): Promise<CodegenColumn> {
       platform(ctx);
       const v = normalised(input);
-      return loggedTransaction(db, ctx, (trx) => uniquely(v, () => repo.insertColumn(trx, v, ctx.account.id)), (c) => c.id);
+      return loggedTransaction(
+        db,
+        ctx,
+        (trx) => uniquely(v, () => repo.insertColumn(trx, v, ctx.account.id)),
+        (c) => c.id,
+      );
     },
 
     async update(ctx: AuthedContext, input: CodegenColumnUpdate): Promise<void> {
       platform(ctx);
       const { id, ...rest } = input;
       const v = normalised(rest);
-      await loggedTransaction(db, ctx, async (trx) => {
-        if (!(await repo.findColumn(trx, id, true))) throw columnNotFound();
-        await uniquely(v, () => repo.updateColumn(trx, id, v, ctx.account.id));
-      }, () => id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          if (!(await repo.findColumn(trx, id, true))) throw columnNotFound();
+          await uniquely(v, () => repo.updateColumn(trx, id, v, ctx.account.id));
+        },
+        () => id,
+      );
     },
 
     async remove(ctx: AuthedContext, id: number): Promise<void> {
       platform(ctx);
-      await loggedTransaction(db, ctx, async (trx) => {
-        if (!(await repo.findColumn(trx, id, true))) throw columnNotFound();
-        await repo.deleteColumn(trx, id);
-      }, () => id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          if (!(await repo.findColumn(trx, id, true))) throw columnNotFound();
+          await repo.deleteColumn(trx, id);
+        },
+        () => id,
+      );
     },
 
     async get(ctx: AuthedContext, id: number): Promise<CodegenColumn> {

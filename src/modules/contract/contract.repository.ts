@@ -59,7 +59,13 @@ export function visibleTo(scope: Scope): Expression<SqlBool> {
  * a disable meanwhile waits for the write, or the write sees it.
  */
 export async function findMerchant(db: Executor, id: number): Promise<(MerchantState & { id: number }) | null> {
-  const r = await db.selectFrom('merchant').select(['id', 'name', 'status']).where('id', '=', id).where('is_deleted', '=', false).forShare().executeTakeFirst();
+  const r = await db
+    .selectFrom('merchant')
+    .select(['id', 'name', 'status'])
+    .where('id', '=', id)
+    .where('is_deleted', '=', false)
+    .forShare()
+    .executeTakeFirst();
   return r ? { id: r.id, name: r.name, status: r.status } : null;
 }
 
@@ -68,7 +74,13 @@ export async function findMerchant(db: Executor, id: number): Promise<(MerchantS
  * either waits and then sees the contract (409) or has deleted the shop first (404 here).
  */
 export async function findShopOwner(db: Executor, id: number): Promise<{ merchantId: number; name: string } | null> {
-  const r = await db.selectFrom('shop').select(['merchant_id', 'name']).where('id', '=', id).where('is_deleted', '=', false).forShare().executeTakeFirst();
+  const r = await db
+    .selectFrom('shop')
+    .select(['merchant_id', 'name'])
+    .where('id', '=', id)
+    .where('is_deleted', '=', false)
+    .forShare()
+    .executeTakeFirst();
   return r ? { merchantId: r.merchant_id, name: r.name } : null;
 }
 
@@ -80,8 +92,21 @@ function viewQuery(db: Executor) {
     .leftJoin('merchant as mb', 'mb.id', 'c.merchant_b')
     .leftJoin('shop as sb', 'sb.id', 'c.shop_b')
     .select([
-      'c.id', 'c.merchant_id', 'c.shop_id', 'c.contract_type', 'c.merchant_a', 'c.shop_a', 'c.merchant_b', 'c.shop_b', 'c.sign_time', 'c.begin_date',
-      'c.end_date', 'ma.name as merchant_a_name', 'sa.name as shop_a_name', 'mb.name as merchant_b_name', 'sb.name as shop_b_name',
+      'c.id',
+      'c.merchant_id',
+      'c.shop_id',
+      'c.contract_type',
+      'c.merchant_a',
+      'c.shop_a',
+      'c.merchant_b',
+      'c.shop_b',
+      'c.sign_time',
+      'c.begin_date',
+      'c.end_date',
+      'ma.name as merchant_a_name',
+      'sa.name as shop_a_name',
+      'mb.name as merchant_b_name',
+      'sb.name as shop_b_name',
     ])
     .where('c.is_deleted', '=', false);
 }
@@ -90,15 +115,36 @@ type ViewRow = Awaited<ReturnType<ReturnType<typeof viewQuery>['executeTakeFirst
 
 function toRow(r: ViewRow): ContractRow {
   return {
-    id: r.id, merchantId: r.merchant_id, shopId: r.shop_id, contractType: r.contract_type, merchantA: r.merchant_a, shopA: r.shop_a,
-    merchantB: r.merchant_b, shopB: r.shop_b, signTime: r.sign_time, beginDate: r.begin_date, endDate: r.end_date,
-    merchantAName: r.merchant_a_name, shopAName: r.shop_a_name, merchantBName: r.merchant_b_name, shopBName: r.shop_b_name,
+    id: r.id,
+    merchantId: r.merchant_id,
+    shopId: r.shop_id,
+    contractType: r.contract_type,
+    merchantA: r.merchant_a,
+    shopA: r.shop_a,
+    merchantB: r.merchant_b,
+    shopB: r.shop_b,
+    signTime: r.sign_time,
+    beginDate: r.begin_date,
+    endDate: r.end_date,
+    merchantAName: r.merchant_a_name,
+    shopAName: r.shop_a_name,
+    merchantBName: r.merchant_b_name,
+    shopBName: r.shop_b_name,
   };
 }
 
 /** A living contract; `forUpdate` locks it for the rest of the transaction. */
 export async function findContract(db: Executor, id: number, forUpdate = false): Promise<ContractRow | null> {
-  if (forUpdate && !(await db.selectFrom('merchant_contract').select('id').where('id', '=', id).where('is_deleted', '=', false).forUpdate().executeTakeFirst())) {
+  if (
+    forUpdate &&
+    !(await db
+      .selectFrom('merchant_contract')
+      .select('id')
+      .where('id', '=', id)
+      .where('is_deleted', '=', false)
+      .forUpdate()
+      .executeTakeFirst())
+  ) {
     return null;
   }
   const r = await viewQuery(db).where('c.id', '=', id).executeTakeFirst();
@@ -107,22 +153,42 @@ export async function findContract(db: Executor, id: number, forUpdate = false):
 
 function columns(v: ContractValues) {
   return {
-    merchant_id: v.merchantId, shop_id: v.shopId, contract_type: v.contractType, merchant_a: v.merchantA, shop_a: v.shopA, merchant_b: v.merchantB,
-    shop_b: v.shopB, sign_time: v.signTime, begin_date: v.beginDate, end_date: v.endDate,
+    merchant_id: v.merchantId,
+    shop_id: v.shopId,
+    contract_type: v.contractType,
+    merchant_a: v.merchantA,
+    shop_a: v.shopA,
+    merchant_b: v.merchantB,
+    shop_b: v.shopB,
+    sign_time: v.signTime,
+    begin_date: v.beginDate,
+    end_date: v.endDate,
   };
 }
 
 export async function insertContract(db: Executor, v: ContractValues, by: number): Promise<number> {
-  const r = await db.insertInto('merchant_contract').values({ ...columns(v), created_by: by, updated_by: by }).returning('id').executeTakeFirstOrThrow();
+  const r = await db
+    .insertInto('merchant_contract')
+    .values({ ...columns(v), created_by: by, updated_by: by })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return r.id;
 }
 
 export async function updateContract(db: Executor, id: number, v: ContractValues, by: number): Promise<void> {
-  await db.updateTable('merchant_contract').set({ ...columns(v), updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+  await db
+    .updateTable('merchant_contract')
+    .set({ ...columns(v), updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function softDeleteContract(db: Executor, id: number, by: number): Promise<void> {
-  await db.updateTable('merchant_contract').set({ is_deleted: true, updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+  await db
+    .updateTable('merchant_contract')
+    .set({ is_deleted: true, updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 function filtered(db: Executor, f: ContractFilterValues, scope: Scope) {
@@ -142,6 +208,11 @@ export async function listContracts(db: Executor, f: ContractFilterValues, scope
   return (await filtered(db, f, scope).limit(LIST_MAX_ROWS).execute()).map(toRow);
 }
 
-export function pageContracts(db: Executor, f: ContractFilterValues, scope: Scope, page: PageRequest): Promise<Page<ContractRow>> {
+export function pageContracts(
+  db: Executor,
+  f: ContractFilterValues,
+  scope: Scope,
+  page: PageRequest,
+): Promise<Page<ContractRow>> {
   return paginate(db, filtered(db, f, scope), page, toRow);
 }

@@ -1,5 +1,15 @@
 import { Type, type Static } from 'typebox';
-import { DateRange, DateTimeText, Id, IdList, Keywords, Nullable, Opt, orEmpty, PageFields } from '../../platform/http/schemas.js';
+import {
+  DateRange,
+  DateTimeText,
+  Id,
+  IdList,
+  Keywords,
+  Nullable,
+  Opt,
+  orEmpty,
+  PageFields,
+} from '../../platform/http/schemas.js';
 
 /** What an add leaves out (docs/adr/0022-the-spec-smallest-requests-get-documented-defaults.md). */
 export const DEFAULT_CONTRACT_TYPE = 1;
@@ -7,8 +17,12 @@ const CONTRACT_TYPES = '1 platform agreement, 2 distributor agreement, 3 tourism
 const ContractType = Type.Integer({ minimum: 1, maximum: 3, description: CONTRACT_TYPES });
 const PartyDigits = Type.String({ maxLength: 16, pattern: '^[1-9][0-9]{0,15}$' });
 /** The spec types the parties as String: a merchant or shop id in decimal digits ("12"); a JSON number is taken too. */
-const PartyId = Type.Union([Id, PartyDigits], { description: 'a merchant or shop id: its decimal digits ("12") or a number' });
-const PartyIdOrEmpty = Type.Union([Id, orEmpty(PartyDigits)], { description: 'a merchant or shop id: its decimal digits ("12") or a number; "" clears it on update' });
+const PartyId = Type.Union([Id, PartyDigits], {
+  description: 'a merchant or shop id: its decimal digits ("12") or a number',
+});
+const PartyIdOrEmpty = Type.Union([Id, orEmpty(PartyDigits)], {
+  description: 'a merchant or shop id: its decimal digits ("12") or a number; "" clears it on update',
+});
 
 /**
  * Spec B 2.6 MerchantContractAddRequest: nothing is required. On add the keeper (merchantId, shopId)
@@ -19,7 +33,9 @@ const PartyIdOrEmpty = Type.Union([Id, orEmpty(PartyDigits)], { description: 'a 
 const writable = {
   merchantId: Opt(Id),
   shopId: Opt(Id),
-  contractType: Opt(Type.Integer({ ...ContractType, description: `${CONTRACT_TYPES}; default ${DEFAULT_CONTRACT_TYPE}` })),
+  contractType: Opt(
+    Type.Integer({ ...ContractType, description: `${CONTRACT_TYPES}; default ${DEFAULT_CONTRACT_TYPE}` }),
+  ),
   merchantA: Opt(PartyIdOrEmpty),
   shopA: Opt(PartyIdOrEmpty),
   merchantB: Opt(PartyIdOrEmpty),
@@ -36,24 +52,27 @@ export const ContractUpdateRequest = Type.Object({ id: Id, ...writable }, { titl
 export type ContractUpdate = Static<typeof ContractUpdateRequest>;
 
 const text = Nullable(Type.String());
-export const ContractResponse = Type.Object({
-  id: Type.Integer(),
-  merchantId: Nullable(Type.Integer({ description: 'the merchant that keeps the record' })),
-  shopId: Nullable(Type.Integer()),
-  contractType: Type.Integer(),
-  merchantA: Nullable(Type.String({ description: 'party A\'s merchant id; null while party A is open' })),
-  shopA: text,
-  merchantB: Nullable(Type.String({ description: 'party B\'s merchant id; null while party B is open' })),
-  shopB: text,
-  signTime: text,
-  beginDate: text,
-  endDate: text,
-  merchantAName: text,
-  shopAName: text,
-  merchantBName: text,
-  shopBName: text,
-  party: Type.Integer({ description: 'the caller\'s side: 1 party A, 2 party B, 0 neither (platform staff)' }),
-}, { title: 'ContractResponse' });
+export const ContractResponse = Type.Object(
+  {
+    id: Type.Integer(),
+    merchantId: Nullable(Type.Integer({ description: 'the merchant that keeps the record' })),
+    shopId: Nullable(Type.Integer()),
+    contractType: Type.Integer(),
+    merchantA: Nullable(Type.String({ description: "party A's merchant id; null while party A is open" })),
+    shopA: text,
+    merchantB: Nullable(Type.String({ description: "party B's merchant id; null while party B is open" })),
+    shopB: text,
+    signTime: text,
+    beginDate: text,
+    endDate: text,
+    merchantAName: text,
+    shopAName: text,
+    merchantBName: text,
+    shopBName: text,
+    party: Type.Integer({ description: "the caller's side: 1 party A, 2 party B, 0 neither (platform staff)" }),
+  },
+  { title: 'ContractResponse' },
+);
 export type Contract = Static<typeof ContractResponse>;
 
 const filters = {

@@ -9,7 +9,14 @@ import { formatDateTime } from '../../platform/time.js';
 import { assertMerchantEnabled } from '../merchant/index.js';
 import * as err from './contract.errors.js';
 import * as repo from './contract.repository.js';
-import { DEFAULT_CONTRACT_TYPE, type Contract, type ContractAdd, type ContractFilter, type ContractPageQuery, type ContractUpdate } from './contract.schemas.js';
+import {
+  DEFAULT_CONTRACT_TYPE,
+  type Contract,
+  type ContractAdd,
+  type ContractFilter,
+  type ContractPageQuery,
+  type ContractUpdate,
+} from './contract.schemas.js';
 
 const PARTY_NONE = 0;
 const PARTY_A = 1;
@@ -40,7 +47,10 @@ function partyOf(scope: Scope, c: Pick<repo.ContractRow, 'merchantA' | 'shopA' |
  * Whether the caller may write a contract between these parties: a shop user only as its own shop
  * (its merchant alone would bind the merchant's other shops), a merchant user as its merchant.
  */
-function writesAsParty(scope: Scope, c: Pick<repo.ContractRow, 'merchantA' | 'shopA' | 'merchantB' | 'shopB'>): boolean {
+function writesAsParty(
+  scope: Scope,
+  c: Pick<repo.ContractRow, 'merchantA' | 'shopA' | 'merchantB' | 'shopB'>,
+): boolean {
   if (scope.kind === 'shop') return c.shopA === scope.shopId || c.shopB === scope.shopId;
   return partyOf(scope, c) !== PARTY_NONE;
 }
@@ -49,10 +59,22 @@ type NamedMerchant = NonNullable<Awaited<ReturnType<typeof repo.findMerchant>>>;
 
 function toWire(c: repo.ContractRow, scope: Scope): Contract {
   return {
-    id: c.id, merchantId: c.merchantId, shopId: c.shopId, contractType: c.contractType, merchantA: idText(c.merchantA), shopA: idText(c.shopA),
-    merchantB: idText(c.merchantB), shopB: idText(c.shopB), signTime: formatDateTime(c.signTime), beginDate: formatDateTime(c.beginDate),
-    endDate: formatDateTime(c.endDate), merchantAName: c.merchantAName, shopAName: c.shopAName, merchantBName: c.merchantBName,
-    shopBName: c.shopBName, party: partyOf(scope, c),
+    id: c.id,
+    merchantId: c.merchantId,
+    shopId: c.shopId,
+    contractType: c.contractType,
+    merchantA: idText(c.merchantA),
+    shopA: idText(c.shopA),
+    merchantB: idText(c.merchantB),
+    shopB: idText(c.shopB),
+    signTime: formatDateTime(c.signTime),
+    beginDate: formatDateTime(c.beginDate),
+    endDate: formatDateTime(c.endDate),
+    merchantAName: c.merchantAName,
+    shopAName: c.shopAName,
+    merchantBName: c.merchantBName,
+    shopBName: c.shopBName,
+    party: partyOf(scope, c),
   };
 }
 
@@ -76,7 +98,12 @@ export function createContractService(deps: { db: Db }) {
   const { db } = deps;
 
   /** The merchant of a shop named (for a party or as keeper) without its merchant; the merchant given otherwise. */
-  async function merchantOfShop(trx: Executor, shopField: string, merchantId: number | null, shopId: number | null): Promise<number | null> {
+  async function merchantOfShop(
+    trx: Executor,
+    shopField: string,
+    merchantId: number | null,
+    shopId: number | null,
+  ): Promise<number | null> {
     if (merchantId !== null || shopId === null) return merchantId;
     const shop = await repo.findShopOwner(trx, shopId);
     if (!shop) throw err.partyNotFound(shopField);
@@ -84,7 +111,12 @@ export function createContractService(deps: { db: Db }) {
   }
 
   /** One party: none while it is open; else the merchant must exist, and the shop, when given, must be that merchant's. */
-  async function party(trx: Executor, side: 'A' | 'B', merchantId: number | null, shopId: number | null): Promise<NamedMerchant | null> {
+  async function party(
+    trx: Executor,
+    side: 'A' | 'B',
+    merchantId: number | null,
+    shopId: number | null,
+  ): Promise<NamedMerchant | null> {
     if (merchantId === null) return null;
     const merchant = await repo.findMerchant(trx, merchantId);
     if (!merchant) throw err.partyNotFound(`merchant${side}`);
@@ -103,14 +135,20 @@ export function createContractService(deps: { db: Db }) {
    * stay, but no disabled merchant is newly named, as keeper or as party.
    */
   async function resolve(
-    trx: Executor, scope: Scope, input: ContractAdd, opts: { named?: ReadonlySet<number>; partyAIsKeeper?: boolean } = {},
+    trx: Executor,
+    scope: Scope,
+    input: ContractAdd,
+    opts: { named?: ReadonlySet<number>; partyAIsKeeper?: boolean } = {},
   ): Promise<repo.ContractValues> {
     const named = opts.named ?? new Set<number>();
     const v: repo.ContractValues = {
       merchantId: input.merchantId ?? (scope.kind === 'platform' ? null : scope.merchantId),
       shopId: input.shopId ?? (scope.kind === 'shop' ? scope.shopId : null),
       contractType: input.contractType ?? DEFAULT_CONTRACT_TYPE,
-      merchantA: optionalId(input.merchantA), shopA: optionalId(input.shopA), merchantB: optionalId(input.merchantB), shopB: optionalId(input.shopB),
+      merchantA: optionalId(input.merchantA),
+      shopA: optionalId(input.shopA),
+      merchantB: optionalId(input.merchantB),
+      shopB: optionalId(input.shopB),
       signTime: input.signTime ? parseDateField('signTime', input.signTime) : null,
       beginDate: input.beginDate ? parseDateField('beginDate', input.beginDate) : null,
       endDate: input.endDate ? parseDateField('endDate', input.endDate, true) : null,
@@ -127,7 +165,8 @@ export function createContractService(deps: { db: Db }) {
     const a = await party(trx, 'A', v.merchantA, v.shopA);
     const b = await party(trx, 'B', v.merchantB, v.shopB);
     if (scope.kind !== 'platform') {
-      if (v.merchantId !== scope.merchantId || (scope.kind === 'shop' && v.shopId !== scope.shopId)) throw err.ownerOutsideScope();
+      if (v.merchantId !== scope.merchantId || (scope.kind === 'shop' && v.shopId !== scope.shopId))
+        throw err.ownerOutsideScope();
       if (!writesAsParty(scope, v)) throw err.notAParty();
     }
     // For merchant and shop staff the keeper is always one of the parties (often for the platform too): read only when not.
@@ -156,44 +195,85 @@ export function createContractService(deps: { db: Db }) {
 
   function filterValues(f: ContractFilter): repo.ContractFilterValues {
     return {
-      contractType: f.contractType, merchantId: f.merchantId, merchantA: optionalId(f.merchantA), merchantB: optionalId(f.merchantB),
-      signTime: parseDateRange('signTimeRange', f.signTimeRange), idList: f.idList, keywords: f.keywords,
+      contractType: f.contractType,
+      merchantId: f.merchantId,
+      merchantA: optionalId(f.merchantA),
+      merchantB: optionalId(f.merchantB),
+      signTime: parseDateRange('signTimeRange', f.signTimeRange),
+      idList: f.idList,
+      keywords: f.keywords,
     };
   }
 
   return {
     add(ctx: AuthedContext, input: ContractAdd): Promise<Contract> {
       const scope = scopeOf(ctx.account);
-      return loggedTransaction(db, ctx, async (trx) => {
-        const id = await repo.insertContract(trx, await resolve(trx, scope, input, { partyAIsKeeper: true }), ctx.account.id);
-        return toWire((await repo.findContract(trx, id))!, scope);
-      }, (c) => c.id);
+      return loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const id = await repo.insertContract(
+            trx,
+            await resolve(trx, scope, input, { partyAIsKeeper: true }),
+            ctx.account.id,
+          );
+          return toWire((await repo.findContract(trx, id))!, scope);
+        },
+        (c) => c.id,
+      );
     },
 
     async update(ctx: AuthedContext, input: ContractUpdate): Promise<void> {
       const scope = scopeOf(ctx.account);
-      await loggedTransaction(db, ctx, async (trx) => {
-        const current = await visible(scope, trx, input.id, true);
-        if (!isOwner(scope, current)) throw err.notTheOwner();
-        const wire = toWire(current, scope);
-        const named = new Set([current.merchantId, current.merchantA, current.merchantB].filter((m): m is number => m !== null));
-        await repo.updateContract(trx, current.id, await resolve(trx, scope, {
-          merchantId: input.merchantId ?? current.merchantId, shopId: input.shopId ?? current.shopId,
-          contractType: input.contractType ?? current.contractType,
-          merchantA: kept(input.merchantA, current.merchantA), shopA: kept(input.shopA, current.shopA),
-          merchantB: kept(input.merchantB, current.merchantB), shopB: kept(input.shopB, current.shopB),
-          signTime: kept(input.signTime, wire.signTime), beginDate: kept(input.beginDate, wire.beginDate), endDate: kept(input.endDate, wire.endDate),
-        }, { named }), ctx.account.id);
-      }, () => input.id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const current = await visible(scope, trx, input.id, true);
+          if (!isOwner(scope, current)) throw err.notTheOwner();
+          const wire = toWire(current, scope);
+          const named = new Set(
+            [current.merchantId, current.merchantA, current.merchantB].filter((m): m is number => m !== null),
+          );
+          await repo.updateContract(
+            trx,
+            current.id,
+            await resolve(
+              trx,
+              scope,
+              {
+                merchantId: input.merchantId ?? current.merchantId,
+                shopId: input.shopId ?? current.shopId,
+                contractType: input.contractType ?? current.contractType,
+                merchantA: kept(input.merchantA, current.merchantA),
+                shopA: kept(input.shopA, current.shopA),
+                merchantB: kept(input.merchantB, current.merchantB),
+                shopB: kept(input.shopB, current.shopB),
+                signTime: kept(input.signTime, wire.signTime),
+                beginDate: kept(input.beginDate, wire.beginDate),
+                endDate: kept(input.endDate, wire.endDate),
+              },
+              { named },
+            ),
+            ctx.account.id,
+          );
+        },
+        () => input.id,
+      );
     },
 
     async remove(ctx: AuthedContext, id: number): Promise<void> {
       const scope = scopeOf(ctx.account);
-      await loggedTransaction(db, ctx, async (trx) => {
-        const current = await visible(scope, trx, id, true);
-        if (!isOwner(scope, current)) throw err.notTheOwner();
-        await repo.softDeleteContract(trx, id, ctx.account.id);
-      }, () => id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const current = await visible(scope, trx, id, true);
+          if (!isOwner(scope, current)) throw err.notTheOwner();
+          await repo.softDeleteContract(trx, id, ctx.account.id);
+        },
+        () => id,
+      );
     },
 
     async get(ctx: AuthedContext, id: number): Promise<Contract> {

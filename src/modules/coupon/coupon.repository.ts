@@ -52,7 +52,11 @@ export interface TemplateFilter extends Omit<CouponTemplatePageQuery, 'createTim
 
 function filtered(db: Executor, f: TemplateFilter, scope: Scope) {
   // Counted from the coupons themselves, so the totals cannot drift from what was taken and used.
-  const taken = db.selectFrom('coupon as c').select(sql<number>`count(*)`.as('n')).where(sql<boolean>`c.template_id = t.id`).where('c.is_deleted', '=', false);
+  const taken = db
+    .selectFrom('coupon as c')
+    .select(sql<number>`count(*)`.as('n'))
+    .where(sql<boolean>`c.template_id = t.id`)
+    .where('c.is_deleted', '=', false);
   const used = taken.where('c.status', '=', USED);
   let mineQ = taken.where(sql<boolean>`false`);
   if (f.mobile) {
@@ -79,8 +83,12 @@ function filtered(db: Executor, f: TemplateFilter, scope: Scope) {
     // Usable for the resource: a template for all products or one listing it, of the resource's merchant or of the platform.
     const goods = f.goodsId;
     q = q
-      .where(sql<boolean>`(t.product_scope = ${ALL_PRODUCTS} or (t.product_scope = ${LISTED_PRODUCTS} and ${goods} = any(t.product_scope_values)))`)
-      .where(sql<boolean>`(t.merchant_id is null or t.merchant_id = (select s.merchant_id from spu s where s.id = ${goods}))`);
+      .where(
+        sql<boolean>`(t.product_scope = ${ALL_PRODUCTS} or (t.product_scope = ${LISTED_PRODUCTS} and ${goods} = any(t.product_scope_values)))`,
+      )
+      .where(
+        sql<boolean>`(t.merchant_id is null or t.merchant_id = (select s.merchant_id from spu s where s.id = ${goods}))`,
+      );
   }
   return q.orderBy('t.id', 'desc');
 }
@@ -89,17 +97,45 @@ type Row = Awaited<ReturnType<ReturnType<typeof filtered>['executeTakeFirstOrThr
 
 function toRow(r: Row): TemplateRow {
   return {
-    id: r.id, merchantId: r.merchant_id, shopId: r.shop_id, couponType: r.coupon_type, name: r.name, description: r.description, status: r.status,
-    totalCount: r.total_count, takeLimitCount: r.take_limit_count, takeType: r.take_type, usePrice: r.use_price, productScope: r.product_scope,
+    id: r.id,
+    merchantId: r.merchant_id,
+    shopId: r.shop_id,
+    couponType: r.coupon_type,
+    name: r.name,
+    description: r.description,
+    status: r.status,
+    totalCount: r.total_count,
+    takeLimitCount: r.take_limit_count,
+    takeType: r.take_type,
+    usePrice: r.use_price,
+    productScope: r.product_scope,
     // bigint[] elements arrive as text from pg and as numbers from PGlite
-    productScopeValues: r.product_scope_values.map(Number), validityType: r.validity_type, validStartTime: r.valid_start_time,
-    validEndTime: r.valid_end_time, fixedStartTerm: r.fixed_start_term, fixedEndTerm: r.fixed_end_term, discountType: r.discount_type,
-    discountPercent: r.discount_percent, discountPrice: r.discount_price, discountLimitPrice: r.discount_limit_price, createdBy: r.created_by,
-    createdAt: r.created_at, updatedBy: r.updated_by, updatedAt: r.updated_at, isDeleted: r.is_deleted, takeCount: Number(r.take_count),
-    useCount: Number(r.use_count), takenByMember: Number(r.taken_by_member),
+    productScopeValues: r.product_scope_values.map(Number),
+    validityType: r.validity_type,
+    validStartTime: r.valid_start_time,
+    validEndTime: r.valid_end_time,
+    fixedStartTerm: r.fixed_start_term,
+    fixedEndTerm: r.fixed_end_term,
+    discountType: r.discount_type,
+    discountPercent: r.discount_percent,
+    discountPrice: r.discount_price,
+    discountLimitPrice: r.discount_limit_price,
+    createdBy: r.created_by,
+    createdAt: r.created_at,
+    updatedBy: r.updated_by,
+    updatedAt: r.updated_at,
+    isDeleted: r.is_deleted,
+    takeCount: Number(r.take_count),
+    useCount: Number(r.use_count),
+    takenByMember: Number(r.taken_by_member),
   };
 }
 
-export function pageTemplates(db: Executor, f: TemplateFilter, scope: Scope, page: PageRequest): Promise<Page<TemplateRow>> {
+export function pageTemplates(
+  db: Executor,
+  f: TemplateFilter,
+  scope: Scope,
+  page: PageRequest,
+): Promise<Page<TemplateRow>> {
   return paginate(db, filtered(db, f, scope), page, toRow);
 }

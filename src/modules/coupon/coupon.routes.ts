@@ -8,10 +8,16 @@ import type { CouponService } from './coupon.service.js';
 export function couponRoutes(svc: CouponService): RouteSpec[] {
   return [
     defineRoute({
-      method: 'POST', path: '/promotion/couponTemplate/queryPromotionCouponTemplatePage', channels: ['manage'], auth: { kinds: ['admin'] },
-      permission: 'coupon:read', tags: ['coupon'],
-      summary: 'A page of coupon templates, newest first, with taken and used counts and whether the member of mobile (and channel) may take one',
-      body: CouponTemplatePageRequest, response: PageInfo(CouponTemplateResponse),
+      method: 'POST',
+      path: '/promotion/couponTemplate/queryPromotionCouponTemplatePage',
+      channels: ['manage'],
+      auth: { kinds: ['admin'] },
+      permission: 'coupon:read',
+      tags: ['coupon'],
+      summary:
+        'A page of coupon templates, newest first, with taken and used counts and whether the member of mobile (and channel) may take one',
+      body: CouponTemplatePageRequest,
+      response: PageInfo(CouponTemplateResponse),
       handler: (ctx, { body }) => svc.page(authed(ctx), body),
     }),
   ];

@@ -19,7 +19,8 @@ const UNLIMITED = -1;
  */
 export function canTake(t: repo.TemplateRow, now: Date, personal: boolean): boolean {
   if (t.status !== ENABLED || t.takeType !== TAKEN_BY_USER) return false;
-  if (t.validityType === FIXED_DATES && t.validEndTime !== null && t.validEndTime.getTime() < now.getTime()) return false;
+  if (t.validityType === FIXED_DATES && t.validEndTime !== null && t.validEndTime.getTime() < now.getTime())
+    return false;
   if (t.totalCount !== UNLIMITED && t.takeCount >= t.totalCount) return false;
   if (personal && t.takeLimitCount !== UNLIMITED && t.takenByMember >= t.takeLimitCount) return false;
   return true;
@@ -27,13 +28,35 @@ export function canTake(t: repo.TemplateRow, now: Date, personal: boolean): bool
 
 function toWire(t: repo.TemplateRow, now: Date, personal: boolean): CouponTemplate {
   return {
-    id: t.id, merchantId: t.merchantId, shopId: t.shopId, couponType: t.couponType, name: t.name, description: t.description, status: t.status,
-    totalCount: t.totalCount, takeLimitCount: t.takeLimitCount, takeType: t.takeType, usePrice: t.usePrice, productScope: t.productScope,
-    productScopeValues: t.productScopeValues, validityType: t.validityType, validStartTime: formatDateTime(t.validStartTime),
-    validEndTime: formatDateTime(t.validEndTime), fixedStartTerm: t.fixedStartTerm, fixedEndTerm: t.fixedEndTerm, discountType: t.discountType,
-    discountPercent: t.discountPercent, discountPrice: t.discountPrice, discountLimitPrice: t.discountLimitPrice, takeCount: t.takeCount,
-    useCount: t.useCount, creator: t.createdBy === null ? null : String(t.createdBy), createTime: formatDateTime(t.createdAt)!,
-    updater: t.updatedBy === null ? null : String(t.updatedBy), updateTime: formatDateTime(t.updatedAt)!, deleted: t.isDeleted,
+    id: t.id,
+    merchantId: t.merchantId,
+    shopId: t.shopId,
+    couponType: t.couponType,
+    name: t.name,
+    description: t.description,
+    status: t.status,
+    totalCount: t.totalCount,
+    takeLimitCount: t.takeLimitCount,
+    takeType: t.takeType,
+    usePrice: t.usePrice,
+    productScope: t.productScope,
+    productScopeValues: t.productScopeValues,
+    validityType: t.validityType,
+    validStartTime: formatDateTime(t.validStartTime),
+    validEndTime: formatDateTime(t.validEndTime),
+    fixedStartTerm: t.fixedStartTerm,
+    fixedEndTerm: t.fixedEndTerm,
+    discountType: t.discountType,
+    discountPercent: t.discountPercent,
+    discountPrice: t.discountPrice,
+    discountLimitPrice: t.discountLimitPrice,
+    takeCount: t.takeCount,
+    useCount: t.useCount,
+    creator: t.createdBy === null ? null : String(t.createdBy),
+    createTime: formatDateTime(t.createdAt)!,
+    updater: t.updatedBy === null ? null : String(t.updatedBy),
+    updateTime: formatDateTime(t.updatedAt)!,
+    deleted: t.isDeleted,
     canTake: canTake(t, now, personal),
   };
 }

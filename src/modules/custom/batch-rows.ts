@@ -14,7 +14,13 @@ const MOBILE = /^1[3-9]\d{9}$/;
 // Control characters other than tab: the pipeline's guard refuses them in bodies too.
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
 
-function text(value: unknown, field: string, max: number, required: boolean, add: (field: string, message: string) => void): string | null {
+function text(
+  value: unknown,
+  field: string,
+  max: number,
+  required: boolean,
+  add: (field: string, message: string) => void,
+): string | null {
   if (value === undefined || value === null) {
     if (required) add(field, `${field} is required`);
     return null;
@@ -52,15 +58,22 @@ export function checkRows(users: readonly unknown[]): { rows: UserRow[]; errors:
     const name = text(u.name, 'name', NAME_MAX, true, add);
     let mobile: string | null = null;
     if (u.mobile === undefined || u.mobile === null || u.mobile === '') add('mobile', 'mobile is required');
-    else if (typeof u.mobile !== 'string' || !MOBILE.test(u.mobile)) add('mobile', 'mobile is invalid: must be an 11-digit mainland mobile number');
-    else if (firstRowOfMobile.has(u.mobile)) add('mobile', `mobile is invalid: ${u.mobile} repeats row ${firstRowOfMobile.get(u.mobile)}`);
+    else if (typeof u.mobile !== 'string' || !MOBILE.test(u.mobile))
+      add('mobile', 'mobile is invalid: must be an 11-digit mainland mobile number');
+    else if (firstRowOfMobile.has(u.mobile))
+      add('mobile', `mobile is invalid: ${u.mobile} repeats row ${firstRowOfMobile.get(u.mobile)}`);
     else {
       mobile = u.mobile;
       firstRowOfMobile.set(mobile, row);
     }
     const remark = text(u.remark, 'remark', REMARK_MAX, false, add);
     // As everywhere in the pipeline, a number may come as its decimal string.
-    const status = u.status === undefined || u.status === null ? 1 : typeof u.status === 'string' && /^[01]$/.test(u.status) ? Number(u.status) : u.status;
+    const status =
+      u.status === undefined || u.status === null
+        ? 1
+        : typeof u.status === 'string' && /^[01]$/.test(u.status)
+          ? Number(u.status)
+          : u.status;
     if (status !== 0 && status !== 1) add('status', 'status is invalid: must be 0 or 1');
     if (errors.length === before) rows.push({ row, name: name!, mobile: mobile!, remark, status: status as number });
   });
@@ -85,7 +98,12 @@ export function batchRefused(errors: readonly RowError[]): AppError {
   const named = rows.slice(0, ROWS_NAMED).map(([row, fields]) => `${row} (${fields.join(', ')})`);
   const moreRows = rows.length > ROWS_NAMED ? ` and ${rows.length - ROWS_NAMED} more rows` : '';
   const head = `${rows.length === 1 ? 'row' : 'rows'} ${named.join(', ')}${moreRows} ${rows.length === 1 ? 'is' : 'are'} invalid`;
-  const details = errors.slice(0, DETAILS).map((e) => `row ${e.row}: ${e.message}`).join('; ');
+  const details = errors
+    .slice(0, DETAILS)
+    .map((e) => `row ${e.row}: ${e.message}`)
+    .join('; ');
   const moreDetails = errors.length > DETAILS ? `; … ${errors.length - DETAILS} more in data.errors` : '';
-  return new AppError(ErrorCode.BAD_REQUEST, `${head}: ${details}${moreDetails}. Nothing was added.`, 200, { data: { errors } });
+  return new AppError(ErrorCode.BAD_REQUEST, `${head}: ${details}${moreDetails}. Nothing was added.`, 200, {
+    data: { errors },
+  });
 }

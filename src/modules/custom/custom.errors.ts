@@ -7,4 +7,5 @@ export const userNotFound = () => notFound('custom distributor user');
 export const disDisabled = () => conflict('the custom distributor is disabled: enable it before adding users to it');
 export const disNameTaken = (name: string) => conflict(`a custom distributor named "${name}" already exists`);
 export const mobileTaken = (mobile: string) => conflict(`mobile ${mobile} is already a user of this distributor`);
-export const batchRaced = () => conflict('a mobile of this batch was added to the distributor meanwhile: send the batch again');
+export const batchRaced = () =>
+  conflict('a mobile of this batch was added to the distributor meanwhile: send the batch again');

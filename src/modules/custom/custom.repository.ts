@@ -42,8 +42,16 @@ type DisRow = Awaited<ReturnType<ReturnType<typeof disQuery>['executeTakeFirstOr
 
 function toDis(r: DisRow): CustomDis {
   return {
-    id: r.id, merchantId: r.merchant_id, shopId: r.shop_id, name: r.name, contact: r.contact, phone: r.phone, remark: r.remark, status: r.status,
-    createdTime: formatDateTime(r.created_at)!, updatedTime: formatDateTime(r.updated_at)!,
+    id: r.id,
+    merchantId: r.merchant_id,
+    shopId: r.shop_id,
+    name: r.name,
+    contact: r.contact,
+    phone: r.phone,
+    remark: r.remark,
+    status: r.status,
+    createdTime: formatDateTime(r.created_at)!,
+    updatedTime: formatDateTime(r.updated_at)!,
   };
 }
 
@@ -59,7 +67,10 @@ export async function findDis(db: Executor, id: number, forUpdate = false): Prom
  * A living distributor that users are added to or moved to, locked (its users' mobiles are checked
  * under that lock), with the state of its merchant (null for the platform's own distributors).
  */
-export async function findDisForUsers(db: Executor, id: number): Promise<{ dis: CustomDis; merchant: MerchantState | null } | null> {
+export async function findDisForUsers(
+  db: Executor,
+  id: number,
+): Promise<{ dis: CustomDis; merchant: MerchantState | null } | null> {
   const r = await db
     .selectFrom('custom_dis')
     .leftJoin('merchant', 'merchant.id', 'custom_dis.merchant_id')
@@ -70,21 +81,41 @@ export async function findDisForUsers(db: Executor, id: number): Promise<{ dis: 
     .forUpdate('custom_dis')
     .executeTakeFirst();
   if (!r) return null;
-  const merchant = r.merchant_name === null || r.merchant_status === null ? null : { name: r.merchant_name, status: r.merchant_status };
+  const merchant =
+    r.merchant_name === null || r.merchant_status === null
+      ? null
+      : { name: r.merchant_name, status: r.merchant_status };
   return { dis: toDis(r), merchant };
 }
 
-
 function disColumns(v: DisValues) {
-  return { merchant_id: v.merchantId, shop_id: v.shopId, name: v.name, contact: v.contact, phone: v.phone, remark: v.remark, status: v.status };
+  return {
+    merchant_id: v.merchantId,
+    shop_id: v.shopId,
+    name: v.name,
+    contact: v.contact,
+    phone: v.phone,
+    remark: v.remark,
+    status: v.status,
+  };
 }
 
 export async function insertDis(db: Executor, v: DisValues, by: number | null): Promise<CustomDis> {
-  return toDis(await db.insertInto('custom_dis').values({ ...disColumns(v), created_by: by, updated_by: by }).returningAll().executeTakeFirstOrThrow());
+  return toDis(
+    await db
+      .insertInto('custom_dis')
+      .values({ ...disColumns(v), created_by: by, updated_by: by })
+      .returningAll()
+      .executeTakeFirstOrThrow(),
+  );
 }
 
 export async function updateDis(db: Executor, id: number, v: DisValues, by: number | null): Promise<void> {
-  await db.updateTable('custom_dis').set({ ...disColumns(v), updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+  await db
+    .updateTable('custom_dis')
+    .set({ ...disColumns(v), updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 function disFiltered(db: Executor, f: CustomDisFilter, scope: Scope) {
@@ -119,13 +150,31 @@ type UserRow = Awaited<ReturnType<ReturnType<typeof userQuery>['executeTakeFirst
 
 function toUser(r: UserRow): CustomDisUser {
   return {
-    id: r.id, customDisId: r.custom_dis_id, customDisName: r.dis_name, merchantId: r.merchant_id, shopId: r.shop_id, name: r.name, mobile: r.mobile,
-    remark: r.remark, status: r.status, createdTime: formatDateTime(r.created_at)!, updatedTime: formatDateTime(r.updated_at)!,
+    id: r.id,
+    customDisId: r.custom_dis_id,
+    customDisName: r.dis_name,
+    merchantId: r.merchant_id,
+    shopId: r.shop_id,
+    name: r.name,
+    mobile: r.mobile,
+    remark: r.remark,
+    status: r.status,
+    createdTime: formatDateTime(r.created_at)!,
+    updatedTime: formatDateTime(r.updated_at)!,
   };
 }
 
 export async function findUser(db: Executor, id: number, forUpdate = false): Promise<CustomDisUser | null> {
-  if (forUpdate && !(await db.selectFrom('custom_dis_user').select('id').where('id', '=', id).where('is_deleted', '=', false).forUpdate().executeTakeFirst())) {
+  if (
+    forUpdate &&
+    !(await db
+      .selectFrom('custom_dis_user')
+      .select('id')
+      .where('id', '=', id)
+      .where('is_deleted', '=', false)
+      .forUpdate()
+      .executeTakeFirst())
+  ) {
     return null;
   }
   const r = await userQuery(db).where('u.id', '=', id).executeTakeFirst();
@@ -133,28 +182,63 @@ export async function findUser(db: Executor, id: number, forUpdate = false): Pro
 }
 
 /** Which of the mobiles already belong to a living user of the distributor. */
-export async function takenMobiles(db: Executor, customDisId: number, mobiles: readonly string[]): Promise<Set<string>> {
+export async function takenMobiles(
+  db: Executor,
+  customDisId: number,
+  mobiles: readonly string[],
+): Promise<Set<string>> {
   if (mobiles.length === 0) return new Set();
-  const rows = await db.selectFrom('custom_dis_user').select('mobile')
-    .where('custom_dis_id', '=', customDisId).where('is_deleted', '=', false).where('mobile', 'in', mobiles).execute();
+  const rows = await db
+    .selectFrom('custom_dis_user')
+    .select('mobile')
+    .where('custom_dis_id', '=', customDisId)
+    .where('is_deleted', '=', false)
+    .where('mobile', 'in', mobiles)
+    .execute();
   return new Set(rows.flatMap((r) => (r.mobile === null ? [] : [r.mobile])));
 }
 
 function userColumns(v: UserValues) {
-  return { custom_dis_id: v.customDisId, merchant_id: v.merchantId, shop_id: v.shopId, name: v.name, mobile: v.mobile, remark: v.remark, status: v.status };
+  return {
+    custom_dis_id: v.customDisId,
+    merchant_id: v.merchantId,
+    shop_id: v.shopId,
+    name: v.name,
+    mobile: v.mobile,
+    remark: v.remark,
+    status: v.status,
+  };
 }
 
 /** Inserts the users in one statement and answers them in the given order. */
-export async function insertUsers(db: Executor, values: readonly UserValues[], by: number | null): Promise<CustomDisUser[]> {
+export async function insertUsers(
+  db: Executor,
+  values: readonly UserValues[],
+  by: number | null,
+): Promise<CustomDisUser[]> {
   if (values.length === 0) return [];
-  const ids = await db.insertInto('custom_dis_user').values(values.map((v) => ({ ...userColumns(v), created_by: by, updated_by: by })))
-    .returning('id').execute();
-  const rows = await userQuery(db).where('u.id', 'in', ids.map((r) => r.id)).orderBy('u.id').execute();
+  const ids = await db
+    .insertInto('custom_dis_user')
+    .values(values.map((v) => ({ ...userColumns(v), created_by: by, updated_by: by })))
+    .returning('id')
+    .execute();
+  const rows = await userQuery(db)
+    .where(
+      'u.id',
+      'in',
+      ids.map((r) => r.id),
+    )
+    .orderBy('u.id')
+    .execute();
   return rows.map(toUser);
 }
 
 export async function updateUser(db: Executor, id: number, v: UserValues, by: number | null): Promise<void> {
-  await db.updateTable('custom_dis_user').set({ ...userColumns(v), updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+  await db
+    .updateTable('custom_dis_user')
+    .set({ ...userColumns(v), updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 function userFiltered(db: Executor, f: CustomDisUserFilter, scope: Scope) {
@@ -171,6 +255,11 @@ export async function listUsers(db: Executor, f: CustomDisUserFilter, scope: Sco
   return (await userFiltered(db, f, scope).limit(LIST_MAX_ROWS).execute()).map(toUser);
 }
 
-export function pageUsers(db: Executor, f: CustomDisUserFilter, scope: Scope, page: PageRequest): Promise<Page<CustomDisUser>> {
+export function pageUsers(
+  db: Executor,
+  f: CustomDisUserFilter,
+  scope: Scope,
+  page: PageRequest,
+): Promise<Page<CustomDisUser>> {
   return paginate(db, userFiltered(db, f, scope), page, toUser);
 }

@@ -10,8 +10,19 @@ import { batchRefused, checkRows } from './batch-rows.js';
 import * as err from './custom.errors.js';
 import * as repo from './custom.repository.js';
 import type {
-  BatchAdd, BatchAdded, CustomDis, CustomDisAdd, CustomDisFilter, CustomDisPageQuery, CustomDisUpdate, CustomDisUser, CustomDisUserAdd,
-  CustomDisUserFilter, CustomDisUserPageQuery, CustomDisUserUpdate, RowError,
+  BatchAdd,
+  BatchAdded,
+  CustomDis,
+  CustomDisAdd,
+  CustomDisFilter,
+  CustomDisPageQuery,
+  CustomDisUpdate,
+  CustomDisUser,
+  CustomDisUserAdd,
+  CustomDisUserFilter,
+  CustomDisUserPageQuery,
+  CustomDisUserUpdate,
+  RowError,
 } from './custom.schemas.js';
 import { findMerchantState } from '../merchant/index.js';
 import { assertMerchantEnabled } from '../merchant/index.js';
@@ -37,7 +48,10 @@ const actor = (account: Account) => (account.kind === 'admin' ? account.id : nul
 
 /** What the caller adds belongs to its merchant and shop (platform staff: the platform's own, merchant null). */
 function ownersOf(scope: Scope): { merchantId: number | null; shopId: number | null } {
-  return { merchantId: scope.kind === 'platform' ? null : scope.merchantId, shopId: scope.kind === 'shop' ? scope.shopId : null };
+  return {
+    merchantId: scope.kind === 'platform' ? null : scope.merchantId,
+    shopId: scope.kind === 'shop' ? scope.shopId : null,
+  };
 }
 
 /** A signed open app acts for the whole platform; staff within their merchant or shop. */
@@ -109,24 +123,56 @@ export function createCustomService(deps: { db: Db }) {
     addDis(ctx: AuthedContext, input: CustomDisAdd): Promise<CustomDis> {
       const owners = ownersOf(scopeOf(ctx.account));
       const name = text(input.name, null);
-      return loggedTransaction(db, ctx, async (trx) => {
-        await assertOwnMerchantEnabled(trx, owners.merchantId);
-        return uniqueName(name, () => repo.insertDis(trx, {
-          ...owners, name,
-          contact: text(input.contact, null), phone: text(input.phone, null), remark: text(input.remark, null), status: input.status ?? ENABLED,
-        }, actor(ctx.account)));
-      }, (d) => d.id);
+      return loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          await assertOwnMerchantEnabled(trx, owners.merchantId);
+          return uniqueName(name, () =>
+            repo.insertDis(
+              trx,
+              {
+                ...owners,
+                name,
+                contact: text(input.contact, null),
+                phone: text(input.phone, null),
+                remark: text(input.remark, null),
+                status: input.status ?? ENABLED,
+              },
+              actor(ctx.account),
+            ),
+          );
+        },
+        (d) => d.id,
+      );
     },
 
     async updateDis(ctx: AuthedContext, input: CustomDisUpdate): Promise<void> {
-      await loggedTransaction(db, ctx, async (trx) => {
-        const current = await visibleDis(ctx.account, trx, input.id, true);
-        const name = patchedName(input.name, current.name);
-        await uniqueName(name, () => repo.updateDis(trx, current.id, {
-          merchantId: current.merchantId, shopId: current.shopId, name, contact: text(input.contact, current.contact),
-          phone: text(input.phone, current.phone), remark: text(input.remark, current.remark), status: input.status ?? current.status,
-        }, actor(ctx.account)));
-      }, () => input.id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const current = await visibleDis(ctx.account, trx, input.id, true);
+          const name = patchedName(input.name, current.name);
+          await uniqueName(name, () =>
+            repo.updateDis(
+              trx,
+              current.id,
+              {
+                merchantId: current.merchantId,
+                shopId: current.shopId,
+                name,
+                contact: text(input.contact, current.contact),
+                phone: text(input.phone, current.phone),
+                remark: text(input.remark, current.remark),
+                status: input.status ?? current.status,
+              },
+              actor(ctx.account),
+            ),
+          );
+        },
+        () => input.id,
+      );
     },
 
     listDis(ctx: AuthedContext, f: CustomDisFilter): Promise<CustomDis[]> {
@@ -139,38 +185,75 @@ export function createCustomService(deps: { db: Db }) {
 
     addUser(ctx: AuthedContext, input: CustomDisUserAdd): Promise<CustomDisUser> {
       const mobile = text(input.mobile, null);
-      return loggedTransaction(db, ctx, async (trx) => {
-        let owners: Pick<repo.UserValues, 'customDisId' | 'merchantId' | 'shopId'>;
-        if (input.customDisId != null) {
-          const dis = await openDis(ctx.account, trx, input.customDisId);
-          owners = { customDisId: dis.id, merchantId: dis.merchantId, shopId: dis.shopId };
-        } else {
-          owners = { customDisId: null, ...ownersOf(scopeOf(ctx.account)) };
-          await assertOwnMerchantEnabled(trx, owners.merchantId);
-        }
-        await assertMobileFree(trx, owners.customDisId, mobile);
-        const [user] = await uniqueMobile(mobile, () => repo.insertUsers(trx, [{
-          ...owners, name: text(input.name, null), mobile, remark: text(input.remark, null), status: input.status ?? ENABLED,
-        }], actor(ctx.account)));
-        return user;
-      }, (u) => u.id);
+      return loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          let owners: Pick<repo.UserValues, 'customDisId' | 'merchantId' | 'shopId'>;
+          if (input.customDisId != null) {
+            const dis = await openDis(ctx.account, trx, input.customDisId);
+            owners = { customDisId: dis.id, merchantId: dis.merchantId, shopId: dis.shopId };
+          } else {
+            owners = { customDisId: null, ...ownersOf(scopeOf(ctx.account)) };
+            await assertOwnMerchantEnabled(trx, owners.merchantId);
+          }
+          await assertMobileFree(trx, owners.customDisId, mobile);
+          const [user] = await uniqueMobile(mobile, () =>
+            repo.insertUsers(
+              trx,
+              [
+                {
+                  ...owners,
+                  name: text(input.name, null),
+                  mobile,
+                  remark: text(input.remark, null),
+                  status: input.status ?? ENABLED,
+                },
+              ],
+              actor(ctx.account),
+            ),
+          );
+          return user;
+        },
+        (u) => u.id,
+      );
     },
 
     async updateUser(ctx: AuthedContext, input: CustomDisUserUpdate): Promise<void> {
-      await loggedTransaction(db, ctx, async (trx) => {
-        const current = await repo.findUser(trx, input.id, true);
-        if (!current) throw err.userNotFound();
-        inScope(ctx.account, current);
-        const target = input.customDisId != null && input.customDisId !== current.customDisId ? await openDis(ctx.account, trx, input.customDisId) : null;
-        const mobile = text(input.mobile, current.mobile);
-        const disId = target?.id ?? current.customDisId;
-        if (target || mobile !== current.mobile) await assertMobileFree(trx, disId, mobile);
-        // A user moved (or first attached) takes its distributor's owners, the platform's own included.
-        await uniqueMobile(mobile, () => repo.updateUser(trx, current.id, {
-          customDisId: disId, merchantId: target ? target.merchantId : current.merchantId, shopId: target ? target.shopId : current.shopId,
-          name: patchedName(input.name, current.name), mobile, remark: text(input.remark, current.remark), status: input.status ?? current.status,
-        }, actor(ctx.account)));
-      }, () => input.id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const current = await repo.findUser(trx, input.id, true);
+          if (!current) throw err.userNotFound();
+          inScope(ctx.account, current);
+          const target =
+            input.customDisId != null && input.customDisId !== current.customDisId
+              ? await openDis(ctx.account, trx, input.customDisId)
+              : null;
+          const mobile = text(input.mobile, current.mobile);
+          const disId = target?.id ?? current.customDisId;
+          if (target || mobile !== current.mobile) await assertMobileFree(trx, disId, mobile);
+          // A user moved (or first attached) takes its distributor's owners, the platform's own included.
+          await uniqueMobile(mobile, () =>
+            repo.updateUser(
+              trx,
+              current.id,
+              {
+                customDisId: disId,
+                merchantId: target ? target.merchantId : current.merchantId,
+                shopId: target ? target.shopId : current.shopId,
+                name: patchedName(input.name, current.name),
+                mobile,
+                remark: text(input.remark, current.remark),
+                status: input.status ?? current.status,
+              },
+              actor(ctx.account),
+            ),
+          );
+        },
+        () => input.id,
+      );
     },
 
     listUsers(ctx: AuthedContext, f: CustomDisUserFilter): Promise<CustomDisUser[]> {
@@ -189,23 +272,47 @@ export function createCustomService(deps: { db: Db }) {
     async batchAdd(ctx: RequestContext, input: BatchAdd): Promise<BatchAdded> {
       const account = ctx.account!;
       const { rows, errors } = checkRows(input.users);
-      return loggedTransaction(db, ctx, async (trx) => {
-        const dis = await openDis(account, trx, input.customDisId);
-        const taken = await repo.takenMobiles(trx, dis.id, rows.map((r) => r.mobile));
-        const clashes: RowError[] = rows.filter((r) => taken.has(r.mobile))
-          .map((r) => ({ row: r.row, field: 'mobile', message: `mobile is invalid: ${r.mobile} is already a user of this distributor` }));
-        const all = [...errors, ...clashes].sort((a, b) => a.row - b.row);
-        if (all.length > 0) throw batchRefused(all);
-        try {
-          const list = await repo.insertUsers(trx, rows.map((r) => ({
-            customDisId: dis.id, merchantId: dis.merchantId, shopId: dis.shopId, name: r.name, mobile: r.mobile, remark: r.remark, status: r.status,
-          })), actor(account));
-          return { customDisId: dis.id, count: list.length, list };
-        } catch (e) {
-          if (isUniqueViolation(e, repo.USER_MOBILE_INDEX)) throw err.batchRaced();
-          throw e;
-        }
-      }, () => input.customDisId);
+      return loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const dis = await openDis(account, trx, input.customDisId);
+          const taken = await repo.takenMobiles(
+            trx,
+            dis.id,
+            rows.map((r) => r.mobile),
+          );
+          const clashes: RowError[] = rows
+            .filter((r) => taken.has(r.mobile))
+            .map((r) => ({
+              row: r.row,
+              field: 'mobile',
+              message: `mobile is invalid: ${r.mobile} is already a user of this distributor`,
+            }));
+          const all = [...errors, ...clashes].sort((a, b) => a.row - b.row);
+          if (all.length > 0) throw batchRefused(all);
+          try {
+            const list = await repo.insertUsers(
+              trx,
+              rows.map((r) => ({
+                customDisId: dis.id,
+                merchantId: dis.merchantId,
+                shopId: dis.shopId,
+                name: r.name,
+                mobile: r.mobile,
+                remark: r.remark,
+                status: r.status,
+              })),
+              actor(account),
+            );
+            return { customDisId: dis.id, count: list.length, list };
+          } catch (e) {
+            if (isUniqueViolation(e, repo.USER_MOBILE_INDEX)) throw err.batchRaced();
+            throw e;
+          }
+        },
+        () => input.customDisId,
+      );
     },
   };
 }

@@ -27,7 +27,6 @@ export interface DeptRow {
   merchant: MerchantState | null;
 }
 
-
 export interface DeptValues {
   merchantId: number | null;
   shopId: number | null;
@@ -50,8 +49,18 @@ export async function findDept(db: Executor, id: number, lock?: 'update' | 'shar
     .selectFrom('dept')
     .leftJoin('merchant', 'merchant.id', 'dept.merchant_id')
     .select([
-      'dept.id', 'dept.merchant_id', 'dept.shop_id', 'dept.parent_id', 'dept.name', 'dept.is_enabled', 'dept.leader_user_id', 'dept.phone',
-      'dept.email', 'dept.tenant_id', 'merchant.name as merchant_name', 'merchant.status as merchant_status',
+      'dept.id',
+      'dept.merchant_id',
+      'dept.shop_id',
+      'dept.parent_id',
+      'dept.name',
+      'dept.is_enabled',
+      'dept.leader_user_id',
+      'dept.phone',
+      'dept.email',
+      'dept.tenant_id',
+      'merchant.name as merchant_name',
+      'merchant.status as merchant_status',
     ])
     .where('dept.id', '=', id)
     .where('dept.is_deleted', '=', false);
@@ -60,19 +69,37 @@ export async function findDept(db: Executor, id: number, lock?: 'update' | 'shar
   const r = await q.executeTakeFirst();
   return r
     ? {
-        id: r.id, merchantId: r.merchant_id, shopId: r.shop_id, parentId: r.parent_id, name: r.name, isEnabled: r.is_enabled,
-        leaderUserId: r.leader_user_id, phone: r.phone, email: r.email, tenantId: r.tenant_id,
-        merchant: r.merchant_name === null || r.merchant_status === null ? null : { name: r.merchant_name, status: r.merchant_status },
+        id: r.id,
+        merchantId: r.merchant_id,
+        shopId: r.shop_id,
+        parentId: r.parent_id,
+        name: r.name,
+        isEnabled: r.is_enabled,
+        leaderUserId: r.leader_user_id,
+        phone: r.phone,
+        email: r.email,
+        tenantId: r.tenant_id,
+        merchant:
+          r.merchant_name === null || r.merchant_status === null
+            ? null
+            : { name: r.merchant_name, status: r.merchant_status },
       }
     : null;
 }
 
 /** A living shop's merchant; null when there is no such shop. */
-export async function findShopOwner(db: Executor, shopId: number): Promise<{ merchantId: number; shopId: number } | null> {
-  const r = await db.selectFrom('shop').select(['merchant_id']).where('id', '=', shopId).where('is_deleted', '=', false).executeTakeFirst();
+export async function findShopOwner(
+  db: Executor,
+  shopId: number,
+): Promise<{ merchantId: number; shopId: number } | null> {
+  const r = await db
+    .selectFrom('shop')
+    .select(['merchant_id'])
+    .where('id', '=', shopId)
+    .where('is_deleted', '=', false)
+    .executeTakeFirst();
   return r ? { merchantId: r.merchant_id, shopId } : null;
 }
-
 
 /** A living staff user of the merchant (a department's leader must be one of its own). */
 export async function staffOfMerchant(db: Executor, userId: number, merchantId: number | null): Promise<boolean> {
@@ -97,16 +124,28 @@ function columns(v: DeptValues) {
 }
 
 export async function insertDept(db: Executor, v: DeptValues, by: number): Promise<number> {
-  const r = await db.insertInto('dept').values({ ...columns(v), created_by: by, updated_by: by }).returning('id').executeTakeFirstOrThrow();
+  const r = await db
+    .insertInto('dept')
+    .values({ ...columns(v), created_by: by, updated_by: by })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return r.id;
 }
 
 export async function updateDept(db: Executor, id: number, v: DeptValues, by: number): Promise<void> {
-  await db.updateTable('dept').set({ ...columns(v), updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+  await db
+    .updateTable('dept')
+    .set({ ...columns(v), updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function softDeleteDept(db: Executor, id: number, by: number): Promise<void> {
-  await db.updateTable('dept').set({ is_deleted: true, updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+  await db
+    .updateTable('dept')
+    .set({ is_deleted: true, updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** What may point at a department; any living one refuses its deletion. */
@@ -122,8 +161,18 @@ function viewQuery(db: Executor) {
     .leftJoin('merchant', 'merchant.id', 'dept.merchant_id')
     .leftJoin('shop', 'shop.id', 'dept.shop_id')
     .select([
-      'dept.id', 'dept.merchant_id', 'merchant.name as merchant_name', 'dept.shop_id', 'shop.name as shop_name', 'dept.name', 'dept.parent_id',
-      'dept.sort', 'dept.leader_user_id', 'dept.phone', 'dept.email', 'dept.is_enabled',
+      'dept.id',
+      'dept.merchant_id',
+      'merchant.name as merchant_name',
+      'dept.shop_id',
+      'shop.name as shop_name',
+      'dept.name',
+      'dept.parent_id',
+      'dept.sort',
+      'dept.leader_user_id',
+      'dept.phone',
+      'dept.email',
+      'dept.is_enabled',
     ])
     .where('dept.is_deleted', '=', false);
 }
@@ -132,8 +181,18 @@ type ViewRow = Awaited<ReturnType<ReturnType<typeof viewQuery>['executeTakeFirst
 
 function toDept(r: ViewRow): Dept {
   return {
-    id: r.id, merchantId: r.merchant_id, merchantName: r.merchant_name, shopId: r.shop_id, shopName: r.shop_name, name: r.name,
-    parentId: r.parent_id, sort: r.sort, leaderUserId: r.leader_user_id, phone: r.phone, email: r.email, isEnabled: r.is_enabled,
+    id: r.id,
+    merchantId: r.merchant_id,
+    merchantName: r.merchant_name,
+    shopId: r.shop_id,
+    shopName: r.shop_name,
+    name: r.name,
+    parentId: r.parent_id,
+    sort: r.sort,
+    leaderUserId: r.leader_user_id,
+    phone: r.phone,
+    email: r.email,
+    isEnabled: r.is_enabled,
   };
 }
 

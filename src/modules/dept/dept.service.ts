@@ -18,7 +18,6 @@ const DEPT_TREE: TreeTable = { table: 'dept' };
 
 type Owner = { merchantId: number | null; shopId: number | null };
 
-
 /** A department may sit under one of its merchant's departments that has no shop or the same shop. */
 function fitsUnder(child: Owner, parent: Owner): boolean {
   return child.merchantId === parent.merchantId && (parent.shopId === null || parent.shopId === child.shopId);
@@ -49,7 +48,8 @@ export function createDeptService(deps: { db: Db }) {
   }
 
   async function checkLeader(trx: Executor, leaderUserId: number | null, owner: Owner): Promise<void> {
-    if (leaderUserId !== null && !(await repo.staffOfMerchant(trx, leaderUserId, owner.merchantId))) throw err.leaderNotFound();
+    if (leaderUserId !== null && !(await repo.staffOfMerchant(trx, leaderUserId, owner.merchantId)))
+      throw err.leaderNotFound();
   }
 
   async function named<T>(name: string, write: () => Promise<T>): Promise<T> {
@@ -70,64 +70,111 @@ export function createDeptService(deps: { db: Db }) {
   return {
     add(ctx: AuthedContext, input: DeptAdd): Promise<Dept> {
       const scope = scopeOf(ctx.account);
-      return loggedTransaction(db, ctx, async (trx) => {
-        let owner: Owner;
-        if (input.parentId > 0) {
-          const parent = await parentFor(ctx, trx, input.parentId);
-          assertMerchantEnabled(parent.merchant);
-          if (input.merchantId != null && input.merchantId !== parent.merchantId) throw err.ownerDiffersFromParent('merchantId');
-          if (parent.shopId !== null && input.shopId != null && input.shopId !== parent.shopId) throw err.ownerDiffersFromParent('shopId');
-          owner = { merchantId: parent.merchantId, shopId: parent.shopId ?? input.shopId ?? null };
-          if (owner.shopId !== parent.shopId) {
-            // A shop's department under its merchant's: the shop must be that merchant's, and the caller's.
-            const shop = await repo.findShopOwner(trx, owner.shopId!);
-            if (!shop) throw err.shopNotFound();
-            if (shop.merchantId !== parent.merchantId) throw err.shopOfOtherMerchant();
-            assertInScope(ctx.account, shop);
+      return loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          let owner: Owner;
+          if (input.parentId > 0) {
+            const parent = await parentFor(ctx, trx, input.parentId);
+            assertMerchantEnabled(parent.merchant);
+            if (input.merchantId != null && input.merchantId !== parent.merchantId)
+              throw err.ownerDiffersFromParent('merchantId');
+            if (parent.shopId !== null && input.shopId != null && input.shopId !== parent.shopId)
+              throw err.ownerDiffersFromParent('shopId');
+            owner = { merchantId: parent.merchantId, shopId: parent.shopId ?? input.shopId ?? null };
+            if (owner.shopId !== parent.shopId) {
+              // A shop's department under its merchant's: the shop must be that merchant's, and the caller's.
+              const shop = await repo.findShopOwner(trx, owner.shopId!);
+              if (!shop) throw err.shopNotFound();
+              if (shop.merchantId !== parent.merchantId) throw err.shopOfOtherMerchant();
+              assertInScope(ctx.account, shop);
+            }
+          } else {
+            owner = await resolveRecordOwner(trx, scope, input, err.ownerRequired);
           }
-        } else {
-          owner = await resolveRecordOwner(trx, scope, input, err.ownerRequired);
-        }
-        const leaderUserId = input.leaderUserId || null;
-        await checkLeader(trx, leaderUserId, owner);
-        const name = input.name.trim();
-        const id = await named(name, () => repo.insertDept(trx, {
-          ...owner, name, parentId: input.parentId, sort: input.sort, leaderUserId,
-          phone: optional(input.phone, null), email: optional(input.email, null), tenantId: input.tenantId ?? null, isEnabled: true,
-        }, ctx.account.id));
-        return view(trx, id);
-      }, (d) => d.id);
+          const leaderUserId = input.leaderUserId || null;
+          await checkLeader(trx, leaderUserId, owner);
+          const name = input.name.trim();
+          const id = await named(name, () =>
+            repo.insertDept(
+              trx,
+              {
+                ...owner,
+                name,
+                parentId: input.parentId,
+                sort: input.sort,
+                leaderUserId,
+                phone: optional(input.phone, null),
+                email: optional(input.email, null),
+                tenantId: input.tenantId ?? null,
+                isEnabled: true,
+              },
+              ctx.account.id,
+            ),
+          );
+          return view(trx, id);
+        },
+        (d) => d.id,
+      );
     },
 
     async update(ctx: AuthedContext, input: DeptUpdate): Promise<void> {
-      await loggedTransaction(db, ctx, async (trx: Trx) => {
-        const current = await visible(ctx, trx, input.id, 'update');
-        if (input.parentId !== current.parentId) {
-          // Moves within one merchant's tree run one at a time, so two crossing moves cannot both pass the check.
-          await advisoryLock(trx, 'dept-tree', current.merchantId ?? 0);
-          if (input.parentId > 0) {
-            const parent = await parentFor(ctx, trx, input.parentId);
-            if (!fitsUnder(current, parent)) throw err.parentOfAnotherOwner();
-            if (await isSelfOrAncestor(trx, DEPT_TREE, current.id, parent.id)) throw err.wouldLoop();
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx: Trx) => {
+          const current = await visible(ctx, trx, input.id, 'update');
+          if (input.parentId !== current.parentId) {
+            // Moves within one merchant's tree run one at a time, so two crossing moves cannot both pass the check.
+            await advisoryLock(trx, 'dept-tree', current.merchantId ?? 0);
+            if (input.parentId > 0) {
+              const parent = await parentFor(ctx, trx, input.parentId);
+              if (!fitsUnder(current, parent)) throw err.parentOfAnotherOwner();
+              if (await isSelfOrAncestor(trx, DEPT_TREE, current.id, parent.id)) throw err.wouldLoop();
+            }
           }
-        }
-        const leaderUserId = input.leaderUserId === undefined || input.leaderUserId === null ? current.leaderUserId : input.leaderUserId || null;
-        if (leaderUserId !== current.leaderUserId) await checkLeader(trx, leaderUserId, current);
-        const name = input.name.trim();
-        await named(name, () => repo.updateDept(trx, current.id, {
-          merchantId: current.merchantId, shopId: current.shopId, name, parentId: input.parentId, sort: input.sort, leaderUserId,
-          phone: optional(input.phone, current.phone), email: optional(input.email, current.email),
-          tenantId: input.tenantId ?? current.tenantId, isEnabled: input.isEnabled ?? current.isEnabled,
-        }, ctx.account.id));
-      }, () => input.id);
+          const leaderUserId =
+            input.leaderUserId === undefined || input.leaderUserId === null
+              ? current.leaderUserId
+              : input.leaderUserId || null;
+          if (leaderUserId !== current.leaderUserId) await checkLeader(trx, leaderUserId, current);
+          const name = input.name.trim();
+          await named(name, () =>
+            repo.updateDept(
+              trx,
+              current.id,
+              {
+                merchantId: current.merchantId,
+                shopId: current.shopId,
+                name,
+                parentId: input.parentId,
+                sort: input.sort,
+                leaderUserId,
+                phone: optional(input.phone, current.phone),
+                email: optional(input.email, current.email),
+                tenantId: input.tenantId ?? current.tenantId,
+                isEnabled: input.isEnabled ?? current.isEnabled,
+              },
+              ctx.account.id,
+            ),
+          );
+        },
+        () => input.id,
+      );
     },
 
     async remove(ctx: AuthedContext, id: number): Promise<void> {
-      await loggedTransaction(db, ctx, async (trx) => {
-        await visible(ctx, trx, id, 'update');
-        await assertUnreferenced(trx, 'the department', id, repo.DEPT_REFERENCES);
-        await repo.softDeleteDept(trx, id, ctx.account.id);
-      }, () => id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          await visible(ctx, trx, id, 'update');
+          await assertUnreferenced(trx, 'the department', id, repo.DEPT_REFERENCES);
+          await repo.softDeleteDept(trx, id, ctx.account.id);
+        },
+        () => id,
+      );
     },
 
     async get(ctx: AuthedContext, id: number): Promise<Dept> {

@@ -7,9 +7,15 @@ import type { HotelService } from './hotel.service.js';
 export function hotelRoutes(svc: HotelService): RouteSpec[] {
   return [
     defineRoute({
-      method: 'POST', path: '/hotelApi/getHotelOrderDetail', channels: ['manage'], auth: { kinds: ['admin'] }, permission: 'hotel:read',
-      summary: 'A hotel order with its hotel, room type, nights booked, rate plan and guest name', tags: ['hotel'],
-      body: HotelOrderDetailRequest, response: HotelOrderDetail,
+      method: 'POST',
+      path: '/hotelApi/getHotelOrderDetail',
+      channels: ['manage'],
+      auth: { kinds: ['admin'] },
+      permission: 'hotel:read',
+      summary: 'A hotel order with its hotel, room type, nights booked, rate plan and guest name',
+      tags: ['hotel'],
+      body: HotelOrderDetailRequest,
+      response: HotelOrderDetail,
       handler: (ctx, { body }) => svc.orderDetail(authed(ctx), body.id),
     }),
   ];

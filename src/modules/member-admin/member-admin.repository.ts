@@ -13,8 +13,13 @@ const CARDS_SHOWN = 500;
 
 /** A card's columns of a row; all null on the one row of a member without cards in the scope. */
 type CardColumns = {
-  card_id: number; card_number: string; card_model_id: number; card_model_name: string; card_status: number;
-  expire_time: Date | null; bound_at: Date;
+  card_id: number;
+  card_number: string;
+  card_model_id: number;
+  card_model_name: string;
+  card_status: number;
+  expire_time: Date | null;
+  bound_at: Date;
 };
 type CardRow = CardColumns | { [K in keyof CardColumns]: null };
 
@@ -29,9 +34,11 @@ function membersWithCards(scopeKind: Scope['kind']) {
     // The shared scope condition, its ids the statement's stand-ins.
     const merchantId = p.merchantId as number;
     const scope: Scope =
-      scopeKind === 'platform' ? { kind: 'platform' }
-      : scopeKind === 'merchant' ? { kind: 'merchant', merchantId }
-      : { kind: 'shop', merchantId, shopId: p.shopId as number };
+      scopeKind === 'platform'
+        ? { kind: 'platform' }
+        : scopeKind === 'merchant'
+          ? { kind: 'merchant', merchantId }
+          : { kind: 'shop', merchantId, shopId: p.shopId as number };
     return sql<MemberRow & CardRow>`${preparedAs(`member-cards-${scopeKind}`)}
       select ${sql.join(MEMBER_COLUMNS.map((c) => sql.ref(`m.${c}`)))},
         x.card_id, x.card_number, x.card_model_id, x.card_model_name, x.card_status, x.expire_time, x.bound_at
@@ -52,20 +59,27 @@ function membersWithCards(scopeKind: Scope['kind']) {
   });
 }
 
-const statements = { platform: membersWithCards('platform'), merchant: membersWithCards('merchant'), shop: membersWithCards('shop') };
+const statements = {
+  platform: membersWithCards('platform'),
+  merchant: membersWithCards('merchant'),
+  shop: membersWithCards('shop'),
+};
 
 /** getMember's reads of one scope, made by requests at the same time, share one statement. */
-const memberRows = batchedRead<number, Array<MemberRow & CardRow>, Scope>(async (db, ids, scope) => {
-  const merchantId = scope.kind === 'platform' ? null : scope.merchantId;
-  const shopId = scope.kind === 'shop' ? scope.shopId : null;
-  const byMember = new Map<number, Array<MemberRow & CardRow>>();
-  for (const r of (await statements[scope.kind](db, { ids, merchantId, shopId })).rows) {
-    const rows = byMember.get(r.id);
-    if (rows) rows.push(r);
-    else byMember.set(r.id, [r]);
-  }
-  return byMember;
-}, (scope) => JSON.stringify(scope));
+const memberRows = batchedRead<number, Array<MemberRow & CardRow>, Scope>(
+  async (db, ids, scope) => {
+    const merchantId = scope.kind === 'platform' ? null : scope.merchantId;
+    const shopId = scope.kind === 'shop' ? scope.shopId : null;
+    const byMember = new Map<number, Array<MemberRow & CardRow>>();
+    for (const r of (await statements[scope.kind](db, { ids, merchantId, shopId })).rows) {
+      const rows = byMember.get(r.id);
+      if (rows) rows.push(r);
+      else byMember.set(r.id, [r]);
+    }
+    return byMember;
+  },
+  (scope) => JSON.stringify(scope),
+);
 
 /**
  * A living member with the living cards bound to it, limited to those the scope sold; null when there
@@ -74,9 +88,16 @@ const memberRows = batchedRead<number, Array<MemberRow & CardRow>, Scope>(async 
 export async function findMemberWithCards(db: Executor, id: number, scope: Scope): Promise<MemberAdmin | null> {
   const rows = await memberRows(db, id, scope);
   if (!rows) return null;
-  const cards = rows.filter((r): r is MemberRow & CardColumns => r.card_id !== null).map((r) => ({
-    cardId: r.card_id, cardNumber: r.card_number, cardModelId: r.card_model_id, cardModelName: r.card_model_name,
-    status: r.card_status, expireTime: formatDateTime(r.expire_time), boundTime: formatDateTime(r.bound_at),
-  }));
+  const cards = rows
+    .filter((r): r is MemberRow & CardColumns => r.card_id !== null)
+    .map((r) => ({
+      cardId: r.card_id,
+      cardNumber: r.card_number,
+      cardModelId: r.card_model_id,
+      cardModelName: r.card_model_name,
+      status: r.card_status,
+      expireTime: formatDateTime(r.expire_time),
+      boundTime: formatDateTime(r.bound_at),
+    }));
   return Object.assign(toPageRow(rows[0]), { cards });
 }

@@ -22,17 +22,24 @@ export function createMemberAdminService(deps: { db: Db; tokens: TokenService })
       const scope = scopeOf(ctx.account);
       const member = await repo.findMemberWithCards(db, id, scope);
       if (!member) throw notFound('member');
-      if (scope.kind !== 'platform' && member.cards.length === 0) throw forbidden('the member holds no card your merchant or shop sold');
+      if (scope.kind !== 'platform' && member.cards.length === 0)
+        throw forbidden('the member holds no card your merchant or shop sold');
       return member;
     },
 
     async setStatus(ctx: AuthedContext, input: MemberStatusChange): Promise<void> {
-      if (scopeOf(ctx.account).kind !== 'platform') throw forbidden('only platform users may enable or disable a member');
-      await loggedTransaction(db, ctx, async (trx) => {
-        const status = await lockMemberStatus(trx, input.id);
-        if (status === null) throw notFound('member');
-        if (status !== input.status) await setMemberStatus(trx, input.id, input.status, ctx.account.id);
-      }, () => input.id);
+      if (scopeOf(ctx.account).kind !== 'platform')
+        throw forbidden('only platform users may enable or disable a member');
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const status = await lockMemberStatus(trx, input.id);
+          if (status === null) throw notFound('member');
+          if (status !== input.status) await setMemberStatus(trx, input.id, input.status, ctx.account.id);
+        },
+        () => input.id,
+      );
       if (input.status === 0) await tokens.revokeAccount('member', input.id);
     },
   };

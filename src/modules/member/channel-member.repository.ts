@@ -8,7 +8,11 @@ import type { Trx } from '../../platform/db/transaction.js';
  * The member with this mobile (the newest living one), created when there is none. The caller holds
  * a lock on the mobile, so two channels activating one phone at once create one member.
  */
-export async function findOrCreateMemberByMobile(trx: Trx, p: { phone: string; name: string }, channelType: number): Promise<number> {
+export async function findOrCreateMemberByMobile(
+  trx: Trx,
+  p: { phone: string; name: string },
+  channelType: number,
+): Promise<number> {
   const found = await trx
     .selectFrom('member')
     .select('id')

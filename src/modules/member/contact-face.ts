@@ -31,7 +31,10 @@ const PERSON_ID = /^[A-Za-z0-9\-%@#&_]{1,64}$/;
  * identityNo when the face service cannot hold it (officer certificates may contain Chinese).
  */
 export function facePersonId(identityNo: string): string {
-  if (!PERSON_ID.test(identityNo)) throw badRequest('identityNo is invalid: a contact with a face photo needs an identity number of letters and digits only');
+  if (!PERSON_ID.test(identityNo))
+    throw badRequest(
+      'identityNo is invalid: a contact with a face photo needs an identity number of letters and digits only',
+    );
   return identityNo;
 }
 
@@ -54,13 +57,20 @@ const lockKey = (personId: string) => `face:enrol:${personId}`;
  * delete, the face staff enrolled meanwhile), and face calls stay out of transactions, so an advisory
  * lock cannot span it: the store is shared by every instance (Redis), like the SMS code locks.
  */
-export async function withFaceLocks<T>(store: Store, personIds: string[], work: () => Promise<T>, wait?: LockWait): Promise<T> {
+export async function withFaceLocks<T>(
+  store: Store,
+  personIds: string[],
+  work: () => Promise<T>,
+  wait?: LockWait,
+): Promise<T> {
   const releases: ReleaseLock[] = [];
   try {
     // Sorted: two requests over the same ids take them in one order, so they cannot each hold one the
     // other needs next and both be refused (again and again, were they retried together).
     for (const id of [...new Set(personIds)].sort()) {
-      const release = wait ? await waitForLock(store, lockKey(id), ENROL_LOCK_TTL_S, wait) : await takeLock(store, lockKey(id), ENROL_LOCK_TTL_S);
+      const release = wait
+        ? await waitForLock(store, lockKey(id), ENROL_LOCK_TTL_S, wait)
+        : await takeLock(store, lockKey(id), ENROL_LOCK_TTL_S);
       if (!release) throw faceEnrolmentBusy();
       releases.push(release);
     }
@@ -96,8 +106,12 @@ export async function withContactFaceLocks<T>(
  */
 function afterUndo(original: unknown, undoFailures: unknown[]): never {
   if (undoFailures.length === 0) throw original;
-  const cause = new AggregateError([original, ...undoFailures], 'contact face enrolment failed and could not be rolled back');
-  if (original instanceof AppError && original.errcode >= 500) throw new AppError(original.errcode, original.message, original.httpStatus, { cause });
+  const cause = new AggregateError(
+    [original, ...undoFailures],
+    'contact face enrolment failed and could not be rolled back',
+  );
+  if (original instanceof AppError && original.errcode >= 500)
+    throw new AppError(original.errcode, original.message, original.httpStatus, { cause });
   throw faceUnavailable(cause);
 }
 
@@ -179,9 +193,14 @@ export async function enrolHolderFace(
   staffId: number,
   wait: LockWait = HOLDER_LOCK_WAIT,
 ): Promise<void> {
-  await withFaceLocks(deps.store, [person.personId], async () => {
-    await retireFacesOf(deps.db, deps.face.provider, person.personId, staffId);
-    await deps.face.deletePerson(person.personId);
-    await deps.face.createPerson(person);
-  }, wait);
+  await withFaceLocks(
+    deps.store,
+    [person.personId],
+    async () => {
+      await retireFacesOf(deps.db, deps.face.provider, person.personId, staffId);
+      await deps.face.deletePerson(person.personId);
+      await deps.face.createPerson(person);
+    },
+    wait,
+  );
 }

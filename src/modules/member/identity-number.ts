@@ -55,13 +55,25 @@ const shaped = (pattern: RegExp, form: string) => (id: string) => (pattern.test(
 const RULES: Record<number, Rule> = {
   [IdType.ID_CARD]: { label: 'resident ID card', problem: citizenNumberProblem },
   [IdType.PASSPORT]: { label: 'passport', problem: shaped(/^[A-Z0-9]{5,17}$/, '5-17 letters and digits') },
-  [IdType.HK_MACAO_PERMIT]: { label: 'Hong Kong/Macao travel permit', problem: shaped(/^[HM]\d{8}(\d{2})?$/, 'H or M followed by 8 or 10 digits') },
-  [IdType.TAIWAN_PERMIT]: { label: 'Taiwan compatriot permit', problem: shaped(/^(\d{8}|\d{10}|[A-Z]\d{9})$/, '8 or 10 digits, or a letter and 9 digits') },
-  [IdType.DRIVING_LICENCE]: { label: 'driving licence', problem: shaped(/^[A-Z0-9]{8,18}$/, '8-18 letters and digits') },
+  [IdType.HK_MACAO_PERMIT]: {
+    label: 'Hong Kong/Macao travel permit',
+    problem: shaped(/^[HM]\d{8}(\d{2})?$/, 'H or M followed by 8 or 10 digits'),
+  },
+  [IdType.TAIWAN_PERMIT]: {
+    label: 'Taiwan compatriot permit',
+    problem: shaped(/^(\d{8}|\d{10}|[A-Z]\d{9})$/, '8 or 10 digits, or a letter and 9 digits'),
+  },
+  [IdType.DRIVING_LICENCE]: {
+    label: 'driving licence',
+    problem: shaped(/^[A-Z0-9]{8,18}$/, '8-18 letters and digits'),
+  },
   // Residence permits of Hong Kong, Macao and Taiwan residents and the foreigners' permanent
   // residence card carry 18-character numbers under the same check-digit standard.
   [IdType.RESIDENCE_PERMIT]: { label: 'residence permit', problem: citizenNumberProblem },
-  [IdType.OFFICER_CERTIFICATE]: { label: 'military officer certificate', problem: shaped(/^[\p{Script=Han}A-Z0-9-]{4,20}$/u, '4-20 Chinese characters, letters, digits or -') },
+  [IdType.OFFICER_CERTIFICATE]: {
+    label: 'military officer certificate',
+    problem: shaped(/^[\p{Script=Han}A-Z0-9-]{4,20}$/u, '4-20 Chinese characters, letters, digits or -'),
+  },
   [IdType.STUDENT_CARD]: { label: 'student card', problem: shaped(/^[A-Z0-9-]{4,32}$/, '4-32 letters, digits or -') },
   [IdType.BIRTH_CERTIFICATE]: { label: 'birth certificate', problem: shaped(/^[A-Z]\d{9}$/, 'a letter and 9 digits') },
 };

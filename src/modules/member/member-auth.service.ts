@@ -20,7 +20,13 @@ export const RegisterTerminal = { APP: 1, MINI_PROGRAM: 2 } as const;
 /** Member tokens serve the mini-program channel only, whichever prefix the login came through. */
 const MEMBER_CHANNEL = 'mp' as const;
 
-export function createMemberAuthService(deps: { db: Db; store: Store; tokens: TokenService; miniProgram: MiniProgramLogin; loginRatePerMin: number }) {
+export function createMemberAuthService(deps: {
+  db: Db;
+  store: Store;
+  tokens: TokenService;
+  miniProgram: MiniProgramLogin;
+  loginRatePerMin: number;
+}) {
   const { db, tokens, miniProgram } = deps;
 
   async function exchange(code: string): Promise<MiniProgramIdentity> {
@@ -31,7 +37,12 @@ export function createMemberAuthService(deps: { db: Db; store: Store; tokens: To
         throw new AppError(MemberError.MP_LOGIN_FAILED, `mini-program login failed: ${err.message.slice(0, 200)}`);
       }
       // The cause reaches the log (errcode 503 is logged with its error), never the client: it may name hosts.
-      throw new AppError(ErrorCode.UNAVAILABLE, 'the WeChat login service is unavailable, please try again later', 200, { cause: err });
+      throw new AppError(
+        ErrorCode.UNAVAILABLE,
+        'the WeChat login service is unavailable, please try again later',
+        200,
+        { cause: err },
+      );
     }
   }
 
@@ -51,23 +62,45 @@ export function createMemberAuthService(deps: { db: Db; store: Store; tokens: To
           avatar: input.avatar?.trim() || null,
           at: new Date(),
         });
-        if (!member) return { ok: false as const, refusedId: await memberRepo.findMemberIdByOpenId(trx, identity.openId) };
+        if (!member)
+          return { ok: false as const, refusedId: await memberRepo.findMemberIdByOpenId(trx, identity.openId) };
         const account = memberRepo.memberAccount(member);
         const issued = await tokens.issue(trx, account, MEMBER_CHANNEL, ctx.ip);
-        await recordLogin(trx, ctx, { accountKind: 'member', accountId: member.id, username: member.openId, success: true, errcode: 0, message: null });
+        await recordLogin(trx, ctx, {
+          accountKind: 'member',
+          accountId: member.id,
+          username: member.openId,
+          success: true,
+          errcode: 0,
+          message: null,
+        });
         await recordOperation(trx, ctx, member.id, { success: true, errcode: 0, account });
         return { ok: true as const, member, account, issued };
       });
       if (!outcome.ok) {
         const error = accountDisabled();
-        await recordLogin(db, ctx, { accountKind: 'member', accountId: outcome.refusedId, username: identity.openId, success: false, errcode: error.errcode, message: error.message });
+        await recordLogin(db, ctx, {
+          accountKind: 'member',
+          accountId: outcome.refusedId,
+          username: identity.openId,
+          success: false,
+          errcode: error.errcode,
+          message: error.message,
+        });
         throw error;
       }
       const { member, account, issued } = outcome;
       // A disable that committed after this login's transaction has deleted its token row: refused.
       const lost = await rememberLogin(tokens, issued, account, MEMBER_CHANNEL);
       if (lost) {
-        await recordLogin(db, ctx, { accountKind: 'member', accountId: member.id, username: identity.openId, success: false, errcode: lost.errcode, message: lost.message });
+        await recordLogin(db, ctx, {
+          accountKind: 'member',
+          accountId: member.id,
+          username: identity.openId,
+          success: false,
+          errcode: lost.errcode,
+          message: lost.message,
+        });
         throw lost;
       }
       return loginResponse(member, issued);

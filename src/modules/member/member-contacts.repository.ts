@@ -39,26 +39,56 @@ function toWire(r: Row): MemberContacts {
   };
 }
 
-const columns = (v: ContactValues) => ({ name: v.name, id_type: v.idType, identity_no: v.identityNo, phone: v.phone, face_photo: v.facePhoto });
+const columns = (v: ContactValues) => ({
+  name: v.name,
+  id_type: v.idType,
+  identity_no: v.identityNo,
+  phone: v.phone,
+  face_photo: v.facePhoto,
+});
 
 /** Only the member's own living contacts are ever found: another member's id reads as absent. */
 function own(db: Executor, memberId: number) {
-  return db.selectFrom('member_contacts').selectAll().where('member_id', '=', memberId).where(sql<boolean>`not is_deleted`);
+  return db
+    .selectFrom('member_contacts')
+    .selectAll()
+    .where('member_id', '=', memberId)
+    .where(sql<boolean>`not is_deleted`);
 }
 
-export async function findContact(db: Executor, memberId: number, id: number): Promise<{ wire: MemberContacts; stored: StoredContact } | null> {
+export async function findContact(
+  db: Executor,
+  memberId: number,
+  id: number,
+): Promise<{ wire: MemberContacts; stored: StoredContact } | null> {
   const r = await own(db, memberId).where('id', '=', id).executeTakeFirst();
   if (!r) return null;
   return {
     wire: toWire(r),
-    stored: { id: r.id, memberId: r.member_id, name: r.name, idType: r.id_type ?? 1, identityNo: r.identity_no, phone: r.phone, facePhoto: r.face_photo },
+    stored: {
+      id: r.id,
+      memberId: r.member_id,
+      name: r.name,
+      idType: r.id_type ?? 1,
+      identityNo: r.identity_no,
+      phone: r.phone,
+      facePhoto: r.face_photo,
+    },
   };
 }
 
 /** The member's contacts, newest first, filtered by keywords over name, phone and identity number. */
-export async function listContacts(db: Executor, memberId: number, keywords: string | null | undefined): Promise<MemberContacts[]> {
+export async function listContacts(
+  db: Executor,
+  memberId: number,
+  keywords: string | null | undefined,
+): Promise<MemberContacts[]> {
   let q = own(db, memberId);
-  const kw = keywordsCondition(keywords, ['member_contacts.name', 'member_contacts.phone', 'member_contacts.identity_no']);
+  const kw = keywordsCondition(keywords, [
+    'member_contacts.name',
+    'member_contacts.phone',
+    'member_contacts.identity_no',
+  ]);
   if (kw) q = q.where(kw);
   const rows = await q.orderBy('id', 'desc').limit(LIST_MAX_ROWS).execute();
   return rows.map(toWire);
@@ -75,10 +105,20 @@ export async function countContacts(db: Executor, memberId: number): Promise<num
 }
 
 /** Whether another living contact of the member has this identity number. */
-export async function identityTaken(db: Executor, memberId: number, identityNo: string, exceptId: number | null): Promise<boolean> {
+export async function identityTaken(
+  db: Executor,
+  memberId: number,
+  identityNo: string,
+  exceptId: number | null,
+): Promise<boolean> {
   let q = own(db, memberId).where('identity_no', '=', identityNo);
   if (exceptId !== null) q = q.where('id', '<>', exceptId);
-  return (await q.select(sql`1`.as('one')).limit(1).executeTakeFirst()) !== undefined;
+  return (
+    (await q
+      .select(sql`1`.as('one'))
+      .limit(1)
+      .executeTakeFirst()) !== undefined
+  );
 }
 
 export async function insertContact(db: Executor, memberId: number, v: ContactValues): Promise<number> {
@@ -114,7 +154,11 @@ export async function softDeleteContact(db: Executor, memberId: number, id: numb
 }
 
 /** The enrolments recorded (living member_face rows) for a contact or under any of the person ids. */
-export async function recordedFaces(db: Executor, provider: string, q: { contactId?: number; personIds: string[] }): Promise<StoredFace[]> {
+export async function recordedFaces(
+  db: Executor,
+  provider: string,
+  q: { contactId?: number; personIds: string[] },
+): Promise<StoredFace[]> {
   const rows = await db
     .selectFrom('member_face')
     .innerJoin('member_contacts', 'member_contacts.id', 'member_face.contact_id')
@@ -128,7 +172,12 @@ export async function recordedFaces(db: Executor, provider: string, q: { contact
       return any.length > 0 ? eb.or(any) : eb.val(false);
     })
     .execute();
-  return rows.map((r) => ({ memberId: Number(r.member_id), personId: r.person_id, name: r.name, photoUrl: r.photo_url }));
+  return rows.map((r) => ({
+    memberId: Number(r.member_id),
+    personId: r.person_id,
+    name: r.name,
+    photoUrl: r.photo_url,
+  }));
 }
 
 /**
@@ -156,13 +205,23 @@ export async function recordFace(
     .set({ is_deleted: true, updated_by: f.memberId, updated_at: new Date() })
     .where('provider', '=', f.provider)
     .where(sql<boolean>`not is_deleted`)
-    .where((eb) => eb.or([eb.and([eb('person_id', '=', f.personId), eb('member_id', '=', f.memberId)]), eb('contact_id', '=', f.contactId)]))
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('person_id', '=', f.personId), eb('member_id', '=', f.memberId)]),
+        eb('contact_id', '=', f.contactId),
+      ]),
+    )
     .execute();
   await db
     .insertInto('member_face')
     .values({
-      member_id: f.memberId, contact_id: f.contactId, person_id: f.personId, provider: f.provider, photo_url: f.photoUrl,
-      created_by: f.memberId, updated_by: f.memberId,
+      member_id: f.memberId,
+      contact_id: f.contactId,
+      person_id: f.personId,
+      provider: f.provider,
+      photo_url: f.photoUrl,
+      created_by: f.memberId,
+      updated_by: f.memberId,
     })
     .execute();
   return true;

@@ -7,7 +7,12 @@ import { enrolContactFace, facePersonId, withContactFaceLocks, type FaceEnrolmen
 import { DEFAULT_ID_TYPE, normaliseIdentityNo } from './identity-number.js';
 import { contactExists, contactNotFound, faceEnrolledElsewhere, tooManyContacts } from './member.errors.js';
 import * as repo from './member-contacts.repository.js';
-import type { MemberContacts, MemberContactsAdd, MemberContactsListRequest, MemberContactsUpdate } from './member-contacts.schemas.js';
+import type {
+  MemberContacts,
+  MemberContactsAdd,
+  MemberContactsListRequest,
+  MemberContactsUpdate,
+} from './member-contacts.schemas.js';
 import { nonBlank as requiredText } from '../../platform/text-input.js';
 
 /** Enough for a family and its travel companions; bounds the faces one account can enrol. */
@@ -23,25 +28,47 @@ export function createMemberContactsService(deps: { db: Db; face: FaceService; s
   const { db, face, store } = deps;
 
   /** The checks that must hold at commit: repeated under the member's lock inside the transaction. */
-  async function checkRoom(trx: Db | Trx, memberId: number, identityNo: string, exceptId: number | null): Promise<void> {
+  async function checkRoom(
+    trx: Db | Trx,
+    memberId: number,
+    identityNo: string,
+    exceptId: number | null,
+  ): Promise<void> {
     if (await repo.identityTaken(trx, memberId, identityNo, exceptId)) throw contactExists();
-    if (exceptId === null && (await repo.countContacts(trx, memberId)) >= MAX_CONTACTS) throw tooManyContacts(MAX_CONTACTS);
+    if (exceptId === null && (await repo.countContacts(trx, memberId)) >= MAX_CONTACTS)
+      throw tooManyContacts(MAX_CONTACTS);
   }
 
   /** Writes the contact (and the face record) in one logged transaction; undoes the enrolment if it fails. */
-  async function write(ctx: AuthedContext, enrolment: FaceEnrolment | null, photo: string | null, work: (trx: Trx) => Promise<number>): Promise<number> {
+  async function write(
+    ctx: AuthedContext,
+    enrolment: FaceEnrolment | null,
+    photo: string | null,
+    work: (trx: Trx) => Promise<number>,
+  ): Promise<number> {
     const memberId = ctx.account.id;
     try {
-      return await loggedTransaction(db, ctx, async (trx) => {
-        await advisoryLock(trx, 'member-contacts', memberId);
-        const contactId = await work(trx);
-        if (enrolment && photo) {
-          await advisoryLock(trx, 'member-face', enrolment.personId);
-          const recorded = await repo.recordFace(trx, { memberId, contactId, personId: enrolment.personId, provider: enrolment.provider, photoUrl: photo });
-          if (!recorded) throw faceEnrolledElsewhere();
-        }
-        return contactId;
-      }, (id) => id);
+      return await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          await advisoryLock(trx, 'member-contacts', memberId);
+          const contactId = await work(trx);
+          if (enrolment && photo) {
+            await advisoryLock(trx, 'member-face', enrolment.personId);
+            const recorded = await repo.recordFace(trx, {
+              memberId,
+              contactId,
+              personId: enrolment.personId,
+              provider: enrolment.provider,
+              photoUrl: photo,
+            });
+            if (!recorded) throw faceEnrolledElsewhere();
+          }
+          return contactId;
+        },
+        (id) => id,
+      );
     } catch (err) {
       if (enrolment) await enrolment.undo(err);
       throw err;
@@ -50,12 +77,25 @@ export function createMemberContactsService(deps: { db: Db; face: FaceService; s
 
   /** Enrols the photo (spec A 4.2 rule 1), then writes, all under the locks of the person ids it touches. */
   async function enrolAndWrite(
-    ctx: AuthedContext, contactId: number | null, person: { identityNo: string; name: string; photo: string }, work: (trx: Trx) => Promise<number>,
+    ctx: AuthedContext,
+    contactId: number | null,
+    person: { identityNo: string; name: string; photo: string },
+    work: (trx: Trx) => Promise<number>,
   ): Promise<void> {
     const personId = facePersonId(person.identityNo);
-    const read = () => repo.recordedFaces(db, face.provider, contactId === null ? { personIds: [personId] } : { contactId, personIds: [personId] });
+    const read = () =>
+      repo.recordedFaces(
+        db,
+        face.provider,
+        contactId === null ? { personIds: [personId] } : { contactId, personIds: [personId] },
+      );
     await withContactFaceLocks(store, personId, read, async (replaces) => {
-      const enrolment = await enrolContactFace(face, ctx.account.id, { personId, name: person.name, photo: person.photo }, replaces);
+      const enrolment = await enrolContactFace(
+        face,
+        ctx.account.id,
+        { personId, name: person.name, photo: person.photo },
+        replaces,
+      );
       await write(ctx, enrolment, person.photo, work);
     });
   }
@@ -100,7 +140,8 @@ export function createMemberContactsService(deps: { db: Db; face: FaceService; s
         facePhoto: given === null ? current.facePhoto : given || null,
       };
       await checkRoom(db, memberId, v.identityNo, current.id);
-      const reenrol = v.facePhoto !== null && (!!given || v.identityNo !== current.identityNo || v.name !== current.name);
+      const reenrol =
+        v.facePhoto !== null && (!!given || v.identityNo !== current.identityNo || v.name !== current.name);
       const change = async (trx: Trx) => {
         await checkRoom(trx, memberId, v.identityNo, current.id);
         if (!(await repo.updateContact(trx, memberId, current.id, v))) throw contactNotFound();
@@ -112,9 +153,14 @@ export function createMemberContactsService(deps: { db: Db; face: FaceService; s
 
     /** Logical delete. The enrolled face stays: face check-in of the person's cards finds it by identity number. */
     async remove(ctx: AuthedContext, id: number): Promise<void> {
-      await loggedTransaction(db, ctx, async (trx) => {
-        if (!(await repo.softDeleteContact(trx, ctx.account.id, id))) throw contactNotFound();
-      }, () => id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          if (!(await repo.softDeleteContact(trx, ctx.account.id, id))) throw contactNotFound();
+        },
+        () => id,
+      );
     },
 
     async get(ctx: AuthedContext, id: number): Promise<MemberContacts> {

@@ -14,9 +14,30 @@ import type { MemberPageResponse, MemberResponse } from './member.schemas.js';
 
 // Every column but password_hash: a hash is never read for an answer, so it cannot leak into one.
 export const MEMBER_COLUMNS = [
-  'id', 'open_id', 'mobile', 'status', 'register_ip', 'register_terminal', 'login_ip', 'login_date', 'nickname', 'avatar',
-  'name', 'sex', 'area_id', 'birthday', 'mark', 'point', 'tag_ids', 'level_id', 'experience', 'group_id', 'channel',
-  'third_id', 'is_deleted', 'created_at',
+  'id',
+  'open_id',
+  'mobile',
+  'status',
+  'register_ip',
+  'register_terminal',
+  'login_ip',
+  'login_date',
+  'nickname',
+  'avatar',
+  'name',
+  'sex',
+  'area_id',
+  'birthday',
+  'mark',
+  'point',
+  'tag_ids',
+  'level_id',
+  'experience',
+  'group_id',
+  'channel',
+  'third_id',
+  'is_deleted',
+  'created_at',
 ] as const;
 export type MemberRow = Pick<Selectable<MemberTable>, (typeof MEMBER_COLUMNS)[number]>;
 
@@ -63,7 +84,12 @@ export function toPageRow(r: MemberRow): MemberPageResponse {
 
 /** The member, when it exists and is not deleted. */
 export async function findMember(db: Executor, id: number): Promise<MemberResponse | null> {
-  const r = await db.selectFrom('member').select(MEMBER_COLUMNS).where('id', '=', id).where(sql<boolean>`not is_deleted`).executeTakeFirst();
+  const r = await db
+    .selectFrom('member')
+    .select(MEMBER_COLUMNS)
+    .where('id', '=', id)
+    .where(sql<boolean>`not is_deleted`)
+    .executeTakeFirst();
   return r ? toMember(r) : null;
 }
 
@@ -84,15 +110,26 @@ const prefixPattern = (digits: string) => `${digits}%`;
  * the total counts only the filtered set (paginate); the platform's total by status and channel alone
  * is the tally's (migration 0029), not a count of every member.
  */
-export function pageMembers(db: Executor, f: MemberPageFilter, scope: Scope, page: PageRequest): Promise<Page<MemberPageResponse>> {
+export function pageMembers(
+  db: Executor,
+  f: MemberPageFilter,
+  scope: Scope,
+  page: PageRequest,
+): Promise<Page<MemberPageResponse>> {
   // The tally's pages (the platform's, by status and channel at most) are the busy ones, and their
   // plans are the same whatever the values (an index of each equality, in id order): prepared.
-  return paginate(db, pageTemplate(shapeOf(f, scope))(db, pageValues(f, scope)), page, toPageRow,
-    totalFromTally(f, scope) ? { count: () => countLivingMembers(db, f), prepared: 'member-page' } : {});
+  return paginate(
+    db,
+    pageTemplate(shapeOf(f, scope))(db, pageValues(f, scope)),
+    page,
+    toPageRow,
+    totalFromTally(f, scope) ? { count: () => countLivingMembers(db, f), prepared: 'member-page' } : {},
+  );
 }
 
 /** Whether the page's total is the member tally's: the platform's, filtered by status and channel at most. */
-export const totalFromTally = (f: MemberPageFilter, scope: Scope) => scope.kind === 'platform' && !f.mobile && !f.created;
+export const totalFromTally = (f: MemberPageFilter, scope: Scope) =>
+  scope.kind === 'platform' && !f.mobile && !f.created;
 
 /** The ordered query behind the page (the benchmark EXPLAINs it). */
 export function memberPageQuery(db: Executor, f: MemberPageFilter, scope: Scope) {
@@ -100,13 +137,24 @@ export function memberPageQuery(db: Executor, f: MemberPageFilter, scope: Scope)
 }
 
 /** Which scope and filters a page has: its statement's text depends on them, not on their values. */
-interface PageShape { scope: Scope['kind']; mobile: boolean; created: boolean; status: boolean; channel: boolean }
+interface PageShape {
+  scope: Scope['kind'];
+  mobile: boolean;
+  created: boolean;
+  status: boolean;
+  channel: boolean;
+}
 
 const PAGE_KEYS = ['merchantId', 'shopId', 'mobilePattern', 'createdStart', 'createdEnd', 'status', 'channel'] as const;
 type PageValues = Record<(typeof PAGE_KEYS)[number], unknown>;
 
-const shapeOf = (f: MemberPageFilter, scope: Scope): PageShape =>
-  ({ scope: scope.kind, mobile: !!f.mobile, created: !!f.created, status: f.status != null, channel: f.channel != null });
+const shapeOf = (f: MemberPageFilter, scope: Scope): PageShape => ({
+  scope: scope.kind,
+  mobile: !!f.mobile,
+  created: !!f.created,
+  status: f.status != null,
+  channel: f.channel != null,
+});
 
 const pageValues = (f: MemberPageFilter, scope: Scope): PageValues => ({
   merchantId: scope.kind === 'platform' ? null : scope.merchantId,
@@ -131,7 +179,10 @@ function pageTemplate(shape: PageShape) {
 
 /** `p` holds the values, or the stand-ins of a template: they are only placed, never read. */
 function buildMemberPage(db: Executor, shape: PageShape, p: PageValues) {
-  let q = db.selectFrom('member').select(MEMBER_COLUMNS).where(sql<boolean>`not member.is_deleted`);
+  let q = db
+    .selectFrom('member')
+    .select(MEMBER_COLUMNS)
+    .where(sql<boolean>`not member.is_deleted`);
   if (shape.scope !== 'platform') {
     let holders = db
       .selectFrom('card_binding')
@@ -144,7 +195,10 @@ function buildMemberPage(db: Executor, shape: PageShape, p: PageValues) {
     q = q.where('member.id', 'in', holders);
   }
   if (shape.mobile) q = q.where(sql<boolean>`member.mobile like ${p.mobilePattern}`);
-  if (shape.created) q = q.where('member.created_at', '>=', p.createdStart as Date).where('member.created_at', '<=', p.createdEnd as Date);
+  if (shape.created)
+    q = q
+      .where('member.created_at', '>=', p.createdStart as Date)
+      .where('member.created_at', '<=', p.createdEnd as Date);
   if (shape.status) q = q.where('member.status', '=', p.status as number);
   if (shape.channel) q = q.where('member.channel', '=', p.channel as number);
   return q.orderBy('member.id', 'desc');
@@ -173,4 +227,3 @@ export async function setMobile(db: Executor, memberId: number, mobile: string):
     .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }
-

@@ -8,7 +8,13 @@ import type { Page } from '../../platform/http/paging.js';
 import type { SmsCodes, SmsCodeTarget } from '../../platform/sms/index.js';
 import { memberNotFound, phoneTaken } from './member.errors.js';
 import * as repo from './member-profile.repository.js';
-import type { MemberBindPhoneRequest, MemberPageRequest, MemberPageResponse, MemberResponse, MemberSendSmsCodeRequest } from './member.schemas.js';
+import type {
+  MemberBindPhoneRequest,
+  MemberPageRequest,
+  MemberPageResponse,
+  MemberResponse,
+  MemberSendSmsCodeRequest,
+} from './member.schemas.js';
 
 /** The lock that serialises every change of who holds a mobile (no unique index can: see the migration). */
 export const MOBILE_LOCK = 'member-mobile';
@@ -18,7 +24,11 @@ export function createMemberProfileService(deps: { db: Db; codes: SmsCodes }) {
   const { db, codes } = deps;
 
   /** A bindPhone code belongs to the session that asked for it (stable across token refreshes) and the phone. */
-  const codeTarget = (ctx: AuthedContext, phone: string): SmsCodeTarget => ({ purpose: 'member-bind-phone', phone, sessionKey: ctx.sessionId });
+  const codeTarget = (ctx: AuthedContext, phone: string): SmsCodeTarget => ({
+    purpose: 'member-bind-phone',
+    phone,
+    sessionKey: ctx.sessionId,
+  });
 
   return {
     async get(ctx: AuthedContext): Promise<MemberResponse> {
@@ -40,13 +50,18 @@ export function createMemberProfileService(deps: { db: Db; codes: SmsCodes }) {
       const target = codeTarget(ctx, input.phone);
       await codes.verify({ ...target, code: input.smsCode });
       const memberId = ctx.account.id;
-      await loggedTransaction(db, ctx, async (trx) => {
-        await advisoryLock(trx, MOBILE_LOCK, input.phone);
-        if ((await repo.findMobileHolder(trx, input.phone, memberId)) !== null) throw phoneTaken();
-        if (!(await repo.setMobile(trx, memberId, input.phone))) throw memberNotFound();
-        const cardIds = await claimBindingsByPhone(trx, input.phone, memberId);
-        await markCardsBound(trx, cardIds, memberId);
-      }, () => memberId);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          await advisoryLock(trx, MOBILE_LOCK, input.phone);
+          if ((await repo.findMobileHolder(trx, input.phone, memberId)) !== null) throw phoneTaken();
+          if (!(await repo.setMobile(trx, memberId, input.phone))) throw memberNotFound();
+          const cardIds = await claimBindingsByPhone(trx, input.phone, memberId);
+          await markCardsBound(trx, cardIds, memberId);
+        },
+        () => memberId,
+      );
       await codes.consume(target);
     },
 

@@ -5,7 +5,13 @@ import type { Executor } from '../../platform/db/executor.js';
 
 /** The member's status, locking its row for the rest of the transaction; null when there is no living member. */
 export async function lockMemberStatus(db: Executor, id: number): Promise<number | null> {
-  const r = await db.selectFrom('member').select('status').where('id', '=', id).where('is_deleted', '=', false).forUpdate().executeTakeFirst();
+  const r = await db
+    .selectFrom('member')
+    .select('status')
+    .where('id', '=', id)
+    .where('is_deleted', '=', false)
+    .forUpdate()
+    .executeTakeFirst();
   return r?.status ?? null;
 }
 

@@ -7,8 +7,14 @@ import { AppError, conflict, errcodes, notFound } from '../../platform/errors.js
  */
 export const MemberError = errcodes({
   MP_LOGIN_FAILED: [1_003_000_001, 'mini-program login failed: WeChat refused the code (errmsg carries its message)'],
-  FACE_ENROLLED_ELSEWHERE: [1_003_000_002, 'a face for this identity number was enrolled by someone else: nothing was changed'],
-  FACE_ENROLMENT_BUSY: [1_003_000_003, 'a face for this identity number is being enrolled by another request: try again in a moment'],
+  FACE_ENROLLED_ELSEWHERE: [
+    1_003_000_002,
+    'a face for this identity number was enrolled by someone else: nothing was changed',
+  ],
+  FACE_ENROLMENT_BUSY: [
+    1_003_000_003,
+    'a face for this identity number is being enrolled by another request: try again in a moment',
+  ],
 });
 
 /**
@@ -16,7 +22,10 @@ export const MemberError = errcodes({
  * or staff binding a card): a member cannot prove it is that person, so it must not replace that face.
  */
 export const faceEnrolledElsewhere = () =>
-  new AppError(MemberError.FACE_ENROLLED_ELSEWHERE, 'a face is already enrolled for this identity number by someone else: the holder can change it at a service desk');
+  new AppError(
+    MemberError.FACE_ENROLLED_ELSEWHERE,
+    'a face is already enrolled for this identity number by someone else: the holder can change it at a service desk',
+  );
 
 /**
  * Another request (a member's contact, or staff at bindCard) is enrolling a face under the identity
@@ -24,7 +33,10 @@ export const faceEnrolledElsewhere = () =>
  * 409 already means "contact already exists" on the same routes.
  */
 export const faceEnrolmentBusy = () =>
-  new AppError(MemberError.FACE_ENROLMENT_BUSY, 'a face for this identity number is being enrolled right now, please try again in a moment');
+  new AppError(
+    MemberError.FACE_ENROLMENT_BUSY,
+    'a face for this identity number is being enrolled right now, please try again in a moment',
+  );
 
 /** Another member's contact answers the same as a missing one: its existence is not revealed. */
 export const contactNotFound = () => notFound('contact');

@@ -13,7 +13,13 @@ export const memberModule = defineModule({
   accountLoaders: { member: loadMemberAccount },
   routes: ({ config, db, store, tokens, sms, face }) => [
     ...memberRoutes({
-      auth: createMemberAuthService({ db, store, tokens, miniProgram: createMiniProgramLogin(config), loginRatePerMin: config.loginRatePerMin }),
+      auth: createMemberAuthService({
+        db,
+        store,
+        tokens,
+        miniProgram: createMiniProgramLogin(config),
+        loginRatePerMin: config.loginRatePerMin,
+      }),
       profile: createMemberProfileService({ db, codes: sms.codes }),
     }),
     ...memberContactsRoutes(createMemberContactsService({ db, face, store })),

@@ -20,8 +20,13 @@ export interface MpLoginStamp {
   at: Date;
 }
 
-const displayName = (r: { nickname: string | null; name: string | null; mobile: string | null; open_id: string | null; id: number }) =>
-  r.nickname ?? r.name ?? r.mobile ?? r.open_id ?? `member ${r.id}`;
+const displayName = (r: {
+  nickname: string | null;
+  name: string | null;
+  mobile: string | null;
+  open_id: string | null;
+  id: number;
+}) => r.nickname ?? r.name ?? r.mobile ?? r.open_id ?? `member ${r.id}`;
 
 /**
  * Creates the member of an open id on its first login, or stamps the login of an active one, in one
@@ -76,7 +81,15 @@ export async function loadMemberAccount(db: Executor, id: number): Promise<Accou
     .where('is_deleted', '=', false)
     .executeTakeFirst();
   if (!r || r.status !== 1) return null;
-  return { id: r.id, kind: 'member', name: displayName(r), userType: null, merchantId: null, shopId: null, permissions: [] };
+  return {
+    id: r.id,
+    kind: 'member',
+    name: displayName(r),
+    userType: null,
+    merchantId: null,
+    shopId: null,
+    permissions: [],
+  };
 }
 
 export function memberAccount(m: MemberLogin): Account {

@@ -79,9 +79,19 @@ export async function settlementAccountOf(db: Executor, merchantId: number): Pro
   return r ? toFinance(r) : null;
 }
 
-const toColumns = (v: FinanceValues) => ({ ebank_type: v.ebankType, name: v.name, bank: v.bank, bank_account: v.bankAccount });
+const toColumns = (v: FinanceValues) => ({
+  ebank_type: v.ebankType,
+  name: v.name,
+  bank: v.bank,
+  bank_account: v.bankAccount,
+});
 
-export async function insertFinance(db: Executor, owner: { merchantId: number; shopId: number | null }, v: FinanceValues, by: number): Promise<number> {
+export async function insertFinance(
+  db: Executor,
+  owner: { merchantId: number; shopId: number | null },
+  v: FinanceValues,
+  by: number,
+): Promise<number> {
   const r = await db
     .insertInto('merchant_finance')
     .values({ merchant_id: owner.merchantId, shop_id: owner.shopId, ...toColumns(v), created_by: by, updated_by: by })
@@ -91,11 +101,19 @@ export async function insertFinance(db: Executor, owner: { merchantId: number; s
 }
 
 export async function updateFinance(db: Executor, id: number, v: FinanceValues, by: number): Promise<void> {
-  await db.updateTable('merchant_finance').set({ ...toColumns(v), updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+  await db
+    .updateTable('merchant_finance')
+    .set({ ...toColumns(v), updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function softDeleteFinance(db: Executor, id: number, by: number): Promise<void> {
-  await db.updateTable('merchant_finance').set({ is_deleted: true, updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+  await db
+    .updateTable('merchant_finance')
+    .set({ is_deleted: true, updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 function filtered(db: Executor, f: MerchantFinanceFilter, scope: Scope) {
@@ -111,11 +129,20 @@ function filtered(db: Executor, f: MerchantFinanceFilter, scope: Scope) {
   return q.orderBy('f.id', 'desc');
 }
 
-export async function listFinance(db: Executor, f: MerchantFinanceFilter, scope: Scope): Promise<MerchantFinanceView[]> {
+export async function listFinance(
+  db: Executor,
+  f: MerchantFinanceFilter,
+  scope: Scope,
+): Promise<MerchantFinanceView[]> {
   const rows = await filtered(db, f, scope).limit(LIST_MAX_ROWS).execute();
   return rows.map(toView);
 }
 
-export function pageFinance(db: Executor, f: MerchantFinanceFilter, scope: Scope, page: PageRequest): Promise<Page<MerchantFinanceView>> {
+export function pageFinance(
+  db: Executor,
+  f: MerchantFinanceFilter,
+  scope: Scope,
+  page: PageRequest,
+): Promise<Page<MerchantFinanceView>> {
   return paginate(db, filtered(db, f, scope), page, toView);
 }

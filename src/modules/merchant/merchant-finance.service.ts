@@ -9,14 +9,16 @@ import { nonBlank } from '../../platform/text-input.js';
 import * as err from './merchant-finance.errors.js';
 import * as repo from './merchant-finance.repository.js';
 import type {
-  MerchantFinanceAdd, MerchantFinanceFilter, MerchantFinancePageQuery, MerchantFinanceUpdate, MerchantFinanceView,
+  MerchantFinanceAdd,
+  MerchantFinanceFilter,
+  MerchantFinancePageQuery,
+  MerchantFinanceUpdate,
+  MerchantFinanceView,
 } from './merchant-finance.schemas.js';
 import { resolveRecordOwner } from './record-owner.js';
 
-
 /** The digits alone: spaces only group them for reading. */
 const accountDigits = (text: string) => text.replace(/ /g, '');
-
 
 /**
  * Merchant finance accounts (spec B 2.3 MerchantFinance; the operations are ours): the bank accounts
@@ -51,33 +53,52 @@ export function createMerchantFinanceService(deps: { db: Db }) {
         bank: nonBlank('bank', input.bank),
         bankAccount: accountDigits(input.bankAccount),
       };
-      return loggedTransaction(db, ctx, async (trx) => {
-        const owner = await resolveRecordOwner(trx, scopeOf(ctx.account), input, err.ownerRequired);
-        const id = await claimingOwner(values.ebankType, owner.shopId !== null, () => repo.insertFinance(trx, owner, values, ctx.account.id));
-        return (await repo.findFinance(trx, id))!;
-      }, (created) => created.id);
+      return loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const owner = await resolveRecordOwner(trx, scopeOf(ctx.account), input, err.ownerRequired);
+          const id = await claimingOwner(values.ebankType, owner.shopId !== null, () =>
+            repo.insertFinance(trx, owner, values, ctx.account.id),
+          );
+          return (await repo.findFinance(trx, id))!;
+        },
+        (created) => created.id,
+      );
     },
 
     async update(ctx: AuthedContext, input: MerchantFinanceUpdate): Promise<void> {
-      await loggedTransaction(db, ctx, async (trx) => {
-        const current = await visible(ctx, input.id, trx);
-        if (input.merchantId != null && input.merchantId !== current.merchantId) throw err.ownerFixed('merchantId');
-        if (input.shopId != null && input.shopId !== current.shopId) throw err.ownerFixed('shopId');
-        const values: repo.FinanceValues = {
-          ebankType: input.ebankType ?? current.ebankType,
-          name: input.name == null ? current.name : nonBlank('name', input.name),
-          bank: input.bank == null ? current.bank : nonBlank('bank', input.bank),
-          bankAccount: input.bankAccount == null ? current.bankAccount : accountDigits(input.bankAccount),
-        };
-        await claimingOwner(values.ebankType, current.shopId !== null, () => repo.updateFinance(trx, input.id, values, ctx.account.id));
-      }, () => input.id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const current = await visible(ctx, input.id, trx);
+          if (input.merchantId != null && input.merchantId !== current.merchantId) throw err.ownerFixed('merchantId');
+          if (input.shopId != null && input.shopId !== current.shopId) throw err.ownerFixed('shopId');
+          const values: repo.FinanceValues = {
+            ebankType: input.ebankType ?? current.ebankType,
+            name: input.name == null ? current.name : nonBlank('name', input.name),
+            bank: input.bank == null ? current.bank : nonBlank('bank', input.bank),
+            bankAccount: input.bankAccount == null ? current.bankAccount : accountDigits(input.bankAccount),
+          };
+          await claimingOwner(values.ebankType, current.shopId !== null, () =>
+            repo.updateFinance(trx, input.id, values, ctx.account.id),
+          );
+        },
+        () => input.id,
+      );
     },
 
     async remove(ctx: AuthedContext, id: number): Promise<void> {
-      await loggedTransaction(db, ctx, async (trx) => {
-        await visible(ctx, id, trx);
-        await repo.softDeleteFinance(trx, id, ctx.account.id);
-      }, () => id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          await visible(ctx, id, trx);
+          await repo.softDeleteFinance(trx, id, ctx.account.id);
+        },
+        () => id,
+      );
     },
 
     get: (ctx: AuthedContext, id: number): Promise<MerchantFinanceView> => visible(ctx, id),

@@ -11,4 +11,5 @@ export const MerchantError = errcodes({
   MERCHANT_DISABLED: [1_022_000_001, 'the merchant is disabled: nothing new is added under it'],
 });
 export const MERCHANT_DISABLED = MerchantError.MERCHANT_DISABLED;
-export const merchantDisabled = (name: string) => new AppError(MERCHANT_DISABLED, `merchant "${name}" is disabled: enable it first`);
+export const merchantDisabled = (name: string) =>
+  new AppError(MERCHANT_DISABLED, `merchant "${name}" is disabled: enable it first`);

@@ -52,7 +52,11 @@ function withShopCount(db: Executor) {
   return db
     .selectFrom('merchant')
     .selectAll('merchant')
-    .select(sql<number>`(select count(*) from shop s where s.merchant_id = merchant.id and not s.is_deleted)`.as('shop_count'))
+    .select(
+      sql<number>`(select count(*) from shop s where s.merchant_id = merchant.id and not s.is_deleted)`.as(
+        'shop_count',
+      ),
+    )
     .where('merchant.is_deleted', '=', false);
 }
 
@@ -67,19 +71,35 @@ export async function isPlatformMerchant(db: Executor, merchantId: number): Prom
 
 /** The platform's own merchant, when exactly one living merchant is of the platform's type. */
 export async function findPlatformMerchantId(db: Executor): Promise<number | null> {
-  const rows = await db.selectFrom('merchant').select('id').where('merchant_type', '=', PLATFORM_TYPE).where('is_deleted', '=', false).limit(2).execute();
+  const rows = await db
+    .selectFrom('merchant')
+    .select('id')
+    .where('merchant_type', '=', PLATFORM_TYPE)
+    .where('is_deleted', '=', false)
+    .limit(2)
+    .execute();
   return rows.length === 1 ? rows[0].id : null;
 }
 
 /** The merchant of a living shop, or null when there is no such shop. */
 export async function findShopMerchant(db: Executor, shopId: number): Promise<number | null> {
-  const r = await db.selectFrom('shop').select('merchant_id').where('id', '=', shopId).where('is_deleted', '=', false).executeTakeFirst();
+  const r = await db
+    .selectFrom('shop')
+    .select('merchant_id')
+    .where('id', '=', shopId)
+    .where('is_deleted', '=', false)
+    .executeTakeFirst();
   return r?.merchant_id ?? null;
 }
 
 /** A living merchant's name and status (MerchantState), for the modules that add records under it. */
 export async function findMerchantState(db: Executor, merchantId: number): Promise<MerchantState | null> {
-  const r = await db.selectFrom('merchant').select(['name', 'status']).where('id', '=', merchantId).where('is_deleted', '=', false).executeTakeFirst();
+  const r = await db
+    .selectFrom('merchant')
+    .select(['name', 'status'])
+    .where('id', '=', merchantId)
+    .where('is_deleted', '=', false)
+    .executeTakeFirst();
   return r ?? null;
 }
 
@@ -91,26 +111,51 @@ export async function findMerchant(db: Executor, id: number, forUpdate = false):
 }
 
 export async function insertMerchant(db: Executor, v: MerchantValues, by: number | null): Promise<number> {
-  const r = await db.insertInto('merchant').values({ ...toColumns(v), status: 1, created_by: by, updated_by: by }).returning('id').executeTakeFirstOrThrow();
+  const r = await db
+    .insertInto('merchant')
+    .values({ ...toColumns(v), status: 1, created_by: by, updated_by: by })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return r.id;
 }
 
 export async function updateMerchant(db: Executor, id: number, v: MerchantValues, by: number): Promise<void> {
-  await db.updateTable('merchant').set({ ...toColumns(v), updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+  await db
+    .updateTable('merchant')
+    .set({ ...toColumns(v), updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function setMerchantStatus(db: Executor, id: number, status: number, by: number): Promise<void> {
-  await db.updateTable('merchant').set({ status, updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+  await db
+    .updateTable('merchant')
+    .set({ status, updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 /**
  * The staff accounts, verifiers and bank-channel staff (of the banks whose merchant it is) of a
  * merchant, its shops' included: whose sessions a disable ends.
  */
-export async function accountsOfMerchant(db: Executor, merchantId: number): Promise<{ staff: number[]; checkers: number[]; bankUsers: number[] }> {
+export async function accountsOfMerchant(
+  db: Executor,
+  merchantId: number,
+): Promise<{ staff: number[]; checkers: number[]; bankUsers: number[] }> {
   const [staff, checkers, bankUsers] = await Promise.all([
-    db.selectFrom('admin_user').select('id').where('merchant_id', '=', merchantId).where('is_deleted', '=', false).execute(),
-    db.selectFrom('checker').select('id').where('merchant_id', '=', merchantId).where('is_deleted', '=', false).execute(),
+    db
+      .selectFrom('admin_user')
+      .select('id')
+      .where('merchant_id', '=', merchantId)
+      .where('is_deleted', '=', false)
+      .execute(),
+    db
+      .selectFrom('checker')
+      .select('id')
+      .where('merchant_id', '=', merchantId)
+      .where('is_deleted', '=', false)
+      .execute(),
     db
       .selectFrom('bank_user as u')
       .innerJoin('channel_business as b', 'b.id', 'u.channel_business_id')
@@ -129,7 +174,12 @@ function filtered(db: Executor, f: MerchantFilter, scope: Scope) {
   if (f.merchantType != null) q = q.where('merchant.merchant_type', '=', f.merchantType);
   if (f.status != null) q = q.where('merchant.status', '=', f.status);
   if (f.idList?.length) q = q.where('merchant.id', 'in', f.idList);
-  const kw = keywordsCondition(f.keywords, ['merchant.name', 'merchant.contact_name', 'merchant.contact_phone', 'merchant.address']);
+  const kw = keywordsCondition(f.keywords, [
+    'merchant.name',
+    'merchant.contact_name',
+    'merchant.contact_phone',
+    'merchant.address',
+  ]);
   if (kw) q = q.where(kw);
   return q.orderBy('merchant.id', 'desc');
 }
@@ -139,6 +189,11 @@ export async function listMerchants(db: Executor, f: MerchantFilter, scope: Scop
   return rows.map(toMerchant);
 }
 
-export function pageMerchants(db: Executor, f: MerchantFilter, scope: Scope, page: PageRequest): Promise<Page<Merchant>> {
+export function pageMerchants(
+  db: Executor,
+  f: MerchantFilter,
+  scope: Scope,
+  page: PageRequest,
+): Promise<Page<Merchant>> {
   return paginate(db, filtered(db, f, scope), page, toMerchant);
 }

@@ -1,22 +1,29 @@
 import { Type, type Static } from 'typebox';
 import { Id, IdList, Keywords, Nullable, Opt, orEmpty, PageFields, PhoneText } from '../../platform/http/schemas.js';
 
-const MerchantType = Type.Integer({ minimum: 1, maximum: 3, description: '1 platform, 2 scenic-spot operator, 3 sales partner' });
+const MerchantType = Type.Integer({
+  minimum: 1,
+  maximum: 3,
+  description: '1 platform, 2 scenic-spot operator, 3 sales partner',
+});
 const Status = Type.Integer({ minimum: 0, maximum: 1, description: '1 enabled, 0 disabled' });
 
-export const MerchantResponse = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  merchantType: Type.Integer({ description: '1 platform, 2 scenic-spot operator, 3 sales partner' }),
-  contactName: Nullable(Type.String()),
-  contactPhone: Nullable(Type.String()),
-  address: Nullable(Type.String()),
-  remark: Nullable(Type.String()),
-  status: Type.Integer({ description: '1 enabled, 0 disabled' }),
-  shopCount: Type.Integer({ description: 'living shops of the merchant' }),
-  createdTime: Nullable(Type.String()),
-  updatedTime: Nullable(Type.String()),
-}, { title: 'MerchantResponse' });
+export const MerchantResponse = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    merchantType: Type.Integer({ description: '1 platform, 2 scenic-spot operator, 3 sales partner' }),
+    contactName: Nullable(Type.String()),
+    contactPhone: Nullable(Type.String()),
+    address: Nullable(Type.String()),
+    remark: Nullable(Type.String()),
+    status: Type.Integer({ description: '1 enabled, 0 disabled' }),
+    shopCount: Type.Integer({ description: 'living shops of the merchant' }),
+    createdTime: Nullable(Type.String()),
+    updatedTime: Nullable(Type.String()),
+  },
+  { title: 'MerchantResponse' },
+);
 export type Merchant = Static<typeof MerchantResponse>;
 
 const writable = {
@@ -28,10 +35,16 @@ const writable = {
   remark: Opt(Type.String({ maxLength: 255 })),
 };
 
-export const MerchantAddRequest = Type.Object({ ...writable, merchantType: MerchantType }, { title: 'MerchantAddRequest' });
+export const MerchantAddRequest = Type.Object(
+  { ...writable, merchantType: MerchantType },
+  { title: 'MerchantAddRequest' },
+);
 export type MerchantAdd = Static<typeof MerchantAddRequest>;
 
-export const MerchantUpdateRequest = Type.Object({ id: Id, ...writable, merchantType: Opt(MerchantType) }, { title: 'MerchantUpdateRequest' });
+export const MerchantUpdateRequest = Type.Object(
+  { id: Id, ...writable, merchantType: Opt(MerchantType) },
+  { title: 'MerchantUpdateRequest' },
+);
 export type MerchantUpdate = Static<typeof MerchantUpdateRequest>;
 
 export const MerchantStatusRequest = Type.Object({ id: Id, status: Status }, { title: 'MerchantStatusRequest' });

@@ -5,9 +5,22 @@ import { isUniqueViolation } from '../../platform/db/pg-errors.js';
 import { loggedTransaction, type Trx } from '../../platform/db/transaction.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
-import { merchantNameTaken, merchantNotFound, onlyPlatformChangesStatus, onlyPlatformCreatesMerchants, onlyPlatformRenames } from './merchant.errors.js';
+import {
+  merchantNameTaken,
+  merchantNotFound,
+  onlyPlatformChangesStatus,
+  onlyPlatformCreatesMerchants,
+  onlyPlatformRenames,
+} from './merchant.errors.js';
 import * as repo from './merchant.repository.js';
-import type { Merchant, MerchantAdd, MerchantFilter, MerchantPageQuery, MerchantStatusChange, MerchantUpdate } from './merchant.schemas.js';
+import type {
+  Merchant,
+  MerchantAdd,
+  MerchantFilter,
+  MerchantPageQuery,
+  MerchantStatusChange,
+  MerchantUpdate,
+} from './merchant.schemas.js';
 import { nonBlank, optionalText as optional } from '../../platform/text-input.js';
 
 /**
@@ -39,47 +52,73 @@ export function createMerchantService(deps: { db: Db; tokens: TokenService }) {
     async add(ctx: AuthedContext, input: MerchantAdd): Promise<Merchant> {
       if (!isPlatform(ctx)) throw onlyPlatformCreatesMerchants();
       const name = nonBlank('name', input.name);
-      return loggedTransaction(db, ctx, async (trx) => {
-        const id = await claimingName(name, () =>
-          repo.insertMerchant(trx, {
-            name,
-            merchantType: input.merchantType,
-            contactName: optional(input.contactName, null),
-            contactPhone: optional(input.contactPhone, null),
-            address: optional(input.address, null),
-            remark: optional(input.remark, null),
-          }, ctx.account.id),
-        );
-        return (await repo.findMerchant(trx, id))!;
-      }, (m) => m.id);
+      return loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const id = await claimingName(name, () =>
+            repo.insertMerchant(
+              trx,
+              {
+                name,
+                merchantType: input.merchantType,
+                contactName: optional(input.contactName, null),
+                contactPhone: optional(input.contactPhone, null),
+                address: optional(input.address, null),
+                remark: optional(input.remark, null),
+              },
+              ctx.account.id,
+            ),
+          );
+          return (await repo.findMerchant(trx, id))!;
+        },
+        (m) => m.id,
+      );
     },
 
     async update(ctx: AuthedContext, input: MerchantUpdate): Promise<void> {
       const name = nonBlank('name', input.name);
-      await loggedTransaction(db, ctx, async (trx) => {
-        const current = await visible(ctx, input.id, trx);
-        const merchantType = input.merchantType ?? current.merchantType;
-        if (!isPlatform(ctx) && (name !== current.name || merchantType !== current.merchantType)) throw onlyPlatformRenames();
-        await claimingName(name, () =>
-          repo.updateMerchant(trx, input.id, {
-            name,
-            merchantType,
-            contactName: optional(input.contactName, current.contactName),
-            contactPhone: optional(input.contactPhone, current.contactPhone),
-            address: optional(input.address, current.address),
-            remark: optional(input.remark, current.remark),
-          }, ctx.account.id),
-        );
-      }, () => input.id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const current = await visible(ctx, input.id, trx);
+          const merchantType = input.merchantType ?? current.merchantType;
+          if (!isPlatform(ctx) && (name !== current.name || merchantType !== current.merchantType))
+            throw onlyPlatformRenames();
+          await claimingName(name, () =>
+            repo.updateMerchant(
+              trx,
+              input.id,
+              {
+                name,
+                merchantType,
+                contactName: optional(input.contactName, current.contactName),
+                contactPhone: optional(input.contactPhone, current.contactPhone),
+                address: optional(input.address, current.address),
+                remark: optional(input.remark, current.remark),
+              },
+              ctx.account.id,
+            ),
+          );
+        },
+        () => input.id,
+      );
     },
 
     async setStatus(ctx: AuthedContext, input: MerchantStatusChange): Promise<void> {
       if (!isPlatform(ctx)) throw onlyPlatformChangesStatus();
-      const accounts = await loggedTransaction(db, ctx, async (trx) => {
-        const current = await visible(ctx, input.id, trx);
-        if (current.status !== input.status) await repo.setMerchantStatus(trx, input.id, input.status, ctx.account.id);
-        return input.status === 0 ? repo.accountsOfMerchant(trx, input.id) : null;
-      }, () => input.id);
+      const accounts = await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const current = await visible(ctx, input.id, trx);
+          if (current.status !== input.status)
+            await repo.setMerchantStatus(trx, input.id, input.status, ctx.account.id);
+          return input.status === 0 ? repo.accountsOfMerchant(trx, input.id) : null;
+        },
+        () => input.id,
+      );
       // After the commit, so no session can be rebuilt from the merchant as it was.
       if (accounts) {
         // Each kind is revoked whatever happened to the others; the first failure is answered after.

@@ -30,7 +30,8 @@ export async function resolveRecordOwner(
   if (shopId !== null) {
     const shopMerchant = await findShopMerchant(trx, shopId);
     if (shopMerchant === null) throw notFound('shop (shopId)');
-    if (merchantId !== null && merchantId !== shopMerchant) throw badRequest('shopId is invalid: the shop belongs to another merchant');
+    if (merchantId !== null && merchantId !== shopMerchant)
+      throw badRequest('shopId is invalid: the shop belongs to another merchant');
     merchantId = shopMerchant;
   }
   if (scope.kind !== 'platform') merchantId ??= scope.merchantId;

@@ -4,7 +4,18 @@ import type { Region, RegionFilter } from './region.schemas.js';
 /** Serialised pages an index keeps (the oldest goes first): ≤ 200 regions of ~0.2 KB each per page. */
 const PAGE_ANSWERS_KEPT = 128;
 
-const EXACT_FIELDS = ['name', 'parentId', 'shortName', 'levelType', 'cityCode', 'zipCode', 'mergerName', 'lng', 'lat', 'pinYin'] as const;
+const EXACT_FIELDS = [
+  'name',
+  'parentId',
+  'shortName',
+  'levelType',
+  'cityCode',
+  'zipCode',
+  'mergerName',
+  'lng',
+  'lat',
+  'pinYin',
+] as const;
 
 /**
  * RegionListRequest/RegionPageRequest filters: idList, keywords over name/shortName/pinYin
@@ -25,7 +36,8 @@ export function matchRegion(filter: RegionFilter): (r: Region) => boolean {
   };
 }
 
-const exactFields = (filter: RegionFilter) => EXACT_FIELDS.filter((f) => filter[f] !== undefined && filter[f] !== null && filter[f] !== '');
+const exactFields = (filter: RegionFilter) =>
+  EXACT_FIELDS.filter((f) => filter[f] !== undefined && filter[f] !== null && filter[f] !== '');
 
 /**
  * The cached region list with the lookups the filters use most (parent, level, id), so a page reads
@@ -58,11 +70,16 @@ export class RegionIndex {
     if (filter.idList?.length) {
       const ids = new Set(filter.idList);
       const found = [...ids].map((id) => this.byId.get(id)).filter((r): r is Region => r !== undefined);
-      return { list: found.sort((a, b) => this.position.get(a.id)! - this.position.get(b.id)!), allMatch: kw === '' && exact.length === 0 };
+      return {
+        list: found.sort((a, b) => this.position.get(a.id)! - this.position.get(b.id)!),
+        allMatch: kw === '' && exact.length === 0,
+      };
     }
     const lists: Array<{ list: Region[]; by: string | null }> = [{ list: this.all, by: null }];
-    if (filter.parentId !== undefined && filter.parentId !== null) lists.push({ list: this.byParent.get(filter.parentId) ?? [], by: 'parentId' });
-    if (filter.levelType !== undefined && filter.levelType !== null) lists.push({ list: this.byLevel.get(filter.levelType) ?? [], by: 'levelType' });
+    if (filter.parentId !== undefined && filter.parentId !== null)
+      lists.push({ list: this.byParent.get(filter.parentId) ?? [], by: 'parentId' });
+    if (filter.levelType !== undefined && filter.levelType !== null)
+      lists.push({ list: this.byLevel.get(filter.levelType) ?? [], by: 'levelType' });
     const chosen = lists.reduce((a, b) => (b.list.length < a.list.length ? b : a));
     return { list: chosen.list, allMatch: kw === '' && exact.every((f) => f === chosen.by) };
   }

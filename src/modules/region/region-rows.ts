@@ -54,7 +54,8 @@ export function buildRegionRows(): Array<RegionValues & { id: number }> {
 
   for (const p of provinces) {
     add(Number(p.code), p.name, 0, 1, null);
-    if (MUNICIPALITIES.has(p.code.slice(0, 2))) add(Number(p.code.slice(0, 2) + '0100'), p.name, Number(p.code), 2, dialCodes.get(p.name) ?? null);
+    if (MUNICIPALITIES.has(p.code.slice(0, 2)))
+      add(Number(p.code.slice(0, 2) + '0100'), p.name, Number(p.code), 2, dialCodes.get(p.name) ?? null);
   }
   for (const c of cities) {
     const name = c.name.includes('直辖县级行政区划') ? '省直辖县级行政区划' : c.name;

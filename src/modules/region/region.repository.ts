@@ -53,8 +53,16 @@ function toColumns(v: RegionValues) {
 }
 
 // getRegion's read: the regions asked for in one turn of the event loop, in one statement built once.
-const regionsByIds = compiledOnce(['ids'], (p) => sql<Selectable<RegionTable>>`${preparedAs('regions-by-ids')}select * from region where id = any(${p.ids}::bigint[])`);
-const regionRows = batchedRead<number, Selectable<RegionTable>>(async (db, ids) => (await regionsByIds(db, { ids })).rows.map((r) => [r.id, r] as const));
+const regionsByIds = compiledOnce(
+  ['ids'],
+  (p) =>
+    sql<
+      Selectable<RegionTable>
+    >`${preparedAs('regions-by-ids')}select * from region where id = any(${p.ids}::bigint[])`,
+);
+const regionRows = batchedRead<number, Selectable<RegionTable>>(async (db, ids) =>
+  (await regionsByIds(db, { ids })).rows.map((r) => [r.id, r] as const),
+);
 
 export async function findRegion(db: Executor, id: number): Promise<Region | null> {
   const r = await regionRows(db, id, undefined);
@@ -105,7 +113,10 @@ export async function hasChildren(db: Executor, id: number): Promise<boolean> {
 }
 
 export async function countRegions(db: Executor): Promise<number> {
-  const r = await db.selectFrom('region').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const r = await db
+    .selectFrom('region')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 

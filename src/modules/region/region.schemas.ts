@@ -13,19 +13,22 @@ const fields = {
   pinYin: Type.String({ maxLength: 128 }),
 };
 
-export const RegionResponse = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  parentId: Type.Integer(),
-  shortName: Nullable(Type.String()),
-  levelType: Type.Integer(),
-  cityCode: Nullable(Type.String()),
-  zipCode: Nullable(Type.String()),
-  mergerName: Nullable(Type.String()),
-  lng: Nullable(Type.Number()),
-  lat: Nullable(Type.Number()),
-  pinYin: Nullable(Type.String()),
-}, { title: 'RegionResponse' });
+export const RegionResponse = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    parentId: Type.Integer(),
+    shortName: Nullable(Type.String()),
+    levelType: Type.Integer(),
+    cityCode: Nullable(Type.String()),
+    zipCode: Nullable(Type.String()),
+    mergerName: Nullable(Type.String()),
+    lng: Nullable(Type.Number()),
+    lat: Nullable(Type.Number()),
+    pinYin: Nullable(Type.String()),
+  },
+  { title: 'RegionResponse' },
+);
 export type Region = Static<typeof RegionResponse>;
 
 export const RegionTreeResponse = Type.Cyclic(

@@ -105,7 +105,8 @@ export function createRegionService(deps: { db: Db; cache: SharedCache }) {
         ctx,
         async (trx) => {
           if (!(await repo.lockRegion(trx, id))) throw notFound('region');
-          if (await repo.hasChildren(trx, id)) throw conflict('the region has child regions: delete or move them first');
+          if (await repo.hasChildren(trx, id))
+            throw conflict('the region has child regions: delete or move them first');
           await assertUnreferenced(trx, 'the region', id, repo.REGION_REFERENCES);
           await repo.deleteRegion(trx, id);
         },

@@ -8,4 +8,5 @@ export const salesNotFound = () => notFound('sales institution');
 export const deptNotFound = () => notFound('department (deptId)');
 /** As addDept answers for a disabled parent department (409). */
 export const deptDisabled = () => conflict('the department (deptId) is disabled: enable it first');
-export const inviteCodeTaken = (code: string) => conflict(`inviteCode "${code}" is already used by another sales institution`);
+export const inviteCodeTaken = (code: string) =>
+  conflict(`inviteCode "${code}" is already used by another sales institution`);

@@ -63,16 +63,28 @@ export async function findSales(db: Executor, id: number, forUpdate = false): Pr
 }
 
 export async function insertSales(db: Executor, v: SalesValues, by: number): Promise<Sales> {
-  const r = await db.insertInto('sales').values({ ...toColumns(v), created_by: by, updated_by: by }).returningAll().executeTakeFirstOrThrow();
+  const r = await db
+    .insertInto('sales')
+    .values({ ...toColumns(v), created_by: by, updated_by: by })
+    .returningAll()
+    .executeTakeFirstOrThrow();
   return toWire(toSales(r));
 }
 
 export async function updateSales(db: Executor, id: number, v: SalesValues, by: number): Promise<void> {
-  await db.updateTable('sales').set({ ...toColumns(v), updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+  await db
+    .updateTable('sales')
+    .set({ ...toColumns(v), updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function softDeleteSales(db: Executor, id: number, by: number): Promise<void> {
-  await db.updateTable('sales').set({ is_deleted: true, updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+  await db
+    .updateTable('sales')
+    .set({ is_deleted: true, updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 function filtered(db: Executor, f: SalesFilter, scope: Scope) {

@@ -2,17 +2,24 @@ import { Type, type Static } from 'typebox';
 import { Id, IdList, Keywords, Nullable, Opt, orEmpty, PageFields, PhoneText } from '../../platform/http/schemas.js';
 
 /** Spec A 2.8: a sales institution, attached to a department of a merchant or shop. */
-export const SalesResponse = Type.Object({
-  id: Type.Integer({ description: 'sales institution id' }),
-  name: Type.String(),
-  deptId: Type.Integer({ description: 'department id' }),
-  phone: Nullable(Type.String()),
-  inviteCode: Nullable(Type.String()),
-  qrcode: Nullable(Type.String({ description: 'distribution QR code (URL or content)' })),
-}, { title: 'SalesResponse' });
+export const SalesResponse = Type.Object(
+  {
+    id: Type.Integer({ description: 'sales institution id' }),
+    name: Type.String(),
+    deptId: Type.Integer({ description: 'department id' }),
+    phone: Nullable(Type.String()),
+    inviteCode: Nullable(Type.String()),
+    qrcode: Nullable(Type.String({ description: 'distribution QR code (URL or content)' })),
+  },
+  { title: 'SalesResponse' },
+);
 export type Sales = Static<typeof SalesResponse>;
 
-const InviteCode = Type.String({ maxLength: 32, pattern: '^[A-Za-z0-9_-]+$', description: 'letters, digits, _ and -; unique among living sales institutions' });
+const InviteCode = Type.String({
+  maxLength: 32,
+  pattern: '^[A-Za-z0-9_-]+$',
+  description: 'letters, digits, _ and -; unique among living sales institutions',
+});
 const Qrcode = Type.String({ maxLength: 1024 });
 
 const writable = {

@@ -12,7 +12,6 @@ import { optionalText as optional } from '../../platform/text-input.js';
 import { assertMerchantEnabled } from '../merchant/index.js';
 import { findDept } from '../dept/index.js';
 
-
 /** Sales institutions (spec A 4.7): scoped to the staff user's merchant or shop through their department. */
 export function createSalesService(deps: { db: Db }) {
   const { db } = deps;
@@ -53,41 +52,56 @@ export function createSalesService(deps: { db: Db }) {
 
   return {
     add(ctx: AuthedContext, input: SalesAdd): Promise<Sales> {
-      return loggedTransaction(db, ctx, async (trx) => {
-        const owner = await ownerOf(trx, ctx, input.deptId, true);
-        const v: repo.SalesValues = {
-          name: input.name.trim(),
-          deptId: input.deptId,
-          ...owner,
-          phone: optional(input.phone, null),
-          inviteCode: optional(input.inviteCode, null),
-          qrcode: optional(input.qrcode, null),
-        };
-        return claimingInviteCode(v.inviteCode, () => repo.insertSales(trx, v, ctx.account.id));
-      }, (created) => created.id);
+      return loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const owner = await ownerOf(trx, ctx, input.deptId, true);
+          const v: repo.SalesValues = {
+            name: input.name.trim(),
+            deptId: input.deptId,
+            ...owner,
+            phone: optional(input.phone, null),
+            inviteCode: optional(input.inviteCode, null),
+            qrcode: optional(input.qrcode, null),
+          };
+          return claimingInviteCode(v.inviteCode, () => repo.insertSales(trx, v, ctx.account.id));
+        },
+        (created) => created.id,
+      );
     },
 
     async update(ctx: AuthedContext, input: SalesUpdate): Promise<void> {
-      await loggedTransaction(db, ctx, async (trx) => {
-        const current = await visible(ctx, input.id, trx);
-        const owner = await ownerOf(trx, ctx, input.deptId, input.deptId !== current.deptId);
-        const v: repo.SalesValues = {
-          name: input.name.trim(),
-          deptId: input.deptId,
-          ...owner,
-          phone: optional(input.phone, current.phone),
-          inviteCode: optional(input.inviteCode, current.inviteCode),
-          qrcode: optional(input.qrcode, current.qrcode),
-        };
-        await claimingInviteCode(v.inviteCode, () => repo.updateSales(trx, input.id, v, ctx.account.id));
-      }, () => input.id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const current = await visible(ctx, input.id, trx);
+          const owner = await ownerOf(trx, ctx, input.deptId, input.deptId !== current.deptId);
+          const v: repo.SalesValues = {
+            name: input.name.trim(),
+            deptId: input.deptId,
+            ...owner,
+            phone: optional(input.phone, current.phone),
+            inviteCode: optional(input.inviteCode, current.inviteCode),
+            qrcode: optional(input.qrcode, current.qrcode),
+          };
+          await claimingInviteCode(v.inviteCode, () => repo.updateSales(trx, input.id, v, ctx.account.id));
+        },
+        () => input.id,
+      );
     },
 
     async remove(ctx: AuthedContext, id: number): Promise<void> {
-      await loggedTransaction(db, ctx, async (trx) => {
-        await visible(ctx, id, trx);
-        await repo.softDeleteSales(trx, id, ctx.account.id);
-      }, () => id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          await visible(ctx, id, trx);
+          await repo.softDeleteSales(trx, id, ctx.account.id);
+        },
+        () => id,
+      );
     },
 
     async get(ctx: AuthedContext, id: number): Promise<Sales> {

@@ -46,10 +46,22 @@ function liveChecks(db: Executor, s: CheckScope) {
 }
 
 /** A page of the live checks of a detail, newest first; keywords in tourist name, phone and card number. */
-export function pageLiveChecks(db: Executor, s: CheckScope, keywords: string | null | undefined, page: PageRequest): Promise<Page<CheckDetail>> {
+export function pageLiveChecks(
+  db: Executor,
+  s: CheckScope,
+  keywords: string | null | undefined,
+  page: PageRequest,
+): Promise<Page<CheckDetail>> {
   let q = liveChecks(db, s).select([
-    'c.id', 'm.name as card_model_name', 's.name as scenery_name', 'c.tourist_name', 'c.tourist_mobile', 'k.card_number',
-    'c.check_time', 'c.checker_id', 'ch.name as checker_name',
+    'c.id',
+    'm.name as card_model_name',
+    's.name as scenery_name',
+    'c.tourist_name',
+    'c.tourist_mobile',
+    'k.card_number',
+    'c.check_time',
+    'c.checker_id',
+    'ch.name as checker_name',
   ]);
   const kw = keywordsCondition(keywords, ['c.tourist_name', 'c.tourist_mobile', 'k.card_number']);
   if (kw) q = q.where(kw);
@@ -66,7 +78,12 @@ export function pageLiveChecks(db: Executor, s: CheckScope, keywords: string | n
 }
 
 /** Copies the checks of a detail into its snapshot rows, in one INSERT … SELECT. */
-export async function snapshotChecks(db: Executor, settlementId: number, detailId: number, s: CheckScope): Promise<void> {
+export async function snapshotChecks(
+  db: Executor,
+  settlementId: number,
+  detailId: number,
+  s: CheckScope,
+): Promise<void> {
   await sql`
     insert into settlement_check_detail
       (settlement_id, settlement_detail_id, check_id, card_model_name, scenery_name, tourist_name, tourist_phone,
@@ -84,7 +101,8 @@ export async function snapshotChecks(db: Executor, settlementId: number, detailI
 }
 
 export async function deleteSnapshots(db: Executor, detailIds: number[]): Promise<void> {
-  if (detailIds.length) await db.deleteFrom('settlement_check_detail').where('settlement_detail_id', 'in', detailIds).execute();
+  if (detailIds.length)
+    await db.deleteFrom('settlement_check_detail').where('settlement_detail_id', 'in', detailIds).execute();
 }
 
 /** A check copied into a settlement order, as the export reads it. */
@@ -131,17 +149,32 @@ function toCheckDetail(r: CheckSnapshot): CheckDetail {
 
 function snapshots(db: Executor, detailId: number, keywords: string | null | undefined) {
   let q = db.selectFrom('settlement_check_detail').selectAll().where('settlement_detail_id', '=', detailId);
-  const kw = keywordsCondition(keywords, ['settlement_check_detail.tourist_name', 'settlement_check_detail.tourist_phone', 'settlement_check_detail.card_number']);
+  const kw = keywordsCondition(keywords, [
+    'settlement_check_detail.tourist_name',
+    'settlement_check_detail.tourist_phone',
+    'settlement_check_detail.card_number',
+  ]);
   if (kw) q = q.where(kw);
   return q;
 }
 
-export function pageSnapshots(db: Executor, detailId: number, keywords: string | null | undefined, page: PageRequest): Promise<Page<CheckDetail>> {
+export function pageSnapshots(
+  db: Executor,
+  detailId: number,
+  keywords: string | null | undefined,
+  page: PageRequest,
+): Promise<Page<CheckDetail>> {
   return paginate(db, snapshots(db, detailId, keywords).orderBy('id'), page, (r) => toCheckDetail(toSnapshot(r)));
 }
 
 /** Keyset read for the export, in id order; each batch is mapped as it arrives, so the export still streams. */
-export async function snapshotsAfter(db: Executor, detailId: number, keywords: string | null | undefined, afterId: number | null, limit: number): Promise<CheckSnapshot[]> {
+export async function snapshotsAfter(
+  db: Executor,
+  detailId: number,
+  keywords: string | null | undefined,
+  afterId: number | null,
+  limit: number,
+): Promise<CheckSnapshot[]> {
   let q = snapshots(db, detailId, keywords);
   if (afterId !== null) q = q.where('id', '>', afterId);
   return (await q.orderBy('id').limit(limit).execute()).map(toSnapshot);

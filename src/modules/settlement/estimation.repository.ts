@@ -40,7 +40,8 @@ function toSheet(r: Selectable<EstimationSheetTable>): SheetRecord {
   };
 }
 
-const toEstimationDetail = (r: Selectable<EstimationDetailTable>): EstimationDetailRecord => Object.assign(toDetailRecord(r), { sheetId: r.sheet_id, virtualId: r.virtual_id });
+const toEstimationDetail = (r: Selectable<EstimationDetailTable>): EstimationDetailRecord =>
+  Object.assign(toDetailRecord(r), { sheetId: r.sheet_id, virtualId: r.virtual_id });
 
 export const SHEET_PKEY = 'estimation_sheet_pkey';
 
@@ -57,12 +58,19 @@ export async function nextEstimationId(db: Executor): Promise<number> {
 export async function nextDetailIds(db: Executor, n: number): Promise<number[]> {
   if (n === 0) return [];
   const r = await sql<{ id: string | number }>`
-    select nextval(pg_get_serial_sequence('estimation_detail', 'id')) as id from generate_series(1, ${n}::int)`.execute(db);
+    select nextval(pg_get_serial_sequence('estimation_detail', 'id')) as id from generate_series(1, ${n}::int)`.execute(
+    db,
+  );
   return r.rows.map((row) => Number(row.id)).sort((a, b) => a - b);
 }
 
 export async function findCardModel(db: Executor, id: number): Promise<{ id: number; name: string } | null> {
-  const r = await db.selectFrom('card_model').select(['id', 'name']).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst();
+  const r = await db
+    .selectFrom('card_model')
+    .select(['id', 'name'])
+    .where('id', '=', id)
+    .where('is_deleted', '=', false)
+    .executeTakeFirst();
   return r ?? null;
 }
 
@@ -109,9 +117,20 @@ export async function insertSheet(db: Executor, s: NewSheet, by: number): Promis
   await db
     .insertInto('estimation_sheet')
     .values({
-      id: s.id, estimation_no: s.estimationNo, card_model_id: s.cardModelId, card_model_name: s.cardModelName,
-      start_time: s.start, end_time: s.end, issue_num: s.issueNum, profit: s.profit, total_amount: s.totalAmount,
-      check_num: s.checkNum, scenery_num: s.details.length, check_watermark: s.maxCheckId, created_by: by, updated_by: by,
+      id: s.id,
+      estimation_no: s.estimationNo,
+      card_model_id: s.cardModelId,
+      card_model_name: s.cardModelName,
+      start_time: s.start,
+      end_time: s.end,
+      issue_num: s.issueNum,
+      profit: s.profit,
+      total_amount: s.totalAmount,
+      check_num: s.checkNum,
+      scenery_num: s.details.length,
+      check_watermark: s.maxCheckId,
+      created_by: by,
+      updated_by: by,
     })
     .execute();
   if (s.details.length) {
@@ -139,7 +158,12 @@ function toPageItem(r: SheetRecord): EstimationPageItem {
   };
 }
 
-export function pageSheets(db: Executor, f: EstimationPageQuery, created: DateRange | null, page: PageRequest): Promise<Page<EstimationPageItem>> {
+export function pageSheets(
+  db: Executor,
+  f: EstimationPageQuery,
+  created: DateRange | null,
+  page: PageRequest,
+): Promise<Page<EstimationPageItem>> {
   let q = db.selectFrom('estimation_sheet').selectAll();
   if (f.estimationNo?.trim()) q = q.where('estimation_no', 'ilike', containsPattern(f.estimationNo.trim()));
   if (f.cardModelName?.trim()) q = q.where('card_model_name', 'ilike', containsPattern(f.cardModelName.trim()));

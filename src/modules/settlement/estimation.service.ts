@@ -14,10 +14,24 @@ import { computeSettlementDetails, type ResourceDetail } from './settlement-calc
 import { toDetail } from './settlement-detail.repository.js';
 import { periodText } from './settlement.repository.js';
 import type { DetailResponse } from './settlement.schemas.js';
-import { alreadySubmitted, cardModelNotFound, estimationDetailNotFound, estimationExpired, platformOnly, virtualDetailNotFound } from './estimation.errors.js';
+import {
+  alreadySubmitted,
+  cardModelNotFound,
+  estimationDetailNotFound,
+  estimationExpired,
+  platformOnly,
+  virtualDetailNotFound,
+} from './estimation.errors.js';
 import * as repo from './estimation.repository.js';
 import type {
-  CalcDetailQuery, CheckCalcDetailQuery, CheckDetailQuery, EstimationAdd, EstimationInfo, EstimationPageItem, EstimationPageQuery, SubmitEstimationResponse,
+  CalcDetailQuery,
+  CheckCalcDetailQuery,
+  CheckDetailQuery,
+  EstimationAdd,
+  EstimationInfo,
+  EstimationPageItem,
+  EstimationPageQuery,
+  SubmitEstimationResponse,
 } from './estimation.schemas.js';
 
 /** calcEstimationCard keeps its result this long (spec A 8). */
@@ -50,7 +64,8 @@ const detailKey = (detailId: number) => `estimation:detail:${detailId}`;
  * end date (23:59:59.999) and "… 23:59:59" are one key.
  */
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
-const latestKey = (cardModelId: number, r: DateRange) => `estimation:latest:${cardModelId}:${seconds(r.start)}:${seconds(r.end)}`;
+const latestKey = (cardModelId: number, r: DateRange) =>
+  `estimation:latest:${cardModelId}:${seconds(r.start)}:${seconds(r.end)}`;
 /** What a calc-detail page answers when no calculation is held. */
 const emptyPage = <T>(): Page<T> => ({ list: [], total: 0 });
 const total = (details: ResourceDetail[]) => details.reduce((s, d) => s + d.settlementAmountActual, 0);
@@ -108,20 +123,36 @@ export function createEstimationService(deps: { db: Db; store: Store }) {
       if (!model) throw cardModelNotFound();
       const maxCheckId = await checkWatermark(db);
       const computed = await computeSettlementDetails(db, {
-        cardModelId: model.id, start: range.start, end: range.end, issueNum: req.issueNum, profit: req.profit, maxCheckId,
+        cardModelId: model.id,
+        start: range.start,
+        end: range.end,
+        issueNum: req.issueNum,
+        profit: req.profit,
+        maxCheckId,
       });
-      return loggedTransaction(db, ctx, async (trx) => {
-        const detailIds = await repo.nextDetailIds(trx, computed.length);
-        const entry: CachedEstimation = {
-          id: await repo.nextEstimationId(trx), cardModelId: model.id, cardModelName: model.name,
-          start: range.start.getTime(), end: range.end.getTime(), issueNum: req.issueNum, profit: req.profit, maxCheckId,
-          details: computed.map((d, i) => ({ ...d, id: detailIds[i] })),
-        };
-        await store.set(entryKey(entry.id), JSON.stringify(entry), ESTIMATION_TTL_S);
-        await Promise.all(detailIds.map((d) => store.set(detailKey(d), String(entry.id), ESTIMATION_TTL_S)));
-        await store.set(latestKey(model.id, range), String(entry.id), ESTIMATION_TTL_S);
-        return infoOf(entry, null);
-      }, (info) => info.id);
+      return loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const detailIds = await repo.nextDetailIds(trx, computed.length);
+          const entry: CachedEstimation = {
+            id: await repo.nextEstimationId(trx),
+            cardModelId: model.id,
+            cardModelName: model.name,
+            start: range.start.getTime(),
+            end: range.end.getTime(),
+            issueNum: req.issueNum,
+            profit: req.profit,
+            maxCheckId,
+            details: computed.map((d, i) => ({ ...d, id: detailIds[i] })),
+          };
+          await store.set(entryKey(entry.id), JSON.stringify(entry), ESTIMATION_TTL_S);
+          await Promise.all(detailIds.map((d) => store.set(detailKey(d), String(entry.id), ESTIMATION_TTL_S)));
+          await store.set(latestKey(model.id, range), String(entry.id), ESTIMATION_TTL_S);
+          return infoOf(entry, null);
+        },
+        (info) => info.id,
+      );
     },
 
     /** A submitted sheet, or a calculation still in the cache. */
@@ -130,9 +161,17 @@ export function createEstimationService(deps: { db: Db; store: Store }) {
       const sheet = await repo.findSheet(db, id);
       if (sheet) {
         return {
-          id: sheet.id, estimationNo: sheet.estimationNo, cardModelId: sheet.cardModelId, cardModelName: sheet.cardModelName,
-          estimationPeriod: periodText(sheet.startTime, sheet.endTime), totalAmount: sheet.totalAmount, profit: sheet.profit,
-          issueNum: sheet.issueNum, checkNum: sheet.checkNum, sceneryNum: sheet.sceneryNum, submitted: true,
+          id: sheet.id,
+          estimationNo: sheet.estimationNo,
+          cardModelId: sheet.cardModelId,
+          cardModelName: sheet.cardModelName,
+          estimationPeriod: periodText(sheet.startTime, sheet.endTime),
+          totalAmount: sheet.totalAmount,
+          profit: sheet.profit,
+          issueNum: sheet.issueNum,
+          checkNum: sheet.checkNum,
+          sceneryNum: sheet.sceneryNum,
+          submitted: true,
         };
       }
       const entry = await cached(id);
@@ -166,7 +205,18 @@ export function createEstimationService(deps: { db: Db; store: Store }) {
       // A calculation is held: an id outside it is a client error, not an expiry.
       const d = e.details.find((x) => x.id === q.id);
       if (!d) throw virtualDetailNotFound();
-      return pageLiveChecks(db, { cardModelId: e.cardModelId, resourceId: d.resourceId, start: new Date(e.start), end: new Date(e.end), maxCheckId: e.maxCheckId }, null, q);
+      return pageLiveChecks(
+        db,
+        {
+          cardModelId: e.cardModelId,
+          resourceId: d.resourceId,
+          start: new Date(e.start),
+          end: new Date(e.end),
+          maxCheckId: e.maxCheckId,
+        },
+        null,
+        q,
+      );
     },
 
     async checkDetailPage(ctx: AuthedContext, q: CheckDetailQuery): Promise<Page<CheckDetail>> {
@@ -174,9 +224,18 @@ export function createEstimationService(deps: { db: Db; store: Store }) {
       const detail = await repo.findDetail(db, q.estimationDetailId);
       if (detail) {
         const sheet = (await repo.findSheet(db, detail.sheetId))!;
-        return pageLiveChecks(db, {
-          cardModelId: sheet.cardModelId, resourceId: detail.resourceId, start: sheet.startTime, end: sheet.endTime, maxCheckId: sheet.checkWatermark,
-        }, q.keywords, q);
+        return pageLiveChecks(
+          db,
+          {
+            cardModelId: sheet.cardModelId,
+            resourceId: detail.resourceId,
+            start: sheet.startTime,
+            end: sheet.endTime,
+            maxCheckId: sheet.checkWatermark,
+          },
+          q.keywords,
+          q,
+        );
       }
       // Not submitted (yet): the detail of the calculation still held, if any. Detail ids come from one
       // sequence, so an id names one detail only, held or persisted.
@@ -184,9 +243,18 @@ export function createEstimationService(deps: { db: Db; store: Store }) {
       const e = held ? await cached(Number(held)) : null;
       const d = e?.details.find((x) => x.id === q.estimationDetailId);
       if (!e || !d) throw estimationDetailNotFound();
-      return pageLiveChecks(db, {
-        cardModelId: e.cardModelId, resourceId: d.resourceId, start: new Date(e.start), end: new Date(e.end), maxCheckId: e.maxCheckId,
-      }, q.keywords, q);
+      return pageLiveChecks(
+        db,
+        {
+          cardModelId: e.cardModelId,
+          resourceId: d.resourceId,
+          start: new Date(e.start),
+          end: new Date(e.end),
+          maxCheckId: e.maxCheckId,
+        },
+        q.keywords,
+        q,
+      );
     },
 
     async submit(ctx: AuthedContext, id: number): Promise<SubmitEstimationResponse> {
@@ -197,19 +265,38 @@ export function createEstimationService(deps: { db: Db; store: Store }) {
       if (!e) throw estimationExpired();
       const estimationNo = `EST${dayText(new Date()).replaceAll('-', '')}${id}`;
       try {
-        return await loggedTransaction(db, ctx, async (trx) => {
-          await advisoryLock(trx, 'estimation-submit', id);
-          const again = await repo.findSheet(trx, id);
-          if (again) throw alreadySubmitted(id, again.estimationNo);
-          const start = new Date(e.start);
-          const end = new Date(e.end);
-          await repo.insertSheet(trx, {
-            id, estimationNo, cardModelId: e.cardModelId, cardModelName: e.cardModelName, start, end, issueNum: e.issueNum, profit: e.profit,
-            totalAmount: total(e.details), checkNum: checks(e.details), maxCheckId: e.maxCheckId, details: e.details,
-          }, ctx.account.id);
-          const settlementIds = await createOrdersFromEstimation(trx, { ...e, start, end }, ctx.account.id);
-          return { id, estimationNo, settlementIds };
-        }, (r) => r.id);
+        return await loggedTransaction(
+          db,
+          ctx,
+          async (trx) => {
+            await advisoryLock(trx, 'estimation-submit', id);
+            const again = await repo.findSheet(trx, id);
+            if (again) throw alreadySubmitted(id, again.estimationNo);
+            const start = new Date(e.start);
+            const end = new Date(e.end);
+            await repo.insertSheet(
+              trx,
+              {
+                id,
+                estimationNo,
+                cardModelId: e.cardModelId,
+                cardModelName: e.cardModelName,
+                start,
+                end,
+                issueNum: e.issueNum,
+                profit: e.profit,
+                totalAmount: total(e.details),
+                checkNum: checks(e.details),
+                maxCheckId: e.maxCheckId,
+                details: e.details,
+              },
+              ctx.account.id,
+            );
+            const settlementIds = await createOrdersFromEstimation(trx, { ...e, start, end }, ctx.account.id);
+            return { id, estimationNo, settlementIds };
+          },
+          (r) => r.id,
+        );
       } catch (err) {
         if (isUniqueViolation(err, repo.SHEET_PKEY)) throw alreadySubmitted(id, estimationNo);
         throw err;

@@ -32,12 +32,31 @@ export async function createOrdersFromEstimation(trx: Trx, e: EstimationForOrder
   const ids: number[] = [];
   for (const [merchantId, details] of [...byMerchant].sort((a, b) => a[0] - b[0])) {
     const settlementNo = `ST${e.id}-${merchantId}`;
-    const { id, detailIds } = await repo.insertSettlement(trx, {
-      settlementNo, estimationId: e.id, cardModelId: e.cardModelId, cardModelName: e.cardModelName, start: e.start, end: e.end,
-      issueNum: e.issueNum, profit: e.profit, merchantId, merchantName: names.get(merchantId) ?? String(merchantId),
-    }, details, by);
+    const { id, detailIds } = await repo.insertSettlement(
+      trx,
+      {
+        settlementNo,
+        estimationId: e.id,
+        cardModelId: e.cardModelId,
+        cardModelName: e.cardModelName,
+        start: e.start,
+        end: e.end,
+        issueNum: e.issueNum,
+        profit: e.profit,
+        merchantId,
+        merchantName: names.get(merchantId) ?? String(merchantId),
+      },
+      details,
+      by,
+    );
     for (const [resourceId, detailId] of detailIds) {
-      await snapshotChecks(trx, id, detailId, { cardModelId: e.cardModelId, resourceId, start: e.start, end: e.end, maxCheckId: e.maxCheckId });
+      await snapshotChecks(trx, id, detailId, {
+        cardModelId: e.cardModelId,
+        resourceId,
+        start: e.start,
+        end: e.end,
+        maxCheckId: e.maxCheckId,
+      });
     }
     await repo.insertLog(trx, { id, settlementNo }, 'create', null, 1, `from estimation ${e.id}`, by);
     ids.push(id);

@@ -42,7 +42,15 @@ const num = (v: unknown) => Number(v);
 
 /** The card model's living rules with their (living) resources, by resource id. */
 export async function rulesOf(db: Executor, cardModelId: number): Promise<RuleRow[]> {
-  const r = await sql<{ resource_id: number; scenery_name: string; merchant_id: number; shop_id: number; settlement_way: number; buyout_amount: number | string | null; share_percent: string | null }>`
+  const r = await sql<{
+    resource_id: number;
+    scenery_name: string;
+    merchant_id: number;
+    shop_id: number;
+    settlement_way: number;
+    buyout_amount: number | string | null;
+    share_percent: string | null;
+  }>`
     select r.resource_id, s.name as scenery_name, s.merchant_id, s.shop_id, r.settlement_way, r.buyout_amount, r.share_percent::text as share_percent
     from card_model_resource_rule r
     join spu s on s.id = r.resource_id and not s.is_deleted
@@ -76,8 +84,22 @@ export async function checkCounts(db: Executor, p: CalcPeriod, resourceIds: numb
  * checks on days no price period covers form one more segment at the rule's buy_price and factor,
  * dated by their first and last day. Segments ordered by resource and start day.
  */
-export async function priceSegments(db: Executor, p: CalcPeriod, startDay: string, endDay: string): Promise<PriceSegmentRow[]> {
-  const r = await sql<{ resource_id: number; start_date: string; end_date: string; price: number | string; settlement_factor: string; check_num: string | number; ticket_total: string | number; amount: string | number }>`
+export async function priceSegments(
+  db: Executor,
+  p: CalcPeriod,
+  startDay: string,
+  endDay: string,
+): Promise<PriceSegmentRow[]> {
+  const r = await sql<{
+    resource_id: number;
+    start_date: string;
+    end_date: string;
+    price: number | string;
+    settlement_factor: string;
+    check_num: string | number;
+    ticket_total: string | number;
+    amount: string | number;
+  }>`
     with rules as (
       select r.id, r.resource_id, coalesce(r.buy_price, 0) as buy_price, r.settlement_factor
       from card_model_resource_rule r
@@ -125,7 +147,13 @@ export async function priceSegments(db: Executor, p: CalcPeriod, startDay: strin
  * Way 5: Σ of each park's allocation details for the model over the months [fromMonth, toMonth]
  * (year × 12 + month − 1), from living batches only.
  */
-export async function allocationSums(db: Executor, cardModelId: number, fromMonth: number, toMonth: number, parkIds: number[]): Promise<Map<number, number>> {
+export async function allocationSums(
+  db: Executor,
+  cardModelId: number,
+  fromMonth: number,
+  toMonth: number,
+  parkIds: number[],
+): Promise<Map<number, number>> {
   if (parkIds.length === 0) return new Map();
   const r = await sql<{ park_id: number; amount: string | number }>`
     select d.park_id, sum(d.distribute_amount) as amount

@@ -70,7 +70,10 @@ function safe(v: bigint, _what: string): number {
 /** Way 3: round(issueNum × profit × percent ÷ 100), exact. */
 export function revenueShare(issueNum: number, profit: number, sharePercent: string | null): number {
   if (sharePercent === null) return 0;
-  return safe(roundDiv(BigInt(issueNum) * BigInt(profit) * decimalUnits(sharePercent), 100n * SCALE), 'the revenue share');
+  return safe(
+    roundDiv(BigInt(issueNum) * BigInt(profit) * decimalUnits(sharePercent), 100n * SCALE),
+    'the revenue share',
+  );
 }
 
 /** round(amount × factor) + increase − decrease: the amount a detail settles for. */
@@ -84,20 +87,30 @@ const monthIndex = (d: Date) => d.getFullYear() * 12 + d.getMonth();
 
 /** Every resource of the card model's rules with what it is owed for the period, by resource id. */
 export async function computeSettlementDetails(db: Executor, req: CalcRequest): Promise<ResourceDetail[]> {
-  const period: repo.CalcPeriod = { cardModelId: req.cardModelId, start: req.start, end: req.end, maxCheckId: req.maxCheckId };
+  const period: repo.CalcPeriod = {
+    cardModelId: req.cardModelId,
+    start: req.start,
+    end: req.end,
+    maxCheckId: req.maxCheckId,
+  };
   const rules = await repo.rulesOf(db, req.cardModelId);
   if (rules.length === 0) return [];
   const ids = rules.map((r) => r.resourceId);
   const parks = rules.filter((r) => r.settlementWay === 5).map((r) => r.resourceId);
   const [counts, segments, allocations] = await Promise.all([
     repo.checkCounts(db, period, ids),
-    rules.some((r) => r.settlementWay === 1) ? repo.priceSegments(db, period, dayText(req.start), dayText(req.end)) : Promise.resolve([]),
+    rules.some((r) => r.settlementWay === 1)
+      ? repo.priceSegments(db, period, dayText(req.start), dayText(req.end))
+      : Promise.resolve([]),
     repo.allocationSums(db, req.cardModelId, monthIndex(req.start), monthIndex(req.end), parks),
   ]);
 
   const way4 = rules.filter((r) => r.settlementWay === 4);
   const pool = BigInt(req.issueNum) * BigInt(req.profit);
-  const shares = largestRemainderSplit(pool, way4.map((r) => ({ id: r.resourceId, weight: counts.get(r.resourceId) ?? 0 })));
+  const shares = largestRemainderSplit(
+    pool,
+    way4.map((r) => ({ id: r.resourceId, weight: counts.get(r.resourceId) ?? 0 })),
+  );
   const way4Share = new Map(way4.map((r, i) => [r.resourceId, safe(shares[i], 'the unified pool')]));
 
   const details = rules.map((rule): ResourceDetail => {
@@ -106,15 +119,17 @@ export async function computeSettlementDetails(db: Executor, req: CalcRequest): 
     let amount = 0;
     switch (rule.settlementWay) {
       case 1:
-        ticketPriceInfo = segments.filter((s) => s.resourceId === rule.resourceId).map((s) => ({
-          startDate: `${s.startDate} 00:00:00`,
-          endDate: `${s.endDate} 23:59:59`,
-          price: s.price,
-          checkNum: s.checkNum,
-          ticketTotalAmount: s.ticketTotalAmount,
-          settlementFactor: Number(s.settlementFactor),
-          settlementAmount: s.settlementAmount,
-        }));
+        ticketPriceInfo = segments
+          .filter((s) => s.resourceId === rule.resourceId)
+          .map((s) => ({
+            startDate: `${s.startDate} 00:00:00`,
+            endDate: `${s.endDate} 23:59:59`,
+            price: s.price,
+            checkNum: s.checkNum,
+            ticketTotalAmount: s.ticketTotalAmount,
+            settlementFactor: Number(s.settlementFactor),
+            settlementAmount: s.settlementAmount,
+          }));
         amount = ticketPriceInfo.reduce((sum, s) => sum + s.settlementAmount, 0);
         break;
       case 2:
@@ -146,6 +161,9 @@ export async function computeSettlementDetails(db: Executor, req: CalcRequest): 
     };
   });
   // The totals of an estimation and of its orders must be exact too.
-  safe(details.reduce((sum, d) => sum + BigInt(d.settlementAmountActual), 0n), 'the total');
+  safe(
+    details.reduce((sum, d) => sum + BigInt(d.settlementAmountActual), 0n),
+    'the total',
+  );
   return details;
 }

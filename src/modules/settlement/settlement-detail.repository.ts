@@ -46,7 +46,8 @@ export function toDetailRecord(r: DetailColumnsRow): DetailRecord {
   };
 }
 
-const toSettlementDetail = (r: Selectable<SettlementDetailTable>): SettlementDetailRecord => Object.assign(toDetailRecord(r), { settlementId: r.settlement_id });
+const toSettlementDetail = (r: Selectable<SettlementDetailTable>): SettlementDetailRecord =>
+  Object.assign(toDetailRecord(r), { settlementId: r.settlement_id });
 
 /** A detail (stored, or computed and not yet stored) on the wire. */
 export function toDetail(d: DetailRecord, cardModelName: string, period: string): DetailResponse {
@@ -89,7 +90,12 @@ export function detailColumns(d: ResourceDetail, by: number) {
 }
 
 export async function detailRows(db: Executor, settlementId: number): Promise<SettlementDetailRecord[]> {
-  const rows = await db.selectFrom('settlement_detail').selectAll().where('settlement_id', '=', settlementId).orderBy('resource_id').execute();
+  const rows = await db
+    .selectFrom('settlement_detail')
+    .selectAll()
+    .where('settlement_id', '=', settlementId)
+    .orderBy('resource_id')
+    .execute();
   return rows.map(toSettlementDetail);
 }
 
@@ -97,7 +103,11 @@ export async function detailRows(db: Executor, settlementId: number): Promise<Se
  * The part of an estimation's unified pool (way 4) that its other orders hold, voided ones aside:
  * what a recalculation of one order may not take again.
  */
-export async function way4HeldByOthers(db: Executor, estimationId: number, exceptSettlementId: number): Promise<bigint> {
+export async function way4HeldByOthers(
+  db: Executor,
+  estimationId: number,
+  exceptSettlementId: number,
+): Promise<bigint> {
   const r = await db
     .selectFrom('settlement_detail as d')
     .innerJoin('settlement as s', 's.id', 'd.settlement_id')
@@ -116,7 +126,12 @@ export async function findDetail(db: Executor, id: number): Promise<SettlementDe
 }
 
 /** Details of an order; answers the new detail id of each resource. */
-export async function insertDetails(db: Executor, settlementId: number, details: ResourceDetail[], by: number): Promise<Map<number, number>> {
+export async function insertDetails(
+  db: Executor,
+  settlementId: number,
+  details: ResourceDetail[],
+  by: number,
+): Promise<Map<number, number>> {
   const detailIds = new Map<number, number>();
   if (details.length === 0) return detailIds;
   const rows = await db
@@ -129,22 +144,45 @@ export async function insertDetails(db: Executor, settlementId: number, details:
 }
 
 /** A recomputed detail's figures; the platform's adjustments (factor, increase, decrease) are kept. */
-export async function updateDetailFigures(db: Executor, id: number, d: ResourceDetail, actual: number, by: number): Promise<void> {
+export async function updateDetailFigures(
+  db: Executor,
+  id: number,
+  d: ResourceDetail,
+  actual: number,
+  by: number,
+): Promise<void> {
   await db
     .updateTable('settlement_detail')
     .set({
-      scenery_name: d.sceneryName, settlement_way: d.settlementWay, check_num: d.checkNum,
-      ticket_price_info: JSON.stringify(d.ticketPriceInfo), settlement_amount: d.settlementAmount,
-      settlement_amount_actual: actual, updated_by: by, updated_at: new Date(),
+      scenery_name: d.sceneryName,
+      settlement_way: d.settlementWay,
+      check_num: d.checkNum,
+      ticket_price_info: JSON.stringify(d.ticketPriceInfo),
+      settlement_amount: d.settlementAmount,
+      settlement_amount_actual: actual,
+      updated_by: by,
+      updated_at: new Date(),
     })
     .where('id', '=', id)
     .execute();
 }
 
-export async function adjustDetail(db: Executor, id: number, v: { factor: number; increase: number; decrease: number; actual: number }, by: number): Promise<void> {
+export async function adjustDetail(
+  db: Executor,
+  id: number,
+  v: { factor: number; increase: number; decrease: number; actual: number },
+  by: number,
+): Promise<void> {
   await db
     .updateTable('settlement_detail')
-    .set({ estimation_factor: v.factor, increase_amount: v.increase, decrease_amount: v.decrease, settlement_amount_actual: v.actual, updated_by: by, updated_at: new Date() })
+    .set({
+      estimation_factor: v.factor,
+      increase_amount: v.increase,
+      decrease_amount: v.decrease,
+      settlement_amount_actual: v.actual,
+      updated_by: by,
+      updated_at: new Date(),
+    })
     .where('id', '=', id)
     .execute();
 }

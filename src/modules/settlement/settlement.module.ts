@@ -21,7 +21,9 @@ const answering =
 export const settlementModule = defineModule({
   name: 'settlement',
   routes: ({ db, store }) => [
-    ...estimationRoutes(createEstimationService({ db, store })).map(answering([EstimationError, SettlementError.AMOUNT_TOO_LARGE])),
+    ...estimationRoutes(createEstimationService({ db, store })).map(
+      answering([EstimationError, SettlementError.AMOUNT_TOO_LARGE]),
+    ),
     ...settlementRoutes(createSettlementService({ db })).map(answering([SettlementError])),
   ],
 });

@@ -25,7 +25,17 @@ export interface PeriodFigures {
   checkNum: number;
 }
 
-type PeriodColumns = Pick<Selectable<SettlementTable>, 'card_model_id' | 'card_model_name' | 'start_time' | 'end_time' | 'issue_num' | 'profit' | 'total_amount' | 'check_num'>;
+type PeriodColumns = Pick<
+  Selectable<SettlementTable>,
+  | 'card_model_id'
+  | 'card_model_name'
+  | 'start_time'
+  | 'end_time'
+  | 'issue_num'
+  | 'profit'
+  | 'total_amount'
+  | 'check_num'
+>;
 
 /** The period figures of a settlement or estimation_sheet row (the two tables share these columns). */
 export function toPeriodFigures(r: PeriodColumns): PeriodFigures {
@@ -56,7 +66,13 @@ export interface SettlementRecord extends PeriodFigures {
 }
 
 /** What a status move may write besides the status. */
-export type MoveValues = Partial<{ settlementFiles: string; remark: string | null; paidAmount: number; afreshBy: number; afreshTime: Date }>;
+export type MoveValues = Partial<{
+  settlementFiles: string;
+  remark: string | null;
+  paidAmount: number;
+  afreshBy: number;
+  afreshTime: Date;
+}>;
 
 function toSettlement(r: Selectable<SettlementTable>): SettlementRecord {
   return {
@@ -126,7 +142,12 @@ export async function findSettlement(db: Executor, id: number): Promise<Settleme
 }
 
 export async function visibleTo(db: Executor, id: number, scope: Scope): Promise<boolean> {
-  const r = await db.selectFrom('settlement').select('id').where('id', '=', id).where(scopeCondition(scope)).executeTakeFirst();
+  const r = await db
+    .selectFrom('settlement')
+    .select('id')
+    .where('id', '=', id)
+    .where(scopeCondition(scope))
+    .executeTakeFirst();
   return r !== undefined;
 }
 
@@ -144,16 +165,30 @@ export interface NewSettlement {
 }
 
 /** An order at status 1 with its details; totals are the sums of the details. Answers the order and detail ids by resource. */
-export async function insertSettlement(db: Executor, s: NewSettlement, details: ResourceDetail[], by: number): Promise<{ id: number; detailIds: Map<number, number> }> {
+export async function insertSettlement(
+  db: Executor,
+  s: NewSettlement,
+  details: ResourceDetail[],
+  by: number,
+): Promise<{ id: number; detailIds: Map<number, number> }> {
   const { id } = await db
     .insertInto('settlement')
     .values({
-      settlement_no: s.settlementNo, estimation_id: s.estimationId, card_model_id: s.cardModelId, card_model_name: s.cardModelName,
-      start_time: s.start, end_time: s.end, issue_num: s.issueNum, profit: s.profit,
+      settlement_no: s.settlementNo,
+      estimation_id: s.estimationId,
+      card_model_id: s.cardModelId,
+      card_model_name: s.cardModelName,
+      start_time: s.start,
+      end_time: s.end,
+      issue_num: s.issueNum,
+      profit: s.profit,
       total_amount: details.reduce((sum, d) => sum + d.settlementAmountActual, 0),
       check_num: details.reduce((sum, d) => sum + d.checkNum, 0),
-      settlement_merchant_id: s.merchantId, settlement_merchant_name: s.merchantName, settlement_status: SettlementStatus.PENDING_SPOT_CHECK,
-      created_by: by, updated_by: by,
+      settlement_merchant_id: s.merchantId,
+      settlement_merchant_name: s.merchantName,
+      settlement_status: SettlementStatus.PENDING_SPOT_CHECK,
+      created_by: by,
+      updated_by: by,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -187,7 +222,12 @@ export async function moveStatus(
 ): Promise<SettlementRecord | null> {
   const r = await db
     .updateTable('settlement')
-    .set({ ...moveColumns(set), ...(to === null ? {} : { settlement_status: to }), updated_by: by, updated_at: new Date() })
+    .set({
+      ...moveColumns(set),
+      ...(to === null ? {} : { settlement_status: to }),
+      updated_by: by,
+      updated_at: new Date(),
+    })
     .where('id', '=', id)
     .where('settlement_status', 'in', [...from])
     .returningAll()
@@ -195,15 +235,40 @@ export async function moveStatus(
   return r ? toSettlement(r) : null;
 }
 
-export async function insertLog(db: Executor, s: { id: number; settlementNo: string }, action: string, from: number | null, to: number | null, remark: string | null, by: number): Promise<void> {
+export async function insertLog(
+  db: Executor,
+  s: { id: number; settlementNo: string },
+  action: string,
+  from: number | null,
+  to: number | null,
+  remark: string | null,
+  by: number,
+): Promise<void> {
   await db
     .insertInto('settlement_log')
-    .values({ settlement_id: s.id, settlement_no: s.settlementNo, action, from_status: from, to_status: to, remark, account_id: by })
+    .values({
+      settlement_id: s.id,
+      settlement_no: s.settlementNo,
+      action,
+      from_status: from,
+      to_status: to,
+      remark,
+      account_id: by,
+    })
     .execute();
 }
 
-export async function insertPayment(db: Executor, settlementId: number, amount: number, voucher: string | null, by: number): Promise<void> {
-  await db.insertInto('settlement_payment').values({ settlement_id: settlementId, amount, voucher, paid_by: by, created_by: by, updated_by: by }).execute();
+export async function insertPayment(
+  db: Executor,
+  settlementId: number,
+  amount: number,
+  voucher: string | null,
+  by: number,
+): Promise<void> {
+  await db
+    .insertInto('settlement_payment')
+    .values({ settlement_id: settlementId, amount, voucher, paid_by: by, created_by: by, updated_by: by })
+    .execute();
 }
 
 /** The order, its details, check details and payments; the log stays. Answers false when it was gone. */
@@ -215,7 +280,13 @@ export async function deleteSettlement(db: Executor, id: number): Promise<boolea
   return Number(r.numDeletedRows) > 0;
 }
 
-export function pageSettlements(db: Executor, f: SettlementPageQuery, period: { start: Date; end: Date } | null, scope: Scope, page: PageRequest): Promise<Page<SettlementSummary>> {
+export function pageSettlements(
+  db: Executor,
+  f: SettlementPageQuery,
+  period: { start: Date; end: Date } | null,
+  scope: Scope,
+  page: PageRequest,
+): Promise<Page<SettlementSummary>> {
   let q = db.selectFrom('settlement').selectAll().where(scopeCondition(scope));
   if (f.settlementStatus != null) q = q.where('settlement_status', '=', f.settlementStatus);
   if (f.cardModelId != null) q = q.where('card_model_id', '=', f.cardModelId);
@@ -225,7 +296,11 @@ export function pageSettlements(db: Executor, f: SettlementPageQuery, period: { 
   if (f.estimationId != null) q = q.where('estimation_id', '=', f.estimationId);
   // Orders whose period overlaps the filter's.
   if (period) q = q.where('start_time', '<=', period.end).where('end_time', '>=', period.start);
-  const kw = keywordsCondition(f.keywords, ['settlement.settlement_no', 'settlement.card_model_name', 'settlement.settlement_merchant_name']);
+  const kw = keywordsCondition(f.keywords, [
+    'settlement.settlement_no',
+    'settlement.card_model_name',
+    'settlement.settlement_merchant_name',
+  ]);
   if (kw) q = q.where(kw);
   return paginate(db, q.orderBy('id', 'desc'), page, (r) => toSummary(toSettlement(r)));
 }

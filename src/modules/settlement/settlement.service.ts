@@ -15,12 +15,29 @@ import * as checks from './check-detail.repository.js';
 import { checkWatermark } from './settlement-calc.repository.js';
 import { actualAmount, computeSettlementDetails, type ResourceDetail } from './settlement-calc.js';
 import {
-  detailNotFound, detailOfAnother, merchantOnly, negativeActual, negativeAfterAfresh, payAmountMismatch, platformOnly, settlementNotFound,
-  tooManyDecimals, totalBeyondPayable, wrongStatus,
+  detailNotFound,
+  detailOfAnother,
+  merchantOnly,
+  negativeActual,
+  negativeAfterAfresh,
+  payAmountMismatch,
+  platformOnly,
+  settlementNotFound,
+  tooManyDecimals,
+  totalBeyondPayable,
+  wrongStatus,
 } from './settlement.errors.js';
 import * as detailRepo from './settlement-detail.repository.js';
 import * as repo from './settlement.repository.js';
-import { MAX_PAYABLE_CENTS, type CalcRequest, type CheckDetailPageQuery, type ReviewRequest, type SettlementInfo, type SettlementPageQuery, type SettlementSummary } from './settlement.schemas.js';
+import {
+  MAX_PAYABLE_CENTS,
+  type CalcRequest,
+  type CheckDetailPageQuery,
+  type ReviewRequest,
+  type SettlementInfo,
+  type SettlementPageQuery,
+  type SettlementSummary,
+} from './settlement.schemas.js';
 
 type Actor = 'merchant' | 'platform';
 
@@ -39,9 +56,18 @@ interface Move {
 }
 
 const zeroDetail = (d: detailRepo.SettlementDetailRecord): ResourceDetail => ({
-  resourceId: d.resourceId, sceneryName: d.sceneryName, merchantId: d.merchantId ?? 0, shopId: d.shopId ?? 0,
-  settlementWay: d.settlementWay, checkNum: 0, ticketPriceInfo: [], estimationFactor: 1, settlementAmount: 0,
-  increaseAmount: 0, decreaseAmount: 0, settlementAmountActual: 0,
+  resourceId: d.resourceId,
+  sceneryName: d.sceneryName,
+  merchantId: d.merchantId ?? 0,
+  shopId: d.shopId ?? 0,
+  settlementWay: d.settlementWay,
+  checkNum: 0,
+  ticketPriceInfo: [],
+  estimationFactor: 1,
+  settlementAmount: 0,
+  increaseAmount: 0,
+  decreaseAmount: 0,
+  settlementAmountActual: 0,
 });
 
 /**
@@ -54,13 +80,20 @@ export function createSettlementService(deps: { db: Db }) {
   const { db } = deps;
 
   /** The order, 404 when absent, 403 when outside the caller's merchant or shop. */
-  async function visible(ctx: AuthedContext, id: number, ex: Trx | Db = db): Promise<{ row: repo.SettlementRecord; scope: Scope }> {
+  async function visible(
+    ctx: AuthedContext,
+    id: number,
+    ex: Trx | Db = db,
+  ): Promise<{ row: repo.SettlementRecord; scope: Scope }> {
     const scope = scopeOf(ctx.account);
     const row = await repo.findSettlement(ex, id);
     if (!row) throw settlementNotFound();
     if (scope.kind !== 'platform' && !(await repo.visibleTo(ex, id, scope))) {
-      throw forbidden(scope.kind === 'shop' && row.settlementMerchantId === scope.merchantId
-        ? 'the record belongs to another shop' : 'the record belongs to another merchant');
+      throw forbidden(
+        scope.kind === 'shop' && row.settlementMerchantId === scope.merchantId
+          ? 'the record belongs to another shop'
+          : 'the record belongs to another merchant',
+      );
     }
     return { row, scope };
   }
@@ -72,19 +105,32 @@ export function createSettlementService(deps: { db: Db }) {
 
   async function move(ctx: AuthedContext, id: number, m: Move): Promise<void> {
     const by = ctx.account.id;
-    await loggedTransaction(db, ctx, async (trx) => {
-      const { row, scope } = await visible(ctx, id, trx);
-      authorize(scope, m.who, m.action);
-      const moved = await repo.moveStatus(trx, id, m.from, m.to, m.set ?? {}, by);
-      if (!moved) {
-        const now = await repo.findSettlement(trx, id);
-        if (!now) throw settlementNotFound();
-        throw wrongStatus(now.settlementStatus, m.verb);
-      }
-      if (m.then) await m.then(trx, moved);
-      const from = m.from.length === 1 ? m.from[0] : row.settlementStatus;
-      await repo.insertLog(trx, { id, settlementNo: moved.settlementNo }, m.action, from, m.to ?? moved.settlementStatus, m.remark ?? null, by);
-    }, () => id);
+    await loggedTransaction(
+      db,
+      ctx,
+      async (trx) => {
+        const { row, scope } = await visible(ctx, id, trx);
+        authorize(scope, m.who, m.action);
+        const moved = await repo.moveStatus(trx, id, m.from, m.to, m.set ?? {}, by);
+        if (!moved) {
+          const now = await repo.findSettlement(trx, id);
+          if (!now) throw settlementNotFound();
+          throw wrongStatus(now.settlementStatus, m.verb);
+        }
+        if (m.then) await m.then(trx, moved);
+        const from = m.from.length === 1 ? m.from[0] : row.settlementStatus;
+        await repo.insertLog(
+          trx,
+          { id, settlementNo: moved.settlementNo },
+          m.action,
+          from,
+          m.to ?? moved.settlementStatus,
+          m.remark ?? null,
+          by,
+        );
+      },
+      () => id,
+    );
   }
 
   async function info(row: repo.SettlementRecord, finance: SettlementInfo['merchantFinance']): Promise<SettlementInfo> {
@@ -110,12 +156,20 @@ export function createSettlementService(deps: { db: Db }) {
   async function recompute(trx: Trx, row: repo.SettlementRecord, by: number): Promise<void> {
     const maxCheckId = await checkWatermark(trx);
     const computed = await computeSettlementDetails(trx, {
-      cardModelId: row.cardModelId, start: row.startTime, end: row.endTime, issueNum: row.issueNum, profit: row.profit, maxCheckId,
+      cardModelId: row.cardModelId,
+      start: row.startTime,
+      end: row.endTime,
+      issueNum: row.issueNum,
+      profit: row.profit,
+      maxCheckId,
     });
     const own = computed.filter((d) => d.merchantId === row.settlementMerchantId);
     const mine = new Map((await withinPool(trx, row, own)).map((d) => [d.resourceId, d]));
     const existing = await detailRepo.detailRows(trx, row.id);
-    await checks.deleteSnapshots(trx, existing.map((d) => d.id));
+    await checks.deleteSnapshots(
+      trx,
+      existing.map((d) => d.id),
+    );
     const detailIds = new Map<number, number>();
     for (const d of existing) {
       const fresh = mine.get(d.resourceId) ?? zeroDetail(d);
@@ -126,9 +180,16 @@ export function createSettlementService(deps: { db: Db }) {
       detailIds.set(d.resourceId, d.id);
     }
     // Resources the merchant gained since (a new rule) join the order.
-    for (const [resourceId, id] of await detailRepo.insertDetails(trx, row.id, [...mine.values()], by)) detailIds.set(resourceId, id);
+    for (const [resourceId, id] of await detailRepo.insertDetails(trx, row.id, [...mine.values()], by))
+      detailIds.set(resourceId, id);
     for (const [resourceId, detailId] of detailIds) {
-      await checks.snapshotChecks(trx, row.id, detailId, { cardModelId: row.cardModelId, resourceId, start: row.startTime, end: row.endTime, maxCheckId });
+      await checks.snapshotChecks(trx, row.id, detailId, {
+        cardModelId: row.cardModelId,
+        resourceId,
+        start: row.startTime,
+        end: row.endTime,
+        maxCheckId,
+      });
     }
     const total = await repo.refreshTotals(trx, row.id, by);
     if (total > MAX_PAYABLE_CENTS) throw totalBeyondPayable(null, total);
@@ -140,7 +201,11 @@ export function createSettlementService(deps: { db: Db }) {
    * the pool (split by their check counts when less than they would get), so the pool's orders never
    * add up to more than issueNum × profit. Serialised per estimation, as two orders may be recalculated at once.
    */
-  async function withinPool(trx: Trx, row: repo.SettlementRecord, details: ResourceDetail[]): Promise<ResourceDetail[]> {
+  async function withinPool(
+    trx: Trx,
+    row: repo.SettlementRecord,
+    details: ResourceDetail[],
+  ): Promise<ResourceDetail[]> {
     const way4 = details.filter((d) => d.settlementWay === 4);
     if (row.estimationId === null || way4.length === 0) return details;
     await advisoryLock(trx, 'settlement-pool', row.estimationId);
@@ -148,7 +213,10 @@ export function createSettlementService(deps: { db: Db }) {
     const pool = BigInt(row.issueNum) * BigInt(row.profit);
     const left = pool > held ? pool - held : 0n;
     if (way4.reduce((sum, d) => sum + BigInt(d.settlementAmount), 0n) <= left) return details;
-    const shares = largestRemainderSplit(left, way4.map((d) => ({ id: d.resourceId, weight: d.checkNum })));
+    const shares = largestRemainderSplit(
+      left,
+      way4.map((d) => ({ id: d.resourceId, weight: d.checkNum })),
+    );
     const capped = new Map(way4.map((d, i) => [d.resourceId, Number(shares[i])]));
     return details.map((d) => {
       const amount = capped.get(d.resourceId);
@@ -173,8 +241,10 @@ export function createSettlementService(deps: { db: Db }) {
     async getInvoice(ctx: AuthedContext, id: number): Promise<SettlementInfo> {
       const { row, scope } = await visible(ctx, id);
       let financeMerchant: number | null = null;
-      if (row.settlementStatus === S.PENDING_INVOICE) financeMerchant = scope.kind === 'platform' ? row.settlementMerchantId : scope.merchantId;
-      else if (row.settlementStatus === S.PENDING_PAYMENT || row.settlementStatus === S.COMPLETED) financeMerchant = row.settlementMerchantId;
+      if (row.settlementStatus === S.PENDING_INVOICE)
+        financeMerchant = scope.kind === 'platform' ? row.settlementMerchantId : scope.merchantId;
+      else if (row.settlementStatus === S.PENDING_PAYMENT || row.settlementStatus === S.COMPLETED)
+        financeMerchant = row.settlementMerchantId;
       return info(row, financeMerchant === null ? null : await settlementAccount(db, financeMerchant));
     },
 
@@ -184,11 +254,23 @@ export function createSettlementService(deps: { db: Db }) {
     },
 
     confirm: (ctx: AuthedContext, id: number, remark: string | null | undefined) =>
-      move(ctx, id, { action: 'confirm', verb: 'confirmed', who: 'merchant', from: [S.PENDING_SPOT_CHECK], to: S.PENDING_CALCULATION, remark: remark ?? null, set: { remark: remark ?? null } }),
+      move(ctx, id, {
+        action: 'confirm',
+        verb: 'confirmed',
+        who: 'merchant',
+        from: [S.PENDING_SPOT_CHECK],
+        to: S.PENDING_CALCULATION,
+        remark: remark ?? null,
+        set: { remark: remark ?? null },
+      }),
 
     calc: (ctx: AuthedContext, req: CalcRequest) =>
       move(ctx, req.id, {
-        action: 'calc', verb: 'calculated', who: 'platform', from: [S.PENDING_CALCULATION], to: S.PENDING_REVIEW,
+        action: 'calc',
+        verb: 'calculated',
+        who: 'platform',
+        from: [S.PENDING_CALCULATION],
+        to: S.PENDING_REVIEW,
         then: async (trx, row) => {
           if (!req.details?.length) return;
           const rows = new Map((await detailRepo.detailRows(trx, row.id)).map((d) => [d.id, d]));
@@ -196,7 +278,8 @@ export function createSettlementService(deps: { db: Db }) {
             const d = rows.get(a.id);
             if (!d) throw detailOfAnother('details');
             const factor = a.estimationFactor ?? d.estimationFactor;
-            if (Math.abs(factor * 10_000 - Math.round(factor * 10_000)) > 1e-6) throw tooManyDecimals('estimationFactor');
+            if (Math.abs(factor * 10_000 - Math.round(factor * 10_000)) > 1e-6)
+              throw tooManyDecimals('estimationFactor');
             const increase = a.increaseAmount ?? d.increaseAmount;
             const decrease = a.decreaseAmount ?? d.decreaseAmount;
             const actual = actualAmount(d.settlementAmount, factor.toFixed(4), increase, decrease);
@@ -209,29 +292,69 @@ export function createSettlementService(deps: { db: Db }) {
       }),
 
     review: (ctx: AuthedContext, req: ReviewRequest) =>
-      move(ctx, req.id, { action: req.pass ? 'review-pass' : 'review-reject', verb: 'reviewed', who: 'platform', from: [S.PENDING_REVIEW], to: req.pass ? S.PENDING_INVOICE : S.PENDING_SPOT_CHECK, remark: req.remark ?? null, set: { remark: req.remark ?? null } }),
+      move(ctx, req.id, {
+        action: req.pass ? 'review-pass' : 'review-reject',
+        verb: 'reviewed',
+        who: 'platform',
+        from: [S.PENDING_REVIEW],
+        to: req.pass ? S.PENDING_INVOICE : S.PENDING_SPOT_CHECK,
+        remark: req.remark ?? null,
+        set: { remark: req.remark ?? null },
+      }),
 
     uploadInvoice: (ctx: AuthedContext, id: number, files: string) =>
-      move(ctx, id, { action: 'invoice', verb: 'given an invoice', who: 'merchant', from: [S.PENDING_INVOICE], to: S.PENDING_PAYMENT, remark: files, set: { settlementFiles: files.trim() } }),
+      move(ctx, id, {
+        action: 'invoice',
+        verb: 'given an invoice',
+        who: 'merchant',
+        from: [S.PENDING_INVOICE],
+        to: S.PENDING_PAYMENT,
+        remark: files,
+        set: { settlementFiles: files.trim() },
+      }),
 
     async pay(ctx: AuthedContext, id: number, amount: number, voucher: string | null | undefined): Promise<void> {
       await move(ctx, id, {
-        action: 'pay', verb: 'paid', who: 'platform', from: [S.PENDING_PAYMENT], to: S.COMPLETED, remark: voucher ?? null,
+        action: 'pay',
+        verb: 'paid',
+        who: 'platform',
+        from: [S.PENDING_PAYMENT],
+        to: S.COMPLETED,
+        remark: voucher ?? null,
         then: async (trx, row) => {
           const due = row.totalAmount - row.paidAmount;
           if (amount !== due) throw payAmountMismatch(due);
           await repo.insertPayment(trx, id, amount, voucher ?? null, ctx.account.id);
-          await repo.moveStatus(trx, id, [S.COMPLETED], S.COMPLETED, { paidAmount: row.paidAmount + amount }, ctx.account.id);
+          await repo.moveStatus(
+            trx,
+            id,
+            [S.COMPLETED],
+            S.COMPLETED,
+            { paidAmount: row.paidAmount + amount },
+            ctx.account.id,
+          );
         },
       });
     },
 
     voidOrder: (ctx: AuthedContext, id: number, reason: string) =>
-      move(ctx, id, { action: 'void', verb: 'voided', who: 'platform', from: [S.PENDING_SPOT_CHECK, S.PENDING_CALCULATION, S.PENDING_REVIEW, S.PENDING_INVOICE, S.PENDING_PAYMENT], to: S.VOIDED, remark: reason, set: { remark: reason } }),
+      move(ctx, id, {
+        action: 'void',
+        verb: 'voided',
+        who: 'platform',
+        from: [S.PENDING_SPOT_CHECK, S.PENDING_CALCULATION, S.PENDING_REVIEW, S.PENDING_INVOICE, S.PENDING_PAYMENT],
+        to: S.VOIDED,
+        remark: reason,
+        set: { remark: reason },
+      }),
 
     async afresh(ctx: AuthedContext, settlementId: number, detailId: number): Promise<void> {
       await move(ctx, settlementId, {
-        action: 'afresh', verb: 'recalculated', who: 'platform', from: [S.PENDING_SPOT_CHECK, S.PENDING_CALCULATION, S.PENDING_REVIEW], to: null,
+        action: 'afresh',
+        verb: 'recalculated',
+        who: 'platform',
+        from: [S.PENDING_SPOT_CHECK, S.PENDING_CALCULATION, S.PENDING_REVIEW],
+        to: null,
         set: { afreshBy: ctx.account.id, afreshTime: new Date() },
         then: async (trx, row) => {
           const detail = await detailRepo.findDetail(trx, detailId);
@@ -243,12 +366,25 @@ export function createSettlementService(deps: { db: Db }) {
     },
 
     async remove(ctx: AuthedContext, id: number): Promise<void> {
-      await loggedTransaction(db, ctx, async (trx) => {
-        const { row, scope } = await visible(ctx, id, trx);
-        authorize(scope, 'platform', 'delete');
-        if (!(await repo.deleteSettlement(trx, id))) throw settlementNotFound();
-        await repo.insertLog(trx, { id, settlementNo: row.settlementNo }, 'delete', row.settlementStatus, null, null, ctx.account.id);
-      }, () => id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const { row, scope } = await visible(ctx, id, trx);
+          authorize(scope, 'platform', 'delete');
+          if (!(await repo.deleteSettlement(trx, id))) throw settlementNotFound();
+          await repo.insertLog(
+            trx,
+            { id, settlementNo: row.settlementNo },
+            'delete',
+            row.settlementStatus,
+            null,
+            null,
+            ctx.account.id,
+          );
+        },
+        () => id,
+      );
     },
 
     async checkDetailPage(ctx: AuthedContext, q: CheckDetailPageQuery): Promise<Page<checks.CheckDetail>> {
@@ -256,7 +392,11 @@ export function createSettlementService(deps: { db: Db }) {
       return checks.pageSnapshots(db, q.settlementDetailId, q.keywords, q);
     },
 
-    async exportCheckDetails(ctx: AuthedContext, detailId: number, keywords: string | null | undefined): Promise<XlsxExport<checks.CheckSnapshot>> {
+    async exportCheckDetails(
+      ctx: AuthedContext,
+      detailId: number,
+      keywords: string | null | undefined,
+    ): Promise<XlsxExport<checks.CheckSnapshot>> {
       const { detail, row } = await detailOf(ctx, detailId);
       return new XlsxExport<checks.CheckSnapshot>({
         fileName: `结算核销明细_${row.settlementNo}_${detail.resourceId}.xlsx`,

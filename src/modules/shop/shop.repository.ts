@@ -22,63 +22,160 @@ export interface RelationValues {
 
 /** wire name → column of each text field of the shop */
 const TEXT_COLUMNS: Record<ShopTextField, keyof Selectable<ShopTable>> = {
-  logo: 'logo', provinceId: 'province_id', cityId: 'city_id', districtId: 'district_id', address: 'address', mobile: 'mobile', linkman: 'linkman',
-  linkphone: 'linkphone', manager: 'manager', level: 'level', lng: 'lng', lat: 'lat', introduction: 'introduction', businessTime: 'business_time',
-  tags: 'tags', mainPic: 'main_pic', propagatePic: 'propagate_pic', video: 'video', poster: 'poster', propagateContent: 'propagate_content',
-  description: 'description', ticketInfo: 'ticket_info', trafficInfo: 'traffic_info', tips: 'tips', thirdId: 'third_id', thirdName: 'third_name',
+  logo: 'logo',
+  provinceId: 'province_id',
+  cityId: 'city_id',
+  districtId: 'district_id',
+  address: 'address',
+  mobile: 'mobile',
+  linkman: 'linkman',
+  linkphone: 'linkphone',
+  manager: 'manager',
+  level: 'level',
+  lng: 'lng',
+  lat: 'lat',
+  introduction: 'introduction',
+  businessTime: 'business_time',
+  tags: 'tags',
+  mainPic: 'main_pic',
+  propagatePic: 'propagate_pic',
+  video: 'video',
+  poster: 'poster',
+  propagateContent: 'propagate_content',
+  description: 'description',
+  ticketInfo: 'ticket_info',
+  trafficInfo: 'traffic_info',
+  tips: 'tips',
+  thirdId: 'third_id',
+  thirdName: 'third_name',
 };
 const TEXT_ENTRIES = Object.entries(TEXT_COLUMNS) as Array<[ShopTextField, keyof Selectable<ShopTable>]>;
 
 function toFields(r: Selectable<ShopTable> & { merchant_name: string | null }): ShopFields {
-  const texts = Object.fromEntries(TEXT_ENTRIES.map(([field, column]) => [field, r[column] as string | null])) as Record<ShopTextField, string | null>;
-  return { id: r.id, merchantId: r.merchant_id, merchantName: r.merchant_name, name: r.name, typeId: r.type_id, subTypeId: r.sub_type_id, status: r.status, ...texts };
+  const texts = Object.fromEntries(
+    TEXT_ENTRIES.map(([field, column]) => [field, r[column] as string | null]),
+  ) as Record<ShopTextField, string | null>;
+  return {
+    id: r.id,
+    merchantId: r.merchant_id,
+    merchantName: r.merchant_name,
+    name: r.name,
+    typeId: r.type_id,
+    subTypeId: r.sub_type_id,
+    status: r.status,
+    ...texts,
+  };
 }
 
 function columns(v: ShopValues): Insertable<ShopTable> {
   const texts = Object.fromEntries(TEXT_ENTRIES.map(([field, column]) => [column, v[field]]));
-  return { merchant_id: v.merchantId, name: v.name, type_id: v.typeId, sub_type_id: v.subTypeId, status: v.status, ...texts };
+  return {
+    merchant_id: v.merchantId,
+    name: v.name,
+    type_id: v.typeId,
+    sub_type_id: v.subTypeId,
+    status: v.status,
+    ...texts,
+  };
 }
 
 function toRelation(r: Selectable<ShopRelationTable>) {
   // A ChannelType travels as its string code (spec A 2.2), as the add request sends it.
-  return { id: r.id, thirdName: r.third_name, thirdId: r.third_id, channelType: codeText(r.channel_type), remark: r.remark };
+  return {
+    id: r.id,
+    thirdName: r.third_name,
+    thirdId: r.third_id,
+    channelType: codeText(r.channel_type),
+    remark: r.remark,
+  };
 }
 
 /** A living merchant with its status, held against a concurrent change until the transaction ends. */
-export async function findMerchant(db: Executor, id: number): Promise<{ id: number; name: string; status: number } | null> {
-  const r = await db.selectFrom('merchant').select(['id', 'name', 'status']).where('id', '=', id).where('is_deleted', '=', false).forShare().executeTakeFirst();
+export async function findMerchant(
+  db: Executor,
+  id: number,
+): Promise<{ id: number; name: string; status: number } | null> {
+  const r = await db
+    .selectFrom('merchant')
+    .select(['id', 'name', 'status'])
+    .where('id', '=', id)
+    .where('is_deleted', '=', false)
+    .forShare()
+    .executeTakeFirst();
   return r ?? null;
 }
 
 function viewQuery(db: Executor) {
-  return db.selectFrom('shop').leftJoin('merchant', 'merchant.id', 'shop.merchant_id').selectAll('shop').select('merchant.name as merchant_name').where('shop.is_deleted', '=', false);
+  return db
+    .selectFrom('shop')
+    .leftJoin('merchant', 'merchant.id', 'shop.merchant_id')
+    .selectAll('shop')
+    .select('merchant.name as merchant_name')
+    .where('shop.is_deleted', '=', false);
 }
 
 /** A living shop; `forUpdate` locks it for the rest of the transaction. */
 export async function findShop(db: Executor, id: number, forUpdate = false): Promise<ShopFields | null> {
-  if (forUpdate && !(await db.selectFrom('shop').select('id').where('id', '=', id).where('is_deleted', '=', false).forUpdate().executeTakeFirst())) return null;
+  if (
+    forUpdate &&
+    !(await db
+      .selectFrom('shop')
+      .select('id')
+      .where('id', '=', id)
+      .where('is_deleted', '=', false)
+      .forUpdate()
+      .executeTakeFirst())
+  )
+    return null;
   const r = await viewQuery(db).where('shop.id', '=', id).executeTakeFirst();
   return r ? toFields(r) : null;
 }
 
 export async function insertShop(db: Executor, v: ShopValues, by: number): Promise<number> {
-  const r = await db.insertInto('shop').values({ ...columns(v), created_by: by, updated_by: by }).returning('id').executeTakeFirstOrThrow();
+  const r = await db
+    .insertInto('shop')
+    .values({ ...columns(v), created_by: by, updated_by: by })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return r.id;
 }
 
 export async function updateShop(db: Executor, id: number, v: ShopValues, by: number): Promise<void> {
-  await db.updateTable('shop').set({ ...columns(v), updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+  await db
+    .updateTable('shop')
+    .set({ ...columns(v), updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
-export async function replaceRelations(db: Executor, shopId: number, relations: readonly RelationValues[], by: number): Promise<void> {
+export async function replaceRelations(
+  db: Executor,
+  shopId: number,
+  relations: readonly RelationValues[],
+  by: number,
+): Promise<void> {
   await db.deleteFrom('shop_relation').where('shop_id', '=', shopId).execute();
   if (relations.length === 0) return;
-  await db.insertInto('shop_relation').values(relations.map((r) => ({
-    shop_id: shopId, third_name: r.thirdName, third_id: r.thirdId, channel_type: r.channelType, remark: r.remark, created_by: by, updated_by: by,
-  }))).execute();
+  await db
+    .insertInto('shop_relation')
+    .values(
+      relations.map((r) => ({
+        shop_id: shopId,
+        third_name: r.thirdName,
+        third_id: r.thirdId,
+        channel_type: r.channelType,
+        remark: r.remark,
+        created_by: by,
+        updated_by: by,
+      })),
+    )
+    .execute();
 }
 
-export async function relationsOf(db: Executor, shopIds: readonly number[]): Promise<Map<number, Shop['relationList']>> {
+export async function relationsOf(
+  db: Executor,
+  shopIds: readonly number[],
+): Promise<Map<number, Shop['relationList']>> {
   const byShop = new Map<number, Shop['relationList']>(shopIds.map((id) => [id, []]));
   if (shopIds.length === 0) return byShop;
   const rows = await db.selectFrom('shop_relation').selectAll().where('shop_id', 'in', shopIds).orderBy('id').execute();
@@ -97,19 +194,39 @@ export const SHOP_REFERENCES: readonly ReferenceCheck[] = [
   { label: ['hotel', 'hotels'], table: 'hotel_info', column: 'shop_id', living: true },
   { label: ['coupon template', 'coupon templates'], table: 'coupon_template', column: 'shop_id', living: true },
   { label: ['merchant contract', 'merchant contracts'], table: 'merchant_contract', column: 'shop_id', living: true },
-  { label: ['contract as party A', 'contracts as party A'], table: 'merchant_contract', column: 'shop_a', living: true },
-  { label: ['contract as party B', 'contracts as party B'], table: 'merchant_contract', column: 'shop_b', living: true },
+  {
+    label: ['contract as party A', 'contracts as party A'],
+    table: 'merchant_contract',
+    column: 'shop_a',
+    living: true,
+  },
+  {
+    label: ['contract as party B', 'contracts as party B'],
+    table: 'merchant_contract',
+    column: 'shop_b',
+    living: true,
+  },
 ];
 
 /** Staff of elsewhere placed in one of the shop's departments (those departments go with the shop). */
 export async function outsidersInShopDepts(db: Executor, shopId: number): Promise<Reference | null> {
-  const rows = await db.selectFrom('admin_user').select('admin_user.id')
+  const rows = await db
+    .selectFrom('admin_user')
+    .select('admin_user.id')
     .where('admin_user.is_deleted', '=', false)
     .where((eb) => eb.or([eb('admin_user.shop_id', 'is', null), eb('admin_user.shop_id', '!=', shopId)]))
-    .where('admin_user.dept_id', 'in', (eb) => eb.selectFrom('dept').select('dept.id').where('dept.shop_id', '=', shopId).where('dept.is_deleted', '=', false))
-    .orderBy('admin_user.id').limit(LIST_MAX_ROWS).execute();
+    .where('admin_user.dept_id', 'in', (eb) =>
+      eb.selectFrom('dept').select('dept.id').where('dept.shop_id', '=', shopId).where('dept.is_deleted', '=', false),
+    )
+    .orderBy('admin_user.id')
+    .limit(LIST_MAX_ROWS)
+    .execute();
   if (rows.length === 0) return null;
-  return { label: ['staff user of elsewhere in its departments', 'staff users of elsewhere in its departments'], count: rows.length, ids: rows.slice(0, 5).map((r) => r.id) };
+  return {
+    label: ['staff user of elsewhere in its departments', 'staff users of elsewhere in its departments'],
+    count: rows.length,
+    ids: rows.slice(0, 5).map((r) => r.id),
+  };
 }
 
 /** Deletes the shop logically (its departments and staff accounts are deleted by their owners). */
@@ -135,7 +252,10 @@ function filtered(db: Executor, f: ShopFilter, scope: Scope) {
 }
 
 async function withRelations(db: Executor, rows: ShopFields[]): Promise<Shop[]> {
-  const relations = await relationsOf(db, rows.map((r) => r.id));
+  const relations = await relationsOf(
+    db,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => Object.assign(r, { relationList: relations.get(r.id) ?? [] }));
 }
 

@@ -1,20 +1,37 @@
 import { Type, type Static } from 'typebox';
 import { Id, IdList, Keywords, Nullable, Opt, orEmpty, PageFields, PhoneText } from '../../platform/http/schemas.js';
 
-export const ShopStatus = Type.Integer({ minimum: 1, maximum: 4, description: '1 operating, 2 under review, 3 suspended, 4 closed' });
+export const ShopStatus = Type.Integer({
+  minimum: 1,
+  maximum: 4,
+  description: '1 operating, 2 under review, 3 suspended, 4 closed',
+});
 const ChannelType = Type.Integer({ minimum: 1, maximum: 8, description: 'ChannelType 1–8' });
-const RegionCode = Type.String({ maxLength: 16, pattern: '^[0-9]{1,16}$', description: 'a region id (digits)', examples: ['330100'] });
-const Coordinate = Type.String({ maxLength: 32, pattern: '^-?[0-9]{1,3}(\\.[0-9]{1,10})?$', description: 'decimal degrees, e.g. 120.15507', examples: ['120.15507'] });
+const RegionCode = Type.String({
+  maxLength: 16,
+  pattern: '^[0-9]{1,16}$',
+  description: 'a region id (digits)',
+  examples: ['330100'],
+});
+const Coordinate = Type.String({
+  maxLength: 32,
+  pattern: '^-?[0-9]{1,3}(\\.[0-9]{1,10})?$',
+  description: 'decimal degrees, e.g. 120.15507',
+  examples: ['120.15507'],
+});
 const Url = (max: number) => Type.String({ maxLength: max });
 const LongText = Type.String({ maxLength: 20_000 });
 
 /** Spec B 2.6 relationList: the shop's id in a third-party system of a channel. */
-export const ShopRelationInput = Type.Object({
-  thirdName: Opt(Type.String({ maxLength: 128 })),
-  thirdId: Opt(Type.String({ maxLength: 64 })),
-  channelType: Opt(ChannelType),
-  remark: Opt(Type.String({ maxLength: 255 })),
-}, { title: 'ShopRelationInput' });
+export const ShopRelationInput = Type.Object(
+  {
+    thirdName: Opt(Type.String({ maxLength: 128 })),
+    thirdId: Opt(Type.String({ maxLength: 64 })),
+    channelType: Opt(ChannelType),
+    remark: Opt(Type.String({ maxLength: 255 })),
+  },
+  { title: 'ShopRelationInput' },
+);
 
 /** The ShopAddRequest text fields besides name; absent or null keeps the stored value on update, "" clears it. */
 const texts = {
@@ -61,44 +78,59 @@ export const ShopAddRequest = Type.Object({ merchantId: Id, ...writable }, { tit
 export type ShopAdd = Static<typeof ShopAddRequest>;
 
 /** The merchant of a shop does not change; relationList, when given, replaces the shop's relations. */
-export const ShopUpdateRequest = Type.Object({ id: Id, merchantId: Opt(Id), ...writable }, { title: 'ShopUpdateRequest' });
+export const ShopUpdateRequest = Type.Object(
+  { id: Id, merchantId: Opt(Id), ...writable },
+  { title: 'ShopUpdateRequest' },
+);
 export type ShopUpdate = Static<typeof ShopUpdateRequest>;
 
 /**
  * What addShop answers (the spec's void plus this data): the shop, its top-level department and the
  * default shop user, whose generated password is shown here once and stored only as a hash.
  */
-export const ShopAddResponse = Type.Object({
-  id: Type.Integer({ description: 'the shop' }),
-  name: Type.String(),
-  merchantId: Type.Integer(),
-  deptId: Type.Integer({ description: 'the shop\'s top-level department' }),
-  userId: Type.Integer({ description: 'the default shop user' }),
-  username: Type.String(),
-  password: Type.String({ description: 'generated; shown only in this answer' }),
-}, { title: 'ShopAddResponse' });
+export const ShopAddResponse = Type.Object(
+  {
+    id: Type.Integer({ description: 'the shop' }),
+    name: Type.String(),
+    merchantId: Type.Integer(),
+    deptId: Type.Integer({ description: "the shop's top-level department" }),
+    userId: Type.Integer({ description: 'the default shop user' }),
+    username: Type.String(),
+    password: Type.String({ description: 'generated; shown only in this answer' }),
+  },
+  { title: 'ShopAddResponse' },
+);
 export type ShopAdded = Static<typeof ShopAddResponse>;
 
-export const ShopRelation = Type.Object({
-  id: Type.Integer(),
-  thirdName: Nullable(Type.String()),
-  thirdId: Nullable(Type.String()),
-  channelType: Nullable(Type.String({ description: 'ChannelType code "1"-"8"' })),
-  remark: Nullable(Type.String()),
-}, { title: 'ShopRelation' });
+export const ShopRelation = Type.Object(
+  {
+    id: Type.Integer(),
+    thirdName: Nullable(Type.String()),
+    thirdId: Nullable(Type.String()),
+    channelType: Nullable(Type.String({ description: 'ChannelType code "1"-"8"' })),
+    remark: Nullable(Type.String()),
+  },
+  { title: 'ShopRelation' },
+);
 
 const nullableText = Nullable(Type.String());
-export const ShopResponse = Type.Object({
-  id: Type.Integer(),
-  merchantId: Type.Integer(),
-  merchantName: nullableText,
-  name: Type.String(),
-  typeId: Nullable(Type.Integer()),
-  subTypeId: Nullable(Type.Integer()),
-  status: Type.Integer(),
-  ...Object.fromEntries(SHOP_TEXT_FIELDS.map((f) => [f, nullableText])) as Record<ShopTextField, typeof nullableText>,
-  relationList: Type.Array(ShopRelation),
-}, { title: 'ShopResponse' });
+export const ShopResponse = Type.Object(
+  {
+    id: Type.Integer(),
+    merchantId: Type.Integer(),
+    merchantName: nullableText,
+    name: Type.String(),
+    typeId: Nullable(Type.Integer()),
+    subTypeId: Nullable(Type.Integer()),
+    status: Type.Integer(),
+    ...(Object.fromEntries(SHOP_TEXT_FIELDS.map((f) => [f, nullableText])) as Record<
+      ShopTextField,
+      typeof nullableText
+    >),
+    relationList: Type.Array(ShopRelation),
+  },
+  { title: 'ShopResponse' },
+);
 export type Shop = Static<typeof ShopResponse>;
 
 const filters = {

@@ -11,7 +11,15 @@ import type { Page } from '../../platform/http/paging.js';
 import { generatePassword } from '../../platform/auth/generated-password.js';
 import * as err from './shop.errors.js';
 import * as repo from './shop.repository.js';
-import { SHOP_TEXT_FIELDS, type Shop, type ShopAdd, type ShopAdded, type ShopFilter, type ShopPageQuery, type ShopUpdate } from './shop.schemas.js';
+import {
+  SHOP_TEXT_FIELDS,
+  type Shop,
+  type ShopAdd,
+  type ShopAdded,
+  type ShopFilter,
+  type ShopPageQuery,
+  type ShopUpdate,
+} from './shop.schemas.js';
 import { optionalText } from '../../platform/text-input.js';
 import { deleteShopStaff, ensureGlobalRole, freeUsername, insertShopUser, shopStaffIds } from '../staff/index.js';
 import { firstUngrantable } from '../staff/index.js';
@@ -29,21 +37,44 @@ export const SHOP_ADMIN_ROLE = {
   code: SHOP_ADMIN_CODE,
   name: '门店管理员',
   permissions: [
-    'shop:read', 'dept:*', 'catalog:*', 'sales:*', 'custom:*', 'checker:*', 'statistics:*', 'settlement:read', 'contract:read',
-    'member:read', 'hotel:read', 'coupon:read', 'region:read', 'area:read',
+    'shop:read',
+    'dept:*',
+    'catalog:*',
+    'sales:*',
+    'custom:*',
+    'checker:*',
+    'statistics:*',
+    'settlement:read',
+    'contract:read',
+    'member:read',
+    'hotel:read',
+    'coupon:read',
+    'region:read',
+    'area:read',
   ],
 } as const;
 
 function values(input: ShopAdd | ShopUpdate, merchantId: number, current: repo.ShopFields | null): repo.ShopValues {
-  const texts = Object.fromEntries(SHOP_TEXT_FIELDS.map((f) => [f, optionalText(input[f], current ? current[f] : null)])) as Pick<repo.ShopValues, (typeof SHOP_TEXT_FIELDS)[number]>;
+  const texts = Object.fromEntries(
+    SHOP_TEXT_FIELDS.map((f) => [f, optionalText(input[f], current ? current[f] : null)]),
+  ) as Pick<repo.ShopValues, (typeof SHOP_TEXT_FIELDS)[number]>;
   return {
-    merchantId, name: input.name.trim(), typeId: input.typeId ?? current?.typeId ?? null, subTypeId: input.subTypeId ?? current?.subTypeId ?? null,
-    status: input.status ?? current?.status ?? 1, ...texts,
+    merchantId,
+    name: input.name.trim(),
+    typeId: input.typeId ?? current?.typeId ?? null,
+    subTypeId: input.subTypeId ?? current?.subTypeId ?? null,
+    status: input.status ?? current?.status ?? 1,
+    ...texts,
   };
 }
 
 function relations(list: NonNullable<ShopAdd['relationList']>): repo.RelationValues[] {
-  return list.map((r) => ({ thirdName: optionalText(r.thirdName, null), thirdId: optionalText(r.thirdId, null), channelType: r.channelType ?? null, remark: optionalText(r.remark, null) }));
+  return list.map((r) => ({
+    thirdName: optionalText(r.thirdName, null),
+    thirdId: optionalText(r.thirdId, null),
+    channelType: r.channelType ?? null,
+    remark: optionalText(r.remark, null),
+  }));
 }
 
 /**
@@ -69,34 +100,64 @@ export function createShopService(deps: { db: Db; tokens: Pick<TokenService, 're
       // Hashed before the transaction opens: argon2 takes ~15 ms that no lock needs to wait for.
       const password = generatePassword(14);
       const passwordHash = await hashPassword(password);
-      return loggedTransaction(db, ctx, async (trx) => {
-        const merchant = await repo.findMerchant(trx, input.merchantId);
-        if (!merchant) throw err.merchantNotFound();
-        assertMerchantEnabled(merchant);
-        // The default user's role is granted on the caller's behalf, so the staff module's rule holds here
-        // too, checked against the role as stored (an operator may have widened it), not the list above.
-        const role = await ensureGlobalRole(trx, SHOP_ADMIN_ROLE.code, SHOP_ADMIN_ROLE.name, SHOP_ADMIN_ROLE.permissions);
-        const beyond = firstUngrantable(ctx.account, role.permissions);
-        if (beyond) throw grantBeyondOwn(`the default shop user's ${beyond}`);
-        const v = values(input, merchant.id, null);
-        const shopId = await repo.insertShop(trx, v, ctx.account.id);
-        const deptId = await insertTopDept(trx, { id: shopId, merchantId: merchant.id, name: v.name }, ctx.account.id);
-        const username = await freeUsername(trx, `shop${shopId}`);
-        const userId = await insertShopUser(trx, {
-          username, passwordHash, nickname: `${v.name.slice(0, 59)}管理员`, merchantId: merchant.id, shopId, deptId, roleId: role.id,
-        }, ctx.account.id);
-        await repo.replaceRelations(trx, shopId, relations(input.relationList ?? []), ctx.account.id);
-        return { id: shopId, name: v.name, merchantId: merchant.id, deptId, userId, username, password };
-      }, (added) => added.id);
+      return loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const merchant = await repo.findMerchant(trx, input.merchantId);
+          if (!merchant) throw err.merchantNotFound();
+          assertMerchantEnabled(merchant);
+          // The default user's role is granted on the caller's behalf, so the staff module's rule holds here
+          // too, checked against the role as stored (an operator may have widened it), not the list above.
+          const role = await ensureGlobalRole(
+            trx,
+            SHOP_ADMIN_ROLE.code,
+            SHOP_ADMIN_ROLE.name,
+            SHOP_ADMIN_ROLE.permissions,
+          );
+          const beyond = firstUngrantable(ctx.account, role.permissions);
+          if (beyond) throw grantBeyondOwn(`the default shop user's ${beyond}`);
+          const v = values(input, merchant.id, null);
+          const shopId = await repo.insertShop(trx, v, ctx.account.id);
+          const deptId = await insertTopDept(
+            trx,
+            { id: shopId, merchantId: merchant.id, name: v.name },
+            ctx.account.id,
+          );
+          const username = await freeUsername(trx, `shop${shopId}`);
+          const userId = await insertShopUser(
+            trx,
+            {
+              username,
+              passwordHash,
+              nickname: `${v.name.slice(0, 59)}管理员`,
+              merchantId: merchant.id,
+              shopId,
+              deptId,
+              roleId: role.id,
+            },
+            ctx.account.id,
+          );
+          await repo.replaceRelations(trx, shopId, relations(input.relationList ?? []), ctx.account.id);
+          return { id: shopId, name: v.name, merchantId: merchant.id, deptId, userId, username, password };
+        },
+        (added) => added.id,
+      );
     },
 
     async update(ctx: AuthedContext, input: ShopUpdate): Promise<void> {
-      await loggedTransaction(db, ctx, async (trx) => {
-        const current = await visible(ctx, trx, input.id, true);
-        if (input.merchantId != null && input.merchantId !== current.merchantId) throw err.merchantFixed();
-        await repo.updateShop(trx, current.id, values(input, current.merchantId, current), ctx.account.id);
-        if (input.relationList != null) await repo.replaceRelations(trx, current.id, relations(input.relationList), ctx.account.id);
-      }, () => input.id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const current = await visible(ctx, trx, input.id, true);
+          if (input.merchantId != null && input.merchantId !== current.merchantId) throw err.merchantFixed();
+          await repo.updateShop(trx, current.id, values(input, current.merchantId, current), ctx.account.id);
+          if (input.relationList != null)
+            await repo.replaceRelations(trx, current.id, relations(input.relationList), ctx.account.id);
+        },
+        () => input.id,
+      );
     },
 
     /**
@@ -106,21 +167,26 @@ export function createShopService(deps: { db: Db; tokens: Pick<TokenService, 're
      */
     async remove(ctx: AuthedContext, id: number): Promise<void> {
       if (scopeOf(ctx.account).kind === 'shop') throw err.shopUsersCannot('delete');
-      const removedUsers = await loggedTransaction(db, ctx, async (trx) => {
-        await visible(ctx, trx, id, true);
-        const refs = await findReferences(trx, id, repo.SHOP_REFERENCES);
-        const outsiders = await repo.outsidersInShopDepts(trx, id);
-        if (outsiders) refs.push(outsiders);
-        if (refs.length > 0) throw stillReferenced('the shop', refs);
-        for (const userId of await shopStaffIds(trx, id)) await deletableUser(ctx, trx, userId);
-        return keepingASuperAdmin(trx, async () => {
-          const at = new Date();
-          const staffIds = await deleteShopStaff(trx, id, ctx.account.id, at);
-          await deleteShopDepts(trx, id, ctx.account.id, at);
-          await repo.softDeleteShop(trx, id, ctx.account.id);
-          return staffIds;
-        });
-      }, () => id);
+      const removedUsers = await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          await visible(ctx, trx, id, true);
+          const refs = await findReferences(trx, id, repo.SHOP_REFERENCES);
+          const outsiders = await repo.outsidersInShopDepts(trx, id);
+          if (outsiders) refs.push(outsiders);
+          if (refs.length > 0) throw stillReferenced('the shop', refs);
+          for (const userId of await shopStaffIds(trx, id)) await deletableUser(ctx, trx, userId);
+          return keepingASuperAdmin(trx, async () => {
+            const at = new Date();
+            const staffIds = await deleteShopStaff(trx, id, ctx.account.id, at);
+            await deleteShopDepts(trx, id, ctx.account.id, at);
+            await repo.softDeleteShop(trx, id, ctx.account.id);
+            return staffIds;
+          });
+        },
+        () => id,
+      );
       await tokens.revokeAccounts('admin', removedUsers);
     },
 

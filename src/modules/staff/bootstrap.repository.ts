@@ -1,7 +1,10 @@
 import type { Executor } from '../../platform/db/executor.js';
 
 export async function countStaff(db: Executor): Promise<number> {
-  const r = await db.selectFrom('admin_user').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const r = await db
+    .selectFrom('admin_user')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
@@ -15,7 +18,15 @@ export async function ensureRole(db: Executor, code: string, name: string, permi
 
 export async function insertStaff(
   db: Executor,
-  u: { username: string; passwordHash: string; nickname: string; userType: number; merchantId: number | null; shopId: number | null; mobile?: string | null },
+  u: {
+    username: string;
+    passwordHash: string;
+    nickname: string;
+    userType: number;
+    merchantId: number | null;
+    shopId: number | null;
+    mobile?: string | null;
+  },
   roleIds: number[],
 ): Promise<number> {
   const r = await db
@@ -31,15 +42,27 @@ export async function insertStaff(
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  if (roleIds.length) await db.insertInto('user_role').values(roleIds.map((role_id) => ({ user_id: r.id, role_id }))).execute();
+  if (roleIds.length)
+    await db
+      .insertInto('user_role')
+      .values(roleIds.map((role_id) => ({ user_id: r.id, role_id })))
+      .execute();
   return r.id;
 }
 
 /** A staff user's successful login: the last-login stamp and, when given, the re-hashed password. */
-export async function stampStaffLogin(db: Executor, id: number, login: { ip: string; at: Date; newHash: string | null }): Promise<void> {
+export async function stampStaffLogin(
+  db: Executor,
+  id: number,
+  login: { ip: string; at: Date; newHash: string | null },
+): Promise<void> {
   await db
     .updateTable('admin_user')
-    .set({ last_login_at: login.at, last_login_ip: login.ip.slice(0, 64), ...(login.newHash ? { password_hash: login.newHash } : {}) })
+    .set({
+      last_login_at: login.at,
+      last_login_ip: login.ip.slice(0, 64),
+      ...(login.newHash ? { password_hash: login.newHash } : {}),
+    })
     .where('id', '=', id)
     .execute();
 }

@@ -27,7 +27,10 @@ export function mayChangeRole(scope: Scope, role: Pick<Role, 'merchantId' | 'sho
 }
 
 /** Whether a role may be held by a user of this merchant and shop (a global role by anyone). */
-export function roleFitsUser(role: Pick<Role, 'merchantId' | 'shopId'>, user: { merchantId: number | null; shopId: number | null }): boolean {
+export function roleFitsUser(
+  role: Pick<Role, 'merchantId' | 'shopId'>,
+  user: { merchantId: number | null; shopId: number | null },
+): boolean {
   if (role.merchantId === null) return true;
   if (role.merchantId !== user.merchantId) return false;
   return role.shopId === null || role.shopId === user.shopId;

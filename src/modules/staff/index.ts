@@ -8,4 +8,10 @@ export { StaffError, grantBeyondOwn } from './staff.errors.js';
 export { insertUser, replaceUserRoles, setUserStatus } from './staff.repository.js';
 export { keepingASuperAdmin } from './super-admins.js';
 export { SHOP_ADMIN_CODE } from './system-roles.js';
-export { deleteShopStaff, ensureGlobalRole, freeUsername, insertShopUser, shopStaffIds } from './shop-staff.repository.js';
+export {
+  deleteShopStaff,
+  ensureGlobalRole,
+  freeUsername,
+  insertShopUser,
+  shopStaffIds,
+} from './shop-staff.repository.js';

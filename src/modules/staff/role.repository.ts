@@ -19,9 +19,21 @@ function roleQuery(db: Executor) {
     .leftJoin('merchant as m', 'm.id', 'r.merchant_id')
     .leftJoin('shop as s', 's.id', 'r.shop_id')
     .select([
-      'r.id', 'r.code', 'r.name', 'r.permissions', 'r.status', 'r.merchant_id', 'r.shop_id', 'r.remark', 'r.created_at', 'r.updated_at',
-      'm.name as merchant_name', 's.name as shop_name',
-      sql<number>`(select count(*) from user_role ur join admin_user u on u.id = ur.user_id where ur.role_id = r.id and not u.is_deleted)`.as('user_count'),
+      'r.id',
+      'r.code',
+      'r.name',
+      'r.permissions',
+      'r.status',
+      'r.merchant_id',
+      'r.shop_id',
+      'r.remark',
+      'r.created_at',
+      'r.updated_at',
+      'm.name as merchant_name',
+      's.name as shop_name',
+      sql<number>`(select count(*) from user_role ur join admin_user u on u.id = ur.user_id where ur.role_id = r.id and not u.is_deleted)`.as(
+        'user_count',
+      ),
     ]);
 }
 
@@ -85,14 +97,33 @@ export interface RoleValues {
 export async function insertRole(db: Executor, v: RoleValues, by: number | null): Promise<number> {
   const r = await db
     .insertInto('role')
-    .values({ code: v.code, name: v.name, permissions: v.permissions, merchant_id: v.merchantId, shop_id: v.shopId, remark: v.remark, status: 1, created_by: by, updated_by: by })
+    .values({
+      code: v.code,
+      name: v.name,
+      permissions: v.permissions,
+      merchant_id: v.merchantId,
+      shop_id: v.shopId,
+      remark: v.remark,
+      status: 1,
+      created_by: by,
+      updated_by: by,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return r.id;
 }
 
-export async function updateRole(db: Executor, id: number, v: { name: string; permissions: string[]; remark: string | null }, by: number): Promise<void> {
-  await db.updateTable('role').set({ name: v.name, permissions: v.permissions, remark: v.remark, updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+export async function updateRole(
+  db: Executor,
+  id: number,
+  v: { name: string; permissions: string[]; remark: string | null },
+  by: number,
+): Promise<void> {
+  await db
+    .updateTable('role')
+    .set({ name: v.name, permissions: v.permissions, remark: v.remark, updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function setRoleStatus(db: Executor, id: number, status: number, by: number): Promise<void> {
@@ -117,7 +148,9 @@ export async function holdersOf(db: Executor, roleId: number): Promise<number[]>
 
 /** Role links of deleted users: removed with the role (they only kept the record of what was held). */
 export async function unlinkDeletedHolders(db: Executor, roleId: number): Promise<void> {
-  await db.deleteFrom('user_role').where('role_id', '=', roleId)
+  await db
+    .deleteFrom('user_role')
+    .where('role_id', '=', roleId)
     .where('user_id', 'in', (eb) => eb.selectFrom('admin_user').select('id').where('is_deleted', '=', true))
     .execute();
 }

@@ -12,8 +12,17 @@ import { firstUngrantable, mayChangeRole } from './grants.js';
 import * as repo from './role.repository.js';
 import type { Role, RoleAdd, RoleFilter, RolePageQuery, RoleStatusChange, RoleUpdate } from './role.schemas.js';
 import {
-  grantBeyondOwn, merchantNotFound, notYourRole, roleCodeReserved, roleCodeTaken, roleInUse, roleNotFound, roleOutsideScope,
-  roleOwnerOutsideScope, shopNotFound, unknownPermission,
+  grantBeyondOwn,
+  merchantNotFound,
+  notYourRole,
+  roleCodeReserved,
+  roleCodeTaken,
+  roleInUse,
+  roleNotFound,
+  roleOutsideScope,
+  roleOwnerOutsideScope,
+  shopNotFound,
+  unknownPermission,
 } from './staff.errors.js';
 import { isReservedRoleCode } from './system-roles.js';
 import { findShopOwner } from './staff.repository.js';
@@ -46,7 +55,11 @@ export function createRoleService(deps: { db: Db; tokens: TokenService; permissi
   }
 
   /** The owner of a new role: global (platform only), a merchant, or a shop, within the caller's scope. */
-  async function ownerOf(trx: Trx, scope: Scope, input: RoleAdd): Promise<{ merchantId: number | null; shopId: number | null }> {
+  async function ownerOf(
+    trx: Trx,
+    scope: Scope,
+    input: RoleAdd,
+  ): Promise<{ merchantId: number | null; shopId: number | null }> {
     let merchantId = input.merchantId ?? (scope.kind === 'platform' ? null : scope.merchantId);
     const shopId = input.shopId ?? (scope.kind === 'shop' ? scope.shopId : null);
     if (shopId != null) {
@@ -88,59 +101,93 @@ export function createRoleService(deps: { db: Db; tokens: TokenService; permissi
       const permissions = checkPermissions(ctx, input.permissions);
       const code = input.code?.trim() || `role_${randomBytes(6).toString('hex')}`;
       if (isReservedRoleCode(code)) throw roleCodeReserved(code);
-      return loggedTransaction(db, ctx, async (trx) => {
-        const owner = await ownerOf(trx, scopeOf(ctx.account), input);
-        try {
-          const id = await repo.insertRole(trx, { code, name: nonBlank('name', input.name), permissions, ...owner, remark: optional(input.remark, null) }, ctx.account.id);
-          return (await repo.findRole(trx, id))!;
-        } catch (err) {
-          if (isUniqueViolation(err, repo.ROLE_CODE_CONSTRAINT)) throw roleCodeTaken(code);
-          throw err;
-        }
-      }, (r) => r.id);
+      return loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const owner = await ownerOf(trx, scopeOf(ctx.account), input);
+          try {
+            const id = await repo.insertRole(
+              trx,
+              { code, name: nonBlank('name', input.name), permissions, ...owner, remark: optional(input.remark, null) },
+              ctx.account.id,
+            );
+            return (await repo.findRole(trx, id))!;
+          } catch (err) {
+            if (isUniqueViolation(err, repo.ROLE_CODE_CONSTRAINT)) throw roleCodeTaken(code);
+            throw err;
+          }
+        },
+        (r) => r.id,
+      );
     },
 
     async update(ctx: AuthedContext, input: RoleUpdate): Promise<void> {
-      const holders = await loggedTransaction(db, ctx, async (trx) => {
-        const current = await changeable(ctx, input.id, trx);
-        const wanted = [...new Set(input.permissions.map((p) => p.trim()))];
-        const added = wanted.filter((p) => !current.permissions.includes(p));
-        checkPermissions(ctx, added);
-        const changed = wanted.length !== current.permissions.length || added.length > 0;
-        await keepingASuperAdmin(trx, () =>
-          repo.updateRole(trx, input.id, { name: nonBlank('name', input.name), permissions: wanted, remark: optional(input.remark, current.remark) }, ctx.account.id),
-        );
-        return changed ? repo.holdersOf(trx, input.id) : [];
-      }, () => input.id);
+      const holders = await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const current = await changeable(ctx, input.id, trx);
+          const wanted = [...new Set(input.permissions.map((p) => p.trim()))];
+          const added = wanted.filter((p) => !current.permissions.includes(p));
+          checkPermissions(ctx, added);
+          const changed = wanted.length !== current.permissions.length || added.length > 0;
+          await keepingASuperAdmin(trx, () =>
+            repo.updateRole(
+              trx,
+              input.id,
+              {
+                name: nonBlank('name', input.name),
+                permissions: wanted,
+                remark: optional(input.remark, current.remark),
+              },
+              ctx.account.id,
+            ),
+          );
+          return changed ? repo.holdersOf(trx, input.id) : [];
+        },
+        () => input.id,
+      );
       await revokeHolders(holders);
     },
 
     async setStatus(ctx: AuthedContext, input: RoleStatusChange): Promise<void> {
-      const holders = await loggedTransaction(db, ctx, async (trx) => {
-        const current = await changeable(ctx, input.id, trx);
-        if (current.status === input.status) return [];
-        // Enabling grants the role's permissions again: only someone holding them may do it.
-        if (input.status === 1) checkPermissions(ctx, current.permissions);
-        await keepingASuperAdmin(trx, () => repo.setRoleStatus(trx, input.id, input.status, ctx.account.id));
-        return repo.holdersOf(trx, input.id);
-      }, () => input.id);
+      const holders = await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const current = await changeable(ctx, input.id, trx);
+          if (current.status === input.status) return [];
+          // Enabling grants the role's permissions again: only someone holding them may do it.
+          if (input.status === 1) checkPermissions(ctx, current.permissions);
+          await keepingASuperAdmin(trx, () => repo.setRoleStatus(trx, input.id, input.status, ctx.account.id));
+          return repo.holdersOf(trx, input.id);
+        },
+        () => input.id,
+      );
       await revokeHolders(holders);
     },
 
     async remove(ctx: AuthedContext, id: number): Promise<void> {
-      await loggedTransaction(db, ctx, async (trx) => {
-        const current = await changeable(ctx, id, trx);
-        if (current.userCount > 0) throw roleInUse(current.userCount);
-        await repo.unlinkDeletedHolders(trx, id);
-        await repo.deleteRole(trx, id);
-      }, () => id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const current = await changeable(ctx, id, trx);
+          if (current.userCount > 0) throw roleInUse(current.userCount);
+          await repo.unlinkDeletedHolders(trx, id);
+          await repo.deleteRole(trx, id);
+        },
+        () => id,
+      );
     },
 
     get: (ctx: AuthedContext, id: number): Promise<Role> => visible(ctx, db, id),
 
     list: (ctx: AuthedContext, filter: RoleFilter): Promise<Role[]> => repo.listRoles(db, filter, scopeOf(ctx.account)),
 
-    page: (ctx: AuthedContext, query: RolePageQuery): Promise<Page<Role>> => repo.pageRoles(db, query, scopeOf(ctx.account), query),
+    page: (ctx: AuthedContext, query: RolePageQuery): Promise<Page<Role>> =>
+      repo.pageRoles(db, query, scopeOf(ctx.account), query),
 
     permissions: (): PermissionEntry[] => deps.permissions.list(),
   };

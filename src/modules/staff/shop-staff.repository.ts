@@ -13,23 +13,51 @@ import { UserType } from '../../platform/http/context.js';
  * commits. The code is reserved (addRole refuses it and no role's code changes), and migration 0027
  * renamed the merchants' and shops' roles that took it before the reservation, so it names this role alone.
  */
-export async function ensureGlobalRole(db: Executor, code: string, name: string, permissions: readonly string[]): Promise<{ id: number; permissions: string[] }> {
+export async function ensureGlobalRole(
+  db: Executor,
+  code: string,
+  name: string,
+  permissions: readonly string[],
+): Promise<{ id: number; permissions: string[] }> {
   // One statement, so two first addShops at once both end with the same role.
-  await db.insertInto('role').values({ code, name, permissions: [...permissions] }).onConflict((oc) => oc.column('code').doNothing()).execute();
-  return db.selectFrom('role').select(['id', 'permissions']).where('code', '=', code).where('merchant_id', 'is', null).where('shop_id', 'is', null)
-    .forShare().executeTakeFirstOrThrow();
+  await db
+    .insertInto('role')
+    .values({ code, name, permissions: [...permissions] })
+    .onConflict((oc) => oc.column('code').doNothing())
+    .execute();
+  return db
+    .selectFrom('role')
+    .select(['id', 'permissions'])
+    .where('code', '=', code)
+    .where('merchant_id', 'is', null)
+    .where('shop_id', 'is', null)
+    .forShare()
+    .executeTakeFirstOrThrow();
 }
 
 /** The living staff accounts of a shop, by id (deleteShop deletes them with it). */
 export async function shopStaffIds(db: Executor, shopId: number): Promise<number[]> {
-  const rows = await db.selectFrom('admin_user').select('id').where('shop_id', '=', shopId).where('is_deleted', '=', false).orderBy('id').execute();
+  const rows = await db
+    .selectFrom('admin_user')
+    .select('id')
+    .where('shop_id', '=', shopId)
+    .where('is_deleted', '=', false)
+    .orderBy('id')
+    .execute();
   return rows.map((r) => r.id);
 }
 
 /** `preferred` when no living staff account has that name, else the first free `preferred_N`. */
 export async function freeUsername(db: Executor, preferred: string): Promise<string> {
   const taken = new Set(
-    (await db.selectFrom('admin_user').select('username').where('is_deleted', '=', false).where('username', 'like', `${preferred}%`).execute()).map((r) => r.username),
+    (
+      await db
+        .selectFrom('admin_user')
+        .select('username')
+        .where('is_deleted', '=', false)
+        .where('username', 'like', `${preferred}%`)
+        .execute()
+    ).map((r) => r.username),
   );
   if (!taken.has(preferred)) return preferred;
   for (let n = 2; ; n++) if (!taken.has(`${preferred}_${n}`)) return `${preferred}_${n}`;
@@ -37,20 +65,44 @@ export async function freeUsername(db: Executor, preferred: string): Promise<str
 
 export async function insertShopUser(
   db: Executor,
-  u: { username: string; passwordHash: string; nickname: string; merchantId: number; shopId: number; deptId: number; roleId: number },
+  u: {
+    username: string;
+    passwordHash: string;
+    nickname: string;
+    merchantId: number;
+    shopId: number;
+    deptId: number;
+    roleId: number;
+  },
   by: number,
 ): Promise<number> {
-  const r = await db.insertInto('admin_user').values({
-    username: u.username, password_hash: u.passwordHash, nickname: u.nickname, user_type: UserType.SHOP, merchant_id: u.merchantId,
-    shop_id: u.shopId, dept_id: u.deptId, created_by: by, updated_by: by,
-  }).returning('id').executeTakeFirstOrThrow();
+  const r = await db
+    .insertInto('admin_user')
+    .values({
+      username: u.username,
+      password_hash: u.passwordHash,
+      nickname: u.nickname,
+      user_type: UserType.SHOP,
+      merchant_id: u.merchantId,
+      shop_id: u.shopId,
+      dept_id: u.deptId,
+      created_by: by,
+      updated_by: by,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   await db.insertInto('user_role').values({ user_id: r.id, role_id: u.roleId }).execute();
   return r.id;
 }
 
 /** Deletes the shop's living staff accounts logically; answers their ids (their sessions are revoked by the caller). */
 export async function deleteShopStaff(db: Executor, shopId: number, by: number, at: Date): Promise<number[]> {
-  const users = await db.updateTable('admin_user').set({ is_deleted: true, updated_by: by, updated_at: at })
-    .where('shop_id', '=', shopId).where('is_deleted', '=', false).returning('id').execute();
+  const users = await db
+    .updateTable('admin_user')
+    .set({ is_deleted: true, updated_by: by, updated_at: at })
+    .where('shop_id', '=', shopId)
+    .where('is_deleted', '=', false)
+    .returning('id')
+    .execute();
   return users.map((u) => u.id);
 }

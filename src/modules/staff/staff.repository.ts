@@ -28,8 +28,22 @@ function userQuery(db: Executor) {
     .leftJoin('shop as s', 's.id', 'u.shop_id')
     .leftJoin('dept as d', 'd.id', 'u.dept_id')
     .select([
-      'u.id', 'u.username', 'u.nickname', 'u.mobile', 'u.user_type', 'u.merchant_id', 'u.shop_id', 'u.dept_id', 'u.status',
-      'u.last_login_at', 'u.last_login_ip', 'u.created_at', 'u.updated_at', 'm.name as merchant_name', 's.name as shop_name', 'd.name as dept_name',
+      'u.id',
+      'u.username',
+      'u.nickname',
+      'u.mobile',
+      'u.user_type',
+      'u.merchant_id',
+      'u.shop_id',
+      'u.dept_id',
+      'u.status',
+      'u.last_login_at',
+      'u.last_login_ip',
+      'u.created_at',
+      'u.updated_at',
+      'm.name as merchant_name',
+      's.name as shop_name',
+      'd.name as dept_name',
     ])
     .where('u.is_deleted', '=', false);
 }
@@ -85,46 +99,84 @@ export async function insertUser(db: Executor, u: NewUser, by: number | null): P
   const r = await db
     .insertInto('admin_user')
     .values({
-      username: u.username, password_hash: u.passwordHash, nickname: u.nickname, mobile: u.mobile, user_type: u.userType,
-      merchant_id: u.merchantId, shop_id: u.shopId, dept_id: u.deptId, status: 1, created_by: by, updated_by: by,
+      username: u.username,
+      password_hash: u.passwordHash,
+      nickname: u.nickname,
+      mobile: u.mobile,
+      user_type: u.userType,
+      merchant_id: u.merchantId,
+      shop_id: u.shopId,
+      dept_id: u.deptId,
+      status: 1,
+      created_by: by,
+      updated_by: by,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
   return r.id;
 }
 
-export async function updateUser(db: Executor, id: number, v: { nickname: string | null; mobile: string | null; deptId: number | null }, by: number): Promise<void> {
-  await db.updateTable('admin_user').set({ nickname: v.nickname, mobile: v.mobile, dept_id: v.deptId, updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+export async function updateUser(
+  db: Executor,
+  id: number,
+  v: { nickname: string | null; mobile: string | null; deptId: number | null },
+  by: number,
+): Promise<void> {
+  await db
+    .updateTable('admin_user')
+    .set({ nickname: v.nickname, mobile: v.mobile, dept_id: v.deptId, updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function setUserStatus(db: Executor, id: number, status: number, by: number): Promise<void> {
-  await db.updateTable('admin_user').set({ status, updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+  await db
+    .updateTable('admin_user')
+    .set({ status, updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** A new password also lifts a lock-out: the person now holds a password an administrator gave. */
 export async function setPasswordHash(db: Executor, id: number, passwordHash: string, by: number): Promise<void> {
-  await db.updateTable('admin_user')
+  await db
+    .updateTable('admin_user')
     .set({ password_hash: passwordHash, updated_by: by, updated_at: new Date() })
     .where('id', '=', id)
     .execute();
 }
 
 export async function passwordHashOf(db: Executor, id: number): Promise<string | null> {
-  const r = await db.selectFrom('admin_user').select('password_hash').where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst();
+  const r = await db
+    .selectFrom('admin_user')
+    .select('password_hash')
+    .where('id', '=', id)
+    .where('is_deleted', '=', false)
+    .executeTakeFirst();
   return r?.password_hash ?? null;
 }
 
 export async function softDeleteUser(db: Executor, id: number, by: number): Promise<void> {
-  await db.updateTable('admin_user').set({ is_deleted: true, status: 0, updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+  await db
+    .updateTable('admin_user')
+    .set({ is_deleted: true, status: 0, updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Replaces the user's roles; answers whether the set changed. */
 export async function replaceUserRoles(db: Executor, userId: number, roleIds: number[]): Promise<boolean> {
-  const before = (await db.selectFrom('user_role').select('role_id').where('user_id', '=', userId).execute()).map((r) => r.role_id).sort((a, b) => a - b);
+  const before = (await db.selectFrom('user_role').select('role_id').where('user_id', '=', userId).execute())
+    .map((r) => r.role_id)
+    .sort((a, b) => a - b);
   const after = [...new Set(roleIds)].sort((a, b) => a - b);
   if (before.length === after.length && before.every((id, i) => id === after[i])) return false;
   await db.deleteFrom('user_role').where('user_id', '=', userId).execute();
-  if (after.length) await db.insertInto('user_role').values(after.map((role_id) => ({ user_id: userId, role_id }))).execute();
+  if (after.length)
+    await db
+      .insertInto('user_role')
+      .values(after.map((role_id) => ({ user_id: userId, role_id })))
+      .execute();
   return true;
 }
 
@@ -172,23 +224,46 @@ export async function pageUsers(db: Executor, f: UserPageQuery, scope: Scope, pa
   if (f.status != null) q = q.where('u.status', '=', f.status);
   if (f.roleId != null) {
     const roleId = f.roleId;
-    q = q.where(({ exists, selectFrom }) => exists(selectFrom('user_role as ur').select('ur.role_id').whereRef('ur.user_id', '=', 'u.id').where('ur.role_id', '=', roleId)));
+    q = q.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('user_role as ur')
+          .select('ur.role_id')
+          .whereRef('ur.user_id', '=', 'u.id')
+          .where('ur.role_id', '=', roleId),
+      ),
+    );
   }
   const kw = keywordsCondition(f.keywords, ['u.username', 'u.nickname', 'u.mobile']);
   if (kw) q = q.where(kw);
   const rows = await paginate(db, q.orderBy('u.id', 'desc'), page);
-  const roles = await rolesOf(db, rows.list.map((r) => r.id));
+  const roles = await rolesOf(
+    db,
+    rows.list.map((r) => r.id),
+  );
   return { list: rows.list.map((r) => toUser(r, roles.get(r.id)!)), total: rows.total };
 }
 
-
 /** A living shop, held FOR SHARE: a deleteShop meanwhile (which deletes the shop's staff) waits or is waited for. */
 export async function findShopOwner(db: Executor, shopId: number): Promise<{ merchantId: number } | null> {
-  const r = await db.selectFrom('shop').select('merchant_id').where('id', '=', shopId).where('is_deleted', '=', false).forShare().executeTakeFirst();
+  const r = await db
+    .selectFrom('shop')
+    .select('merchant_id')
+    .where('id', '=', shopId)
+    .where('is_deleted', '=', false)
+    .forShare()
+    .executeTakeFirst();
   return r ? { merchantId: r.merchant_id } : null;
 }
 
-export async function findDeptOwner(db: Executor, deptId: number): Promise<{ merchantId: number | null; shopId: number | null } | null> {
-  const r = await db.selectFrom('dept').select(['merchant_id', 'shop_id']).where('id', '=', deptId).where('is_deleted', '=', false).executeTakeFirst();
+export async function findDeptOwner(
+  db: Executor,
+  deptId: number,
+): Promise<{ merchantId: number | null; shopId: number | null } | null> {
+  const r = await db
+    .selectFrom('dept')
+    .select(['merchant_id', 'shop_id'])
+    .where('id', '=', deptId)
+    .where('is_deleted', '=', false)
+    .executeTakeFirst();
   return r ? { merchantId: r.merchant_id, shopId: r.shop_id } : null;
 }

@@ -11,12 +11,30 @@ import type { Page } from '../../platform/http/paging.js';
 import { firstUngrantable, roleFitsUser } from './grants.js';
 import * as roleRepo from './role.repository.js';
 import {
-  deptNotFound, grantBeyondOwn, merchantNotFound, notOnSelf, placeOutsideScope, roleForOtherPlace, roleNotFound, samePassword, shopNotFound,
-  usernameTaken, wrongOldPassword,
+  deptNotFound,
+  grantBeyondOwn,
+  merchantNotFound,
+  notOnSelf,
+  placeOutsideScope,
+  roleForOtherPlace,
+  roleNotFound,
+  samePassword,
+  shopNotFound,
+  usernameTaken,
+  wrongOldPassword,
 } from './staff.errors.js';
 import { deletableUser, manageableUser, visibleUser } from './manageable.js';
 import * as repo from './staff.repository.js';
-import type { OwnPasswordChange, User, UserAdd, UserAdded, UserPageQuery, UserRoles, UserStatusChange, UserUpdate } from './staff.schemas.js';
+import type {
+  OwnPasswordChange,
+  User,
+  UserAdd,
+  UserAdded,
+  UserPageQuery,
+  UserRoles,
+  UserStatusChange,
+  UserUpdate,
+} from './staff.schemas.js';
 import { keepingASuperAdmin } from './super-admins.js';
 import { optionalText as optional } from '../../platform/text-input.js';
 import { findMerchantState } from '../merchant/index.js';
@@ -36,12 +54,14 @@ function placementFor(scope: Scope, input: UserAdd): Placement {
   const { userType } = input;
   if (userType === UserType.PLATFORM) {
     if (scope.kind !== 'platform') throw placeOutsideScope();
-    if (input.merchantId != null || input.shopId != null) throw badRequest('merchantId is invalid: a platform user belongs to no merchant or shop');
+    if (input.merchantId != null || input.shopId != null)
+      throw badRequest('merchantId is invalid: a platform user belongs to no merchant or shop');
     return { userType, merchantId: null, shopId: null };
   }
   if (userType === UserType.MERCHANT) {
     if (scope.kind === 'shop') throw placeOutsideScope();
-    if (input.shopId != null) throw badRequest('shopId is invalid: a merchant user belongs to no shop (add a shop user instead)');
+    if (input.shopId != null)
+      throw badRequest('shopId is invalid: a merchant user belongs to no shop (add a shop user instead)');
     const merchantId = input.merchantId ?? (scope.kind === 'merchant' ? scope.merchantId : null);
     if (merchantId == null) throw badRequest('merchantId is required for a merchant user');
     if (scope.kind === 'merchant' && merchantId !== scope.merchantId) throw placeOutsideScope();
@@ -95,7 +115,13 @@ export function createStaffService(deps: { db: Db; tokens: TokenService }) {
    * The roles to give: each visible to the caller and fit for the user's merchant and shop; the ones
    * the user does not hold yet must carry only permissions the caller holds itself.
    */
-  async function confirmRoles(trx: Trx, ctx: AuthedContext, roleIds: number[], user: Placement, held: number[] = []): Promise<number[]> {
+  async function confirmRoles(
+    trx: Trx,
+    ctx: AuthedContext,
+    roleIds: number[],
+    user: Placement,
+    held: number[] = [],
+  ): Promise<number[]> {
     const ids = [...new Set(roleIds)];
     const roles = await roleRepo.findVisibleRoles(trx, ids, scopeOf(ctx.account));
     for (const id of ids) {
@@ -109,7 +135,6 @@ export function createStaffService(deps: { db: Db; tokens: TokenService }) {
     return ids;
   }
 
-
   async function revoke(userId: number): Promise<void> {
     await tokens.revokeAccount('admin', userId);
   }
@@ -121,67 +146,112 @@ export function createStaffService(deps: { db: Db; tokens: TokenService }) {
       const password = generatePassword();
       const passwordHash = await hashPassword(password);
       const username = input.username.trim();
-      const user = await loggedTransaction(db, ctx, async (trx) => {
-        const placement = await confirmPlacement(trx, scope, wanted);
-        if (input.deptId != null) await confirmDept(trx, input.deptId, placement);
-        const roleIds = await confirmRoles(trx, ctx, input.roleIds ?? [], placement);
-        const id = await claimingUsername(username, () =>
-          repo.insertUser(trx, {
-            username, passwordHash, nickname: optional(input.nickname, null), mobile: optional(input.mobile, null),
-            ...placement, deptId: input.deptId ?? null,
-          }, ctx.account.id),
-        );
-        await repo.replaceUserRoles(trx, id, roleIds);
-        return (await repo.findUser(trx, id))!;
-      }, (u) => u.id);
+      const user = await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const placement = await confirmPlacement(trx, scope, wanted);
+          if (input.deptId != null) await confirmDept(trx, input.deptId, placement);
+          const roleIds = await confirmRoles(trx, ctx, input.roleIds ?? [], placement);
+          const id = await claimingUsername(username, () =>
+            repo.insertUser(
+              trx,
+              {
+                username,
+                passwordHash,
+                nickname: optional(input.nickname, null),
+                mobile: optional(input.mobile, null),
+                ...placement,
+                deptId: input.deptId ?? null,
+              },
+              ctx.account.id,
+            ),
+          );
+          await repo.replaceUserRoles(trx, id, roleIds);
+          return (await repo.findUser(trx, id))!;
+        },
+        (u) => u.id,
+      );
       return { ...user, password };
     },
 
     async update(ctx: AuthedContext, input: UserUpdate): Promise<void> {
-      const rolesChanged = await loggedTransaction(db, ctx, async (trx) => {
-        const current = await manageableUser(ctx, trx, input.id);
-        const deptId = input.deptId ?? current.deptId;
-        if (input.deptId != null && input.deptId !== current.deptId) await confirmDept(trx, input.deptId, current);
-        await repo.updateUser(trx, input.id, {
-          nickname: optional(input.nickname, current.nickname), mobile: optional(input.mobile, current.mobile), deptId,
-        }, ctx.account.id);
-        if (input.roleIds == null) return false;
-        return setRoles(trx, ctx, current, input.roleIds);
-      }, () => input.id);
+      const rolesChanged = await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const current = await manageableUser(ctx, trx, input.id);
+          const deptId = input.deptId ?? current.deptId;
+          if (input.deptId != null && input.deptId !== current.deptId) await confirmDept(trx, input.deptId, current);
+          await repo.updateUser(
+            trx,
+            input.id,
+            {
+              nickname: optional(input.nickname, current.nickname),
+              mobile: optional(input.mobile, current.mobile),
+              deptId,
+            },
+            ctx.account.id,
+          );
+          if (input.roleIds == null) return false;
+          return setRoles(trx, ctx, current, input.roleIds);
+        },
+        () => input.id,
+      );
       if (rolesChanged) await revoke(input.id);
     },
 
     async assignRoles(ctx: AuthedContext, input: UserRoles): Promise<void> {
-      const changed = await loggedTransaction(db, ctx, async (trx) => setRoles(trx, ctx, await manageableUser(ctx, trx, input.id), input.roleIds), () => input.id);
+      const changed = await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => setRoles(trx, ctx, await manageableUser(ctx, trx, input.id), input.roleIds),
+        () => input.id,
+      );
       if (changed) await revoke(input.id);
     },
 
     async setStatus(ctx: AuthedContext, input: UserStatusChange): Promise<void> {
       if (input.id === ctx.account.id && input.status === 0) throw notOnSelf('disable');
-      await loggedTransaction(db, ctx, async (trx) => {
-        const current = await manageableUser(ctx, trx, input.id);
-        if (current.status === input.status) return;
-        await keepingASuperAdmin(trx, () => repo.setUserStatus(trx, input.id, input.status, ctx.account.id));
-      }, () => input.id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const current = await manageableUser(ctx, trx, input.id);
+          if (current.status === input.status) return;
+          await keepingASuperAdmin(trx, () => repo.setUserStatus(trx, input.id, input.status, ctx.account.id));
+        },
+        () => input.id,
+      );
       if (input.status === 0) await revoke(input.id);
     },
 
     async resetPassword(ctx: AuthedContext, id: number): Promise<{ password: string }> {
       const password = generatePassword();
       const passwordHash = await hashPassword(password);
-      await loggedTransaction(db, ctx, async (trx) => {
-        await manageableUser(ctx, trx, id);
-        await repo.setPasswordHash(trx, id, passwordHash, ctx.account.id);
-      }, () => id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          await manageableUser(ctx, trx, id);
+          await repo.setPasswordHash(trx, id, passwordHash, ctx.account.id);
+        },
+        () => id,
+      );
       await revoke(id);
       return { password };
     },
 
     async remove(ctx: AuthedContext, id: number): Promise<void> {
-      await loggedTransaction(db, ctx, async (trx) => {
-        await deletableUser(ctx, trx, id);
-        await keepingASuperAdmin(trx, () => repo.softDeleteUser(trx, id, ctx.account.id));
-      }, () => id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          await deletableUser(ctx, trx, id);
+          await keepingASuperAdmin(trx, () => repo.softDeleteUser(trx, id, ctx.account.id));
+        },
+        () => id,
+      );
       await revoke(id);
     },
 
@@ -191,7 +261,12 @@ export function createStaffService(deps: { db: Db; tokens: TokenService }) {
       if (!stored || !(await verifyPassword(stored, input.oldPassword)).ok) throw wrongOldPassword();
       if (input.oldPassword === input.newPassword) throw samePassword();
       const passwordHash = await hashPassword(input.newPassword);
-      await loggedTransaction(db, ctx, (trx) => repo.setPasswordHash(trx, ctx.account.id, passwordHash, ctx.account.id), () => ctx.account.id);
+      await loggedTransaction(
+        db,
+        ctx,
+        (trx) => repo.setPasswordHash(trx, ctx.account.id, passwordHash, ctx.account.id),
+        () => ctx.account.id,
+      );
       await revoke(ctx.account.id);
     },
 

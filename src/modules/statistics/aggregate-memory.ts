@@ -23,10 +23,16 @@ import { inTransaction, type Trx } from '../../platform/db/transaction.js';
  */
 const AGGREGATE_WORK_MEM = '64MB';
 
-export function withAggregateMemory<T>(db: Db, work: (trx: Trx) => Promise<T>, grouping: 'hashed' | 'ordered' = 'hashed'): Promise<T> {
+export function withAggregateMemory<T>(
+  db: Db,
+  work: (trx: Trx) => Promise<T>,
+  grouping: 'hashed' | 'ordered' = 'hashed',
+): Promise<T> {
   const off = grouping === 'hashed' ? 'enable_sort' : 'enable_hashagg';
   return inTransaction(db, async (trx) => {
-    await sql`select set_config('work_mem', ${AGGREGATE_WORK_MEM}, true), set_config(${off}, 'off', true), set_config('jit', 'off', true)`.execute(trx);
+    await sql`select set_config('work_mem', ${AGGREGATE_WORK_MEM}, true), set_config(${off}, 'off', true), set_config('jit', 'off', true)`.execute(
+      trx,
+    );
     return work(trx);
   });
 }

@@ -24,11 +24,16 @@ export interface SellerFilter {
 
 /** Activated cards (alias `c`, model `cm`) of the scope matching the filter. */
 function activatedCards(scope: Scope, f: SellerFilter): Expression<SqlBool> {
-  const conds: Expression<SqlBool>[] = [sql<SqlBool>`not c.is_deleted`, sql<SqlBool>`c.active_time is not null`, cardVisible(scope)];
+  const conds: Expression<SqlBool>[] = [
+    sql<SqlBool>`not c.is_deleted`,
+    sql<SqlBool>`c.active_time is not null`,
+    cardVisible(scope),
+  ];
   if (f.merchantId != null) conds.push(sql<SqlBool>`c.merchant_id = ${f.merchantId}`);
   if (f.shopId != null) conds.push(sql<SqlBool>`c.shop_id = ${f.shopId}`);
   if (f.activeTime) conds.push(sql<SqlBool>`c.active_time between ${f.activeTime.start} and ${f.activeTime.end}`);
-  if (f.inForceAt) conds.push(sql<SqlBool>`c.status in (1, 2) and (c.expire_time is null or c.expire_time >= ${f.inForceAt})`);
+  if (f.inForceAt)
+    conds.push(sql<SqlBool>`c.status in (1, 2) and (c.expire_time is null or c.expire_time >= ${f.inForceAt})`);
   return and(conds);
 }
 
@@ -39,7 +44,13 @@ export interface ModelCount {
 }
 
 /** statCardIssue / statCardStat / the export: activated cards per card model, by model id. */
-export async function countByModel(db: Executor, scope: Scope, f: SellerFilter, afterModelId = 0, limit = 5000): Promise<ModelCount[]> {
+export async function countByModel(
+  db: Executor,
+  scope: Scope,
+  f: SellerFilter,
+  afterModelId = 0,
+  limit = 5000,
+): Promise<ModelCount[]> {
   const { rows } = await sql<{ id: number; name: string; n: string }>`
     select cm.id, cm.name, g.n
     from (
@@ -73,8 +84,17 @@ export interface ActiveStatFilter {
  * the period's timestamp, not its text, so the aggregate hashes cheaply), named, filtered by name,
  * counted, and the page is cut from them. A page past the end still carries the total.
  */
-export async function pageActiveStat(db: Executor, scope: Scope, f: ActiveStatFilter, page: PageRequest): Promise<Page<CardActiveStat>> {
-  const conds: Expression<SqlBool>[] = [sql<SqlBool>`not c.is_deleted`, sql<SqlBool>`c.active_time is not null`, cardVisible(scope)];
+export async function pageActiveStat(
+  db: Executor,
+  scope: Scope,
+  f: ActiveStatFilter,
+  page: PageRequest,
+): Promise<Page<CardActiveStat>> {
+  const conds: Expression<SqlBool>[] = [
+    sql<SqlBool>`not c.is_deleted`,
+    sql<SqlBool>`c.active_time is not null`,
+    cardVisible(scope),
+  ];
   if (f.cardModelId != null) conds.push(sql<SqlBool>`c.card_model_id = ${f.cardModelId}`);
   if (f.donation != null) conds.push(sql<SqlBool>`c.is_donation = ${f.donation}`);
   if (f.activeTime) conds.push(sql<SqlBool>`c.active_time between ${f.activeTime.start} and ${f.activeTime.end}`);
@@ -120,23 +140,25 @@ export async function pageActiveStat(db: Executor, scope: Scope, f: ActiveStatFi
       limit ${limit} offset ${offset}
     ) p on true`.execute(db);
   const total = num(rows[0]?.total);
-  const list = rows.filter((r) => r.card_model_id != null).map((r) => ({
-    cardModelId: Number(r.card_model_id),
-    cardModelName: r.card_model_name!,
-    businessId: r.business_id == null ? null : Number(r.business_id),
-    businessName: r.business_name,
-    isDonation: r.is_donation ? 1 : 0,
-    activeById: r.active_by == null ? null : Number(r.active_by),
-    activeByName: r.active_by_name,
-    dateRange: r.period_text!,
-    activeCount: num(r.active_count),
-    noBindCount: num(r.no_bind_count),
-    bindCount: num(r.bind_count),
-    disableCount: num(r.disable_count),
-    expireCount: num(r.expire_count),
-    chipCount: num(r.chip_count),
-    electronCount: num(r.electron_count),
-  }));
+  const list = rows
+    .filter((r) => r.card_model_id != null)
+    .map((r) => ({
+      cardModelId: Number(r.card_model_id),
+      cardModelName: r.card_model_name!,
+      businessId: r.business_id == null ? null : Number(r.business_id),
+      businessName: r.business_name,
+      isDonation: r.is_donation ? 1 : 0,
+      activeById: r.active_by == null ? null : Number(r.active_by),
+      activeByName: r.active_by_name,
+      dateRange: r.period_text!,
+      activeCount: num(r.active_count),
+      noBindCount: num(r.no_bind_count),
+      bindCount: num(r.bind_count),
+      disableCount: num(r.disable_count),
+      expireCount: num(r.expire_count),
+      chipCount: num(r.chip_count),
+      electronCount: num(r.electron_count),
+    }));
   return { list, total };
 }
 
@@ -150,7 +172,13 @@ interface ActiveRow {
   active_by: number | null;
   active_by_name: string | null;
   period_text: string | null;
-  active_count: string; no_bind_count: string; bind_count: string; disable_count: string; expire_count: string; chip_count: string; electron_count: string;
+  active_count: string;
+  no_bind_count: string;
+  bind_count: string;
+  disable_count: string;
+  expire_count: string;
+  chip_count: string;
+  electron_count: string;
 }
 
 /**
@@ -215,17 +243,31 @@ export async function salesByModel(db: Executor, scope: Scope, range: DateRange)
     from g join card_model cm on cm.id = g.card_model_id
     order by cm.id`.execute(db);
   return rows.map((r) => ({
-    cardModelId: Number(r.id), cardModelName: r.name, salesNum: num(r.n), donationNum: num(r.donated), salesAmount: num(r.amount),
+    cardModelId: Number(r.id),
+    cardModelName: r.name,
+    salesNum: num(r.n),
+    donationNum: num(r.donated),
+    salesAmount: num(r.amount),
   }));
 }
 
 /** Whether a shop exists and whose it is. */
 export async function shopOwner(db: Executor, shopId: number): Promise<{ merchantId: number } | null> {
-  const r = await db.selectFrom('shop').select('merchant_id').where('id', '=', shopId).where('is_deleted', '=', false).executeTakeFirst();
+  const r = await db
+    .selectFrom('shop')
+    .select('merchant_id')
+    .where('id', '=', shopId)
+    .where('is_deleted', '=', false)
+    .executeTakeFirst();
   return r ? { merchantId: r.merchant_id } : null;
 }
 
 export async function merchantExists(db: Executor, merchantId: number): Promise<boolean> {
-  const r = await db.selectFrom('merchant').select('id').where('id', '=', merchantId).where('is_deleted', '=', false).executeTakeFirst();
+  const r = await db
+    .selectFrom('merchant')
+    .select('id')
+    .where('id', '=', merchantId)
+    .where('is_deleted', '=', false)
+    .executeTakeFirst();
   return r !== undefined;
 }

@@ -24,14 +24,26 @@ export async function maxCheckIdOnceSettled(trx: Executor, lockTimeout: string):
  * (the demo generator, in its own transaction). Moving the mark also fills stat_check_day (its
  * trigger, migration 0023).
  */
-export async function foldNextChecks(trx: Executor, upTo: number, chunk: number | null): Promise<{ folded: number; done: boolean }> {
-  const { rows: [mark] } = await sql<{ folded_to: string | number }>`select folded_to from stat_check_fold where id = 1 for update`.execute(trx);
+export async function foldNextChecks(
+  trx: Executor,
+  upTo: number,
+  chunk: number | null,
+): Promise<{ folded: number; done: boolean }> {
+  const {
+    rows: [mark],
+  } = await sql<{ folded_to: string | number }>`select folded_to from stat_check_fold where id = 1 for update`.execute(
+    trx,
+  );
   const from = Number(mark.folded_to);
   if (from >= upTo) return { folded: 0, done: true };
   let to = upTo;
   if (chunk != null) {
-    const { rows: [end] } = await sql<{ id: string | number | null }>`
-      select id from card_check where id > ${from} and id <= ${upTo} order by id offset ${chunk - 1} limit 1`.execute(trx);
+    const {
+      rows: [end],
+    } = await sql<{ id: string | number | null }>`
+      select id from card_check where id > ${from} and id <= ${upTo} order by id offset ${chunk - 1} limit 1`.execute(
+      trx,
+    );
     if (end?.id != null) to = Number(end.id);
   }
   // The checks' sums per card × resource, per card and per resource × activation day, with the card's
@@ -75,7 +87,10 @@ export async function foldNextChecks(trx: Executor, upTo: number, chunk: number 
  * stat_check_day. Refuses when the mark is not below `from`: those checks would count twice.
  */
 export async function markFoldedByCaller(trx: Executor, from: number, to: number): Promise<void> {
-  const r = await sql`update stat_check_fold set folded_to = ${to}, folded_at = now() where id = 1 and folded_to < ${from}`.execute(trx);
+  const r =
+    await sql`update stat_check_fold set folded_to = ${to}, folded_at = now() where id = 1 and folded_to < ${from}`.execute(
+      trx,
+    );
   if (Number(r.numAffectedRows ?? 0) !== 1) throw new Error(`the roll-up's mark is not below check ${from}`);
 }
 
@@ -113,5 +128,7 @@ export async function unfoldRevokedCheck(trx: Executor, c: RevokedCheckKey): Pro
     from folded f
     where f.counted and f.active_time is not null
       and d.active_day = stat_utc_day(f.active_time) and d.card_model_id = f.card_model_id
-      and d.resource_id = f.resource_id and d.merchant_id = coalesce(f.merchant_id, 0) and d.shop_id = coalesce(f.shop_id, 0)`.execute(trx);
+      and d.resource_id = f.resource_id and d.merchant_id = coalesce(f.merchant_id, 0) and d.shop_id = coalesce(f.shop_id, 0)`.execute(
+    trx,
+  );
 }

@@ -53,5 +53,9 @@ export async function foldCheckRollup(db: Db): Promise<number> {
 }
 
 export function checkRollupJob(db: Db): BackgroundJob {
-  return { name: 'fold checks into the statistics roll-up', everyMs: FOLD_EVERY_MS, run: async () => void (await foldCheckRollup(db)) };
+  return {
+    name: 'fold checks into the statistics roll-up',
+    everyMs: FOLD_EVERY_MS,
+    run: async () => void (await foldCheckRollup(db)),
+  };
 }

@@ -8,7 +8,12 @@ import type { Executor } from '../../platform/db/executor.js';
  * may skip exactly these, and must then call rebuildStatHolders and fold its checks (foldNextChecks
  * reads the cards' attributes as they are then; the mark's move fills the check days).
  */
-export const STATISTICS_TRIGGERS = ['stat_holder_binding_trg', 'stat_holder_member_trg', 'stat_card_trg', 'stat_check_day_revoke_trg'] as const;
+export const STATISTICS_TRIGGERS = [
+  'stat_holder_binding_trg',
+  'stat_holder_member_trg',
+  'stat_card_trg',
+  'stat_check_day_revoke_trg',
+] as const;
 
 /** Recomputes every holder row from the bindings, cards and members, in the caller's transaction. */
 export async function rebuildStatHolders(db: Executor): Promise<void> {

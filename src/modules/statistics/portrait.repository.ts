@@ -34,7 +34,11 @@ export function ageThresholds(today: number): number[] {
   return [610000, 510000, 410000, 310000, 180000, 0].map((k) => today - k + 1);
 }
 
-export async function portrait(db: Executor, scope: Scope, f: { cardModelId?: number | null; provinceId?: number | null; today: number }): Promise<PortraitCounts> {
+export async function portrait(
+  db: Executor,
+  scope: Scope,
+  f: { cardModelId?: number | null; provinceId?: number | null; today: number },
+): Promise<PortraitCounts> {
   const conds: Expression<SqlBool>[] = [cardVisible(scope, 'h')];
   if (f.cardModelId != null) conds.push(sql<SqlBool>`h.card_model_id = ${f.cardModelId}`);
   const ymds = sql`array[${sql.join(ageThresholds(f.today).map((n) => sql`${n}::int`))}]`;

@@ -32,11 +32,16 @@ function cohort(alias: string, scope: Scope, f: CohortFilter): Expression<SqlBoo
   const col = (name: string) => sql.ref(`${alias}.${name}`);
   const conds: Expression<SqlBool>[] = [sql<SqlBool>`${col('active_time')} is not null`, cardVisible(scope, alias)];
   if (f.cardModelId != null) conds.push(sql<SqlBool>`${col('card_model_id')} = ${f.cardModelId}`);
-  if (f.activeTime) conds.push(sql<SqlBool>`${col('active_time')} between ${f.activeTime.start} and ${f.activeTime.end}`);
+  if (f.activeTime)
+    conds.push(sql<SqlBool>`${col('active_time')} between ${f.activeTime.start} and ${f.activeTime.end}`);
   return sql<SqlBool>`(${sql.join(conds, sql` and `)})`;
 }
 
-export async function findModel(db: Executor, id: number, scope: Scope): Promise<{ name: string; visible: boolean } | null> {
+export async function findModel(
+  db: Executor,
+  id: number,
+  scope: Scope,
+): Promise<{ name: string; visible: boolean } | null> {
   const r = await db
     .selectFrom('card_model as cm')
     .select(['cm.name', sql<boolean>`${cardModelVisible(scope)}`.as('visible')])
@@ -69,7 +74,9 @@ export async function cardFigures(db: Executor, scope: Scope, f: CohortFilter): 
     cardNoNum: rows.reduce((s, r) => s + num(r.issued), 0),
     active: rows.reduce((s, r) => s + num(r.active), 0),
     donated: rows.reduce((s, r) => s + num(r.donated), 0),
-    channels: rows.filter((r) => num(r.active) > 0).map((r) => ({ channel: r.channel == null ? null : Number(r.channel), activeNum: num(r.active) })),
+    channels: rows
+      .filter((r) => num(r.active) > 0)
+      .map((r) => ({ channel: r.channel == null ? null : Number(r.channel), activeNum: num(r.active) })),
   };
 }
 
@@ -146,7 +153,11 @@ export async function useFigures(db: Executor, scope: Scope, f: CohortFilter): P
  * order (withAggregateMemory 'ordered'), neither hashed nor sorted; a (type, number) pair with a null
  * part is one document, as it was one value.
  */
-export async function bindingFigures(db: Executor, scope: Scope, f: CohortFilter): Promise<{ cards: number; ids: number }> {
+export async function bindingFigures(
+  db: Executor,
+  scope: Scope,
+  f: CohortFilter,
+): Promise<{ cards: number; ids: number }> {
   const { rows } = await sql<{ cards: string | null; ids: string }>`
     select sum(n) as cards, count(*) as ids
     from (
@@ -174,9 +185,22 @@ export interface RuleResource {
  * several models, buyPrice is given only when their rules agree on it.
  */
 export async function ruleResources(db: Executor, scope: Scope, cardModelId: number | null): Promise<RuleResource[]> {
-  const conds: Expression<SqlBool>[] = [sql<SqlBool>`not r.is_deleted`, sql<SqlBool>`not cm.is_deleted`, cardModelVisible(scope), resourceVisible(scope)];
+  const conds: Expression<SqlBool>[] = [
+    sql<SqlBool>`not r.is_deleted`,
+    sql<SqlBool>`not cm.is_deleted`,
+    cardModelVisible(scope),
+    resourceVisible(scope),
+  ];
   if (cardModelId != null) conds.push(sql<SqlBool>`r.card_model_id = ${cardModelId}`);
-  const { rows } = await sql<{ id: number; name: string; buy_price: number | null; shop_id: number | null; shop_name: string | null; city_id: string | null; city_name: string | null }>`
+  const { rows } = await sql<{
+    id: number;
+    name: string;
+    buy_price: number | null;
+    shop_id: number | null;
+    shop_name: string | null;
+    city_id: string | null;
+    city_name: string | null;
+  }>`
     select sp.id, sp.name,
       case when min(r.buy_price) = max(r.buy_price) and count(r.buy_price) = count(*) then min(r.buy_price) end as buy_price,
       sh.id as shop_id, sh.name as shop_name, rg.id as city_id, rg.name as city_name

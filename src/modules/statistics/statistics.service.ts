@@ -13,13 +13,31 @@ import * as portraits from './portrait.repository.js';
 import * as profits from './profit.repository.js';
 import * as err from './statistics.errors.js';
 import type {
-  CardActiveStat, CardActiveStatQuery, CardAreaQuery, CardIssueStat, CardIssueStatQuery, DatePairQuery, HomeCheckNum, HomeSalesAmount,
-  Portrait, PortraitItem, ProfitRequest, ProfitResponse,
+  CardActiveStat,
+  CardActiveStatQuery,
+  CardAreaQuery,
+  CardIssueStat,
+  CardIssueStatQuery,
+  DatePairQuery,
+  HomeCheckNum,
+  HomeSalesAmount,
+  Portrait,
+  PortraitItem,
+  ProfitRequest,
+  ProfitResponse,
 } from './statistics.schemas.js';
 
-const GENDERS: Array<[code: number, label: string]> = [[1, '男'], [2, '女']];
+const GENDERS: Array<[code: number, label: string]> = [
+  [1, '男'],
+  [2, '女'],
+];
 const AGE_BANDS: Array<[code: string, label: string]> = [
-  ['lt18', '18岁以下'], ['18-30', '18-30岁'], ['31-40', '31-40岁'], ['41-50', '41-50岁'], ['51-60', '51-60岁'], ['gt60', '60岁以上'],
+  ['lt18', '18岁以下'],
+  ['18-30', '18-30岁'],
+  ['31-40', '31-40岁'],
+  ['41-50', '41-50岁'],
+  ['51-60', '51-60岁'],
+  ['gt60', '60岁以上'],
 ];
 const UNKNOWN = '未知';
 
@@ -27,7 +45,6 @@ const UNKNOWN = '未知';
 function scopeFor(account: Account): Scope {
   return account.kind === 'openApp' ? { kind: 'platform' } : scopeOf(account);
 }
-
 
 /** Statistics (spec B 2.1, 4.1; docs/domain.md §6): each figure one SQL aggregation, scoped by the session account. */
 export function createStatisticsService(deps: { db: Db; now?: () => Date }) {
@@ -61,7 +78,11 @@ export function createStatisticsService(deps: { db: Db; now?: () => Date }) {
       if (scope.kind !== 'platform' && shop.merchantId !== scope.merchantId) throw err.otherMerchant();
       if (scope.kind === 'shop' && q.shopId !== scope.shopId) throw err.otherShop();
     }
-    return { merchantId: q.merchantId, shopId: q.shopId, activeTime: parseDateRange('activeTimeRange', q.activeTimeRange) };
+    return {
+      merchantId: q.merchantId,
+      shopId: q.shopId,
+      activeTime: parseDateRange('activeTimeRange', q.activeTimeRange),
+    };
   }
 
   const serial = (rows: cards.ModelCount[]): CardIssueStat[] => rows.map((r, i) => ({ orderNo: i + 1, ...r }));
@@ -116,9 +137,22 @@ export function createStatisticsService(deps: { db: Db; now?: () => Date }) {
       const scope = scopeFor(ctx.account!);
       const byMonth = q.activeTimeType === 2;
       const activeTime = parseDateRange('activeTimeRange', q.activeTimeRange);
-      return withAggregateMemory(db, (trx) => cards.pageActiveStat(trx, scope, {
-        cardModelId: q.cardModelId, donation: q.donationFlag, byMonth, activeTime, businessName: q.businessName, activeByName: q.activeByName, now: now(),
-      }, q));
+      return withAggregateMemory(db, (trx) =>
+        cards.pageActiveStat(
+          trx,
+          scope,
+          {
+            cardModelId: q.cardModelId,
+            donation: q.donationFlag,
+            byMonth,
+            activeTime,
+            businessName: q.businessName,
+            activeByName: q.activeByName,
+            now: now(),
+          },
+          q,
+        ),
+      );
     },
 
     /** statCardArea: gender, age band and city of the scope's bound holders. */
@@ -129,18 +163,38 @@ export function createStatisticsService(deps: { db: Db; now?: () => Date }) {
       const counts = await portraits.portrait(db, scope, { cardModelId: q.cardModelId, provinceId, today });
 
       const genderTotal = [...counts.gender.values()].reduce((a, b) => a + b, 0);
-      const genderDistribution: PortraitItem[] = GENDERS.map(([code, label]) => ({ label, code: String(code), count: counts.gender.get(code) ?? 0, rate: 0, type: 1 }));
-      if (counts.gender.get(0)) genderDistribution.push({ label: UNKNOWN, code: '0', count: counts.gender.get(0)!, rate: 0, type: 1 });
+      const genderDistribution: PortraitItem[] = GENDERS.map(([code, label]) => ({
+        label,
+        code: String(code),
+        count: counts.gender.get(code) ?? 0,
+        rate: 0,
+        type: 1,
+      }));
+      if (counts.gender.get(0))
+        genderDistribution.push({ label: UNKNOWN, code: '0', count: counts.gender.get(0)!, rate: 0, type: 1 });
       for (const g of genderDistribution) g.rate = percent(g.count, genderTotal);
 
       const ageTotal = [...counts.age.values()].reduce((a, b) => a + b, 0);
-      const ageDistribution: PortraitItem[] = AGE_BANDS.map(([code, label], i) => ({ label, code, count: counts.age.get(i) ?? 0, rate: 0, type: 2 }));
-      if (counts.age.get(-1)) ageDistribution.push({ label: UNKNOWN, code: 'unknown', count: counts.age.get(-1)!, rate: 0, type: 2 });
+      const ageDistribution: PortraitItem[] = AGE_BANDS.map(([code, label], i) => ({
+        label,
+        code,
+        count: counts.age.get(i) ?? 0,
+        rate: 0,
+        type: 2,
+      }));
+      if (counts.age.get(-1))
+        ageDistribution.push({ label: UNKNOWN, code: 'unknown', count: counts.age.get(-1)!, rate: 0, type: 2 });
       for (const a of ageDistribution) a.rate = percent(a.count, ageTotal);
 
       const cityTotal = counts.city.reduce((a, c) => a + c.count, 0);
       const cityDistributions: PortraitItem[] = counts.city
-        .map((c) => ({ label: c.cityId === 0 ? UNKNOWN : (c.name ?? String(c.cityId)), code: String(c.cityId), count: c.count, rate: percent(c.count, cityTotal), type: 3 }))
+        .map((c) => ({
+          label: c.cityId === 0 ? UNKNOWN : (c.name ?? String(c.cityId)),
+          code: String(c.cityId),
+          count: c.count,
+          rate: percent(c.count, cityTotal),
+          type: 3,
+        }))
         .sort((a, b) => b.count - a.count || Number(a.code) - Number(b.code));
       return { genderDistribution, ageDistribution, cityDistributions };
     },
@@ -181,7 +235,13 @@ export function createStatisticsService(deps: { db: Db; now?: () => Date }) {
         cardNoNum: cardFig.cardNoNum,
         totalCheckNum: uses.entries,
         resourceList: resources.map((r) => ({ ...r, checkNum: uses.byResource.get(r.resourceId) ?? 0 })),
-        oneTimes: b[1], twoTimes: b[2], threeTimes: b[3], fourTimes: b[4], fiveTimes: b[5], sixTimes: b[6], sixPlusTimes: b[7],
+        oneTimes: b[1],
+        twoTimes: b[2],
+        threeTimes: b[3],
+        fourTimes: b[4],
+        fiveTimes: b[5],
+        sixTimes: b[6],
+        sixPlusTimes: b[7],
         cardBindCardNoCount: bindings.cards,
         cardBindIdCount: bindings.ids,
         usedPercent: percent(uses.usedCards, cardFig.active),

@@ -19,7 +19,8 @@ export interface UtcDaySplit {
 }
 
 export function splitUtcDays(range: DateRange | null): UtcDaySplit {
-  if (!range) return { whole: () => sql<SqlBool>`true`, partial: () => sql<SqlBool>`false`, inWhole: () => sql<SqlBool>`true` };
+  if (!range)
+    return { whole: () => sql<SqlBool>`true`, partial: () => sql<SqlBool>`false`, inWhole: () => sql<SqlBool>`true` };
   const firstWhole = Math.ceil(range.start.getTime() / DAY_MS) * DAY_MS;
   // The last whole day ends at or before the range's end (inclusive, so a day ending exactly there is whole).
   const wholeEnd = Math.floor((range.end.getTime() + 1) / DAY_MS) * DAY_MS;
@@ -33,8 +34,10 @@ export function splitUtcDays(range: DateRange | null): UtcDaySplit {
   const from = new Date(firstWhole);
   const to = new Date(wholeEnd);
   return {
-    whole: (d) => sql<SqlBool>`${sql.ref(d)} >= ${utcDay(firstWhole)}::date and ${sql.ref(d)} < ${utcDay(wholeEnd)}::date`,
-    partial: (t) => sql<SqlBool>`((${sql.ref(t)} >= ${range.start} and ${sql.ref(t)} < ${from}) or (${sql.ref(t)} >= ${to} and ${sql.ref(t)} <= ${range.end}))`,
+    whole: (d) =>
+      sql<SqlBool>`${sql.ref(d)} >= ${utcDay(firstWhole)}::date and ${sql.ref(d)} < ${utcDay(wholeEnd)}::date`,
+    partial: (t) =>
+      sql<SqlBool>`((${sql.ref(t)} >= ${range.start} and ${sql.ref(t)} < ${from}) or (${sql.ref(t)} >= ${to} and ${sql.ref(t)} <= ${range.end}))`,
     inWhole: (t) => sql<SqlBool>`${sql.ref(t)} >= ${from} and ${sql.ref(t)} < ${to}`,
   };
 }

@@ -13,7 +13,9 @@ import { findStoredFile, openStoredObject, withCharset } from './stored-file.js'
 const IMMUTABLE = 'private, max-age=31536000, immutable';
 
 /** Shown in the browser: the images uploads accept (SVG is not among them: it is markup) and PDF. Everything else downloads. */
-const INLINE: ReadonlySet<string> = new Set([...DOCUMENT_TYPES, ...FACE_IMAGE_TYPES].filter((t) => t.startsWith('image/')).concat('application/pdf'));
+const INLINE: ReadonlySet<string> = new Set(
+  [...DOCUMENT_TYPES, ...FACE_IMAGE_TYPES].filter((t) => t.startsWith('image/')).concat('application/pdf'),
+);
 
 /**
  * The type a file is served with: the recorded (sniffed) one when uploads accept it, text with its
@@ -21,7 +23,8 @@ const INLINE: ReadonlySet<string> = new Set([...DOCUMENT_TYPES, ...FACE_IMAGE_TY
  * served as HTML or script.
  */
 export function servedType(recorded: string): { contentType: string; inline: boolean } {
-  if (!DOCUMENT_TYPES.has(recorded) && !FACE_IMAGE_TYPES.has(recorded)) return { contentType: 'application/octet-stream', inline: false };
+  if (!DOCUMENT_TYPES.has(recorded) && !FACE_IMAGE_TYPES.has(recorded))
+    return { contentType: 'application/octet-stream', inline: false };
   return { contentType: withCharset(recorded), inline: INLINE.has(recorded) };
 }
 
@@ -73,21 +76,31 @@ export function createFileService(deps: FileServiceDeps) {
       }
       // A range is honoured for these very bytes only (If-Range naming another version sends them whole):
       // players seek, and iOS plays a video only from a server that answers ranges.
-      const range = when.ifRange === undefined || when.ifRange === etag ? parseByteRange(when.range, record.size) : null;
+      const range =
+        when.ifRange === undefined || when.ifRange === etag ? parseByteRange(when.range, record.size) : null;
       const common = { ...validators(etag), 'accept-ranges': 'bytes' };
       if (range === 'unsatisfiable') {
-        return { status: 416, file: new FileResponse(contentType, Readable.from([]), { headers: { ...common, 'content-range': `bytes */${record.size}`, 'content-length': '0' } }) };
+        return {
+          status: 416,
+          file: new FileResponse(contentType, Readable.from([]), {
+            headers: { ...common, 'content-range': `bytes */${record.size}`, 'content-length': '0' },
+          }),
+        };
       }
       // HEAD answers the headers the bytes would come with, from the record, without reading the object.
-      const object = when.head ? { size: record.size, stream: Readable.from([]) } : await openStoredObject(storage, key, range ?? undefined);
+      const object = when.head
+        ? { size: record.size, stream: Readable.from([]) }
+        : await openStoredObject(storage, key, range ?? undefined);
       const disposition = contentDisposition(record.fileName, inline ? 'inline' : 'attachment');
       if (range) {
         return {
           status: 206,
           file: new FileResponse(contentType, object.stream, {
             headers: {
-              ...common, 'content-disposition': disposition,
-              'content-range': `bytes ${range.start}-${range.end}/${object.size}`, 'content-length': String(range.end - range.start + 1),
+              ...common,
+              'content-disposition': disposition,
+              'content-range': `bytes ${range.start}-${range.end}/${object.size}`,
+              'content-length': String(range.end - range.start + 1),
             },
           }),
         };

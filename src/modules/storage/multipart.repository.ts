@@ -53,7 +53,15 @@ function toUpload(r: Selectable<MultipartUploadTable>): MultipartUpload {
 
 export async function insertUpload(
   db: Executor,
-  v: { uploadId: string; fileKey: string; storage: StorageKind; backendUploadId: string; fileName: string; owner: FileOwner & { kind: string; id: number }; now: Date },
+  v: {
+    uploadId: string;
+    fileKey: string;
+    storage: StorageKind;
+    backendUploadId: string;
+    fileName: string;
+    owner: FileOwner & { kind: string; id: number };
+    now: Date;
+  },
 ): Promise<void> {
   await db
     .insertInto('multipart_upload')
@@ -92,7 +100,11 @@ export async function upsertPart(db: Executor, uploadPk: number, part: PartRow, 
 }
 
 export async function countParts(db: Executor, uploadPk: number): Promise<number> {
-  const r = await db.selectFrom('multipart_upload_part').select((eb) => eb.fn.countAll<number>().as('n')).where('upload_pk', '=', uploadPk).executeTakeFirstOrThrow();
+  const r = await db
+    .selectFrom('multipart_upload_part')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('upload_pk', '=', uploadPk)
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
@@ -119,7 +131,14 @@ export async function findPart(db: Executor, uploadPk: number, partNumber: numbe
 export async function updateUpload(
   db: Executor,
   id: number,
-  set: { totalChunks: number; clientFileKey: string; contentType: string | null; status: MultipartStatus; completingAt: Date | null; now: Date },
+  set: {
+    totalChunks: number;
+    clientFileKey: string;
+    contentType: string | null;
+    status: MultipartStatus;
+    completingAt: Date | null;
+    now: Date;
+  },
 ): Promise<void> {
   await db
     .updateTable('multipart_upload')
@@ -136,12 +155,21 @@ export async function updateUpload(
 }
 
 export async function markCompleted(db: Executor, id: number, fileObjectId: number, now: Date): Promise<void> {
-  await db.updateTable('multipart_upload').set({ status: Status.COMPLETED, file_object_id: fileObjectId, completing_at: null, updated_at: now }).where('id', '=', id).execute();
+  await db
+    .updateTable('multipart_upload')
+    .set({ status: Status.COMPLETED, file_object_id: fileObjectId, completing_at: null, updated_at: now })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Gives the completion back after a failure, so a chunk sent again can complete the upload. */
 export async function releaseClaim(db: Executor, id: number): Promise<void> {
-  await db.updateTable('multipart_upload').set({ status: Status.RECEIVING, completing_at: null }).where('id', '=', id).where('status', '=', Status.COMPLETING).execute();
+  await db
+    .updateTable('multipart_upload')
+    .set({ status: Status.RECEIVING, completing_at: null })
+    .where('id', '=', id)
+    .where('status', '=', Status.COMPLETING)
+    .execute();
 }
 
 export interface StaleUpload {
@@ -160,9 +188,21 @@ export async function deleteStaleUploads(db: Executor, before: Date, limit: numb
   const rows = await db
     .deleteFrom('multipart_upload')
     .where('id', 'in', (eb) =>
-      eb.selectFrom('multipart_upload').select('id').where('updated_at', '<', before).orderBy('id').limit(limit).forUpdate().skipLocked(),
+      eb
+        .selectFrom('multipart_upload')
+        .select('id')
+        .where('updated_at', '<', before)
+        .orderBy('id')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked(),
     )
     .returning(['file_key', 'storage', 'backend_upload_id', 'status'])
     .execute();
-  return rows.map((r) => ({ fileKey: r.file_key, storage: r.storage, backendUploadId: r.backend_upload_id, status: r.status }));
+  return rows.map((r) => ({
+    fileKey: r.file_key,
+    storage: r.storage,
+    backendUploadId: r.backend_upload_id,
+    status: r.status,
+  }));
 }

@@ -5,7 +5,14 @@ import { badRequest } from '../../platform/errors.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import { recordOperation } from '../../platform/oplog/oplog.js';
 import type { UploadedFile } from '../../platform/upload/receive.js';
-import { DOCUMENT_TYPES, MultipartGoneError, newFileKey, sniffFile, type FileRecord, type Storage } from '../../platform/storage/index.js';
+import {
+  DOCUMENT_TYPES,
+  MultipartGoneError,
+  newFileKey,
+  sniffFile,
+  type FileRecord,
+  type Storage,
+} from '../../platform/storage/index.js';
 import { insertFileObject } from '../../platform/storage/file-object.repository.js';
 import { checkClientFileKey, checkFileName } from './file-names.js';
 import { foreignUpload, fileEmpty, typeNotAllowed, unknownUpload, uploadComplete } from './storage.errors.js';
@@ -41,7 +48,13 @@ export function createMultipartService(deps: MultipartDeps) {
   // Spec A 4.9 rule 1: every chunk's answer carries the file name and URL, since chunks sent in
   // parallel complete in any order. The key is fixed at init, so the URL is known from the first
   // chunk; until the upload completes it answers as for an unknown file (no record yet).
-  function answer(upload: repo.MultipartUpload, total: number, received: number, file: FileRecord | null, origin: string): MultipartAnswer {
+  function answer(
+    upload: repo.MultipartUpload,
+    total: number,
+    received: number,
+    file: FileRecord | null,
+    origin: string,
+  ): MultipartAnswer {
     return {
       fileName: upload.fileName,
       fileUrl: storage.urlOf(upload.fileKey, origin),
@@ -55,7 +68,13 @@ export function createMultipartService(deps: MultipartDeps) {
   }
 
   /** A chunk of an upload that is already complete: the same bytes again get the completed answer. */
-  async function again(ctx: AuthedContext, upload: repo.MultipartUpload, input: MultipartChunk, chunk: UploadedFile, origin: string): Promise<MultipartAnswer> {
+  async function again(
+    ctx: AuthedContext,
+    upload: repo.MultipartUpload,
+    input: MultipartChunk,
+    chunk: UploadedFile,
+    origin: string,
+  ): Promise<MultipartAnswer> {
     const part = await repo.findPart(db, upload.id, input.chunkNumber);
     const file = upload.fileObjectId !== null ? await storage.find(upload.fileKey) : null;
     if (!part || part.sha256 !== chunk.sha256 || !file) throw uploadComplete();
@@ -72,19 +91,36 @@ export function createMultipartService(deps: MultipartDeps) {
     }
   }
 
-  async function complete(ctx: AuthedContext, upload: repo.MultipartUpload, parts: repo.PartRow[], contentType: string, origin: string): Promise<MultipartAnswer> {
+  async function complete(
+    ctx: AuthedContext,
+    upload: repo.MultipartUpload,
+    parts: repo.PartRow[],
+    contentType: string,
+    origin: string,
+  ): Promise<MultipartAnswer> {
     let joined: { size: number; sha256: string } | null = null;
     try {
       joined = await objects.completeMultipart(upload.fileKey, upload.backendUploadId, parts);
       const whole = joined;
-      const file = await loggedTransaction(db, ctx, async (trx) => {
-        const record = await insertFileObject(trx, {
-          fileKey: upload.fileKey, fileName: upload.fileName, size: whole.size, contentType, sha256: whole.sha256,
-          storage: objects.kind, source: 'multipart', owner: ownerOf(ctx),
-        });
-        await repo.markCompleted(trx, upload.id, record.id, now());
-        return record;
-      }, () => upload.uploadId);
+      const file = await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const record = await insertFileObject(trx, {
+            fileKey: upload.fileKey,
+            fileName: upload.fileName,
+            size: whole.size,
+            contentType,
+            sha256: whole.sha256,
+            storage: objects.kind,
+            source: 'multipart',
+            owner: ownerOf(ctx),
+          });
+          await repo.markCompleted(trx, upload.id, record.id, now());
+          return record;
+        },
+        () => upload.uploadId,
+      );
       return answer(upload, parts.length, parts.length, file, origin);
     } catch (err) {
       // Joined but not recorded: no object without its record.
@@ -104,7 +140,15 @@ export function createMultipartService(deps: MultipartDeps) {
       const uploadId = randomBytes(16).toString('hex');
       const owner = ownerOf(ctx);
       try {
-        await repo.insertUpload(db, { uploadId, fileKey, storage: objects.kind, backendUploadId, fileName, owner: { ...owner, kind: ctx.account.kind, id: ctx.account.id }, now: now() });
+        await repo.insertUpload(db, {
+          uploadId,
+          fileKey,
+          storage: objects.kind,
+          backendUploadId,
+          fileName,
+          owner: { ...owner, kind: ctx.account.kind, id: ctx.account.id },
+          now: now(),
+        });
       } catch (err) {
         await objects.abortMultipart(fileKey, backendUploadId).catch(() => {});
         throw err;
@@ -112,7 +156,12 @@ export function createMultipartService(deps: MultipartDeps) {
       return { uploadId };
     },
 
-    async uploadChunk(ctx: AuthedContext, input: MultipartChunk, files: UploadedFile[], origin: string): Promise<MultipartAnswer> {
+    async uploadChunk(
+      ctx: AuthedContext,
+      input: MultipartChunk,
+      files: UploadedFile[],
+      origin: string,
+    ): Promise<MultipartAnswer> {
       const chunk = fileOf(files);
       const clientKey = checkClientFileKey(input.fileKey);
       if (input.chunkNumber > input.totalChunks) {
@@ -123,12 +172,17 @@ export function createMultipartService(deps: MultipartDeps) {
       if (upload.uploaderKind !== ctx.account.kind || upload.uploaderId !== ctx.account.id) throw foreignUpload();
       checkAgainst(upload, input, clientKey);
       if (upload.status === repo.Status.COMPLETED) return again(ctx, upload, input, chunk, origin);
-      const completingElsewhere = upload.status === repo.Status.COMPLETING && upload.completingAt !== null && now().getTime() - upload.completingAt.getTime() < COMPLETION_STALE_MS;
+      const completingElsewhere =
+        upload.status === repo.Status.COMPLETING &&
+        upload.completingAt !== null &&
+        now().getTime() - upload.completingAt.getTime() < COMPLETION_STALE_MS;
       // Every part is in and another request is joining them: replacing a part now would change a tag it uses.
       if (completingElsewhere) return answer(upload, input.totalChunks, input.totalChunks, null, origin);
       if (chunk.size === 0) throw fileEmpty();
       if (input.chunkNumber < input.totalChunks && chunk.size < objects.minPartBytes) {
-        throw badRequest(`the chunk is too small: every chunk but the last must hold at least ${objects.minPartBytes} bytes on this storage`);
+        throw badRequest(
+          `the chunk is too small: every chunk but the last must hold at least ${objects.minPartBytes} bytes on this storage`,
+        );
       }
       let contentType: string | null = null;
       if (input.chunkNumber === 1) {
@@ -153,19 +207,34 @@ export function createMultipartService(deps: MultipartDeps) {
         if (!locked) throw unknownUpload();
         checkAgainst(locked, input, clientKey);
         const at = now();
-        await repo.upsertPart(trx, locked.id, { partNumber: input.chunkNumber, etag, size: chunk.size, sha256: chunk.sha256 }, at);
+        await repo.upsertPart(
+          trx,
+          locked.id,
+          { partNumber: input.chunkNumber, etag, size: chunk.size, sha256: chunk.sha256 },
+          at,
+        );
         const received = await repo.countParts(trx, locked.id);
-        const staleClaim = locked.status === repo.Status.COMPLETING && (locked.completingAt === null || at.getTime() - locked.completingAt.getTime() >= COMPLETION_STALE_MS);
+        const staleClaim =
+          locked.status === repo.Status.COMPLETING &&
+          (locked.completingAt === null || at.getTime() - locked.completingAt.getTime() >= COMPLETION_STALE_MS);
         const claim = received === input.totalChunks && (locked.status === repo.Status.RECEIVING || staleClaim);
         await repo.updateUpload(trx, locked.id, {
-          totalChunks: input.totalChunks, clientFileKey: clientKey, contentType,
-          status: claim ? repo.Status.COMPLETING : locked.status, completingAt: claim ? at : locked.completingAt, now: at,
+          totalChunks: input.totalChunks,
+          clientFileKey: clientKey,
+          contentType,
+          status: claim ? repo.Status.COMPLETING : locked.status,
+          completingAt: claim ? at : locked.completingAt,
+          now: at,
         });
         if (!claim) {
           await recordOperation(trx, ctx, locked.uploadId);
           return { claim: null, locked, received };
         }
-        return { claim: { parts: await repo.listParts(trx, locked.id), contentType: contentType ?? locked.contentType }, locked, received };
+        return {
+          claim: { parts: await repo.listParts(trx, locked.id), contentType: contentType ?? locked.contentType },
+          locked,
+          received,
+        };
       });
       if (!step.claim) return answer(step.locked, input.totalChunks, step.received, null, origin);
       // Chunk 1 was sniffed when it arrived, so a claim always knows the type.
@@ -186,12 +255,16 @@ export function createMultipartService(deps: MultipartDeps) {
         removed += batch.length;
         for (const stale of batch) {
           if (stale.status === repo.Status.COMPLETED || stale.storage !== objects.kind) continue;
-          await objects.abortMultipart(stale.fileKey, stale.backendUploadId).catch((err: unknown) => failures.push(err));
+          await objects
+            .abortMultipart(stale.fileKey, stale.backendUploadId)
+            .catch((err: unknown) => failures.push(err));
         }
         if (batch.length < CLEANUP_BATCH) break;
       }
       if (failures.length > 0) {
-        throw new Error(`${failures.length} abandoned multipart uploads could not be aborted on the storage backend`, { cause: failures[0] });
+        throw new Error(`${failures.length} abandoned multipart uploads could not be aborted on the storage backend`, {
+          cause: failures[0],
+        });
       }
       return { removed };
     },

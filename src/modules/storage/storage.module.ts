@@ -25,6 +25,12 @@ export const storageModule = defineModule({
     ),
   jobs: (deps: Deps) => {
     const multipart = createMultipartService(deps);
-    return [{ name: 'storage.abandoned-multipart-uploads', everyMs: CLEANUP_EVERY_MS, run: async () => void (await multipart.cleanupAbandoned()) }];
+    return [
+      {
+        name: 'storage.abandoned-multipart-uploads',
+        everyMs: CLEANUP_EVERY_MS,
+        run: async () => void (await multipart.cleanupAbandoned()),
+      },
+    ];
   },
 });

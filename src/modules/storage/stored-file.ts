@@ -25,4 +25,5 @@ export async function openStoredObject(storage: Storage, key: string, range?: By
 }
 
 /** Text is served with its charset (records hold the sniffed type without one). */
-export const withCharset = (contentType: string): string => (contentType.startsWith('text/') ? `${contentType}; charset=utf-8` : contentType);
+export const withCharset = (contentType: string): string =>
+  contentType.startsWith('text/') ? `${contentType}; charset=utf-8` : contentType;

@@ -3,7 +3,8 @@ import type { FileOwner } from '../../platform/storage/index.js';
 import type { UploadedFile } from '../../platform/upload/receive.js';
 import { fileRequired } from './storage.errors.js';
 
-export const DOCUMENTS_ALLOWED = 'this type of file cannot be uploaded: send images, PDF, Office and OpenDocument files, zip/gzip/7z/rar archives, audio, video, plain text and CSV';
+export const DOCUMENTS_ALLOWED =
+  'this type of file cannot be uploaded: send images, PDF, Office and OpenDocument files, zip/gzip/7z/rar archives, audio, video, plain text and CSV';
 export const FACE_IMAGES_ALLOWED = 'the image must be a JPEG or PNG';
 
 /** The part named `file` (the spec's MultipartFile). */
@@ -21,5 +22,11 @@ export function fileOf(files: UploadedFile[]): UploadedFile {
 export function ownerOf(ctx: RequestContext): FileOwner {
   const a = ctx.account;
   const staff = a?.kind === 'admin';
-  return { kind: a?.kind ?? null, id: a?.id ?? null, ip: ctx.ip || null, merchantId: staff ? a.merchantId : null, shopId: staff ? a.shopId : null };
+  return {
+    kind: a?.kind ?? null,
+    id: a?.id ?? null,
+    ip: ctx.ip || null,
+    merchantId: staff ? a.merchantId : null,
+    shopId: staff ? a.shopId : null,
+  };
 }

@@ -27,7 +27,13 @@ interface Policy {
 }
 
 const DOCUMENTS: Omit<Policy, 'source'> = { types: DOCUMENT_TYPES, allowed: DOCUMENTS_ALLOWED };
-const NO_FILE: FaceCheckUploaded = Object.freeze({ fileName: null, fileUrl: null, fileKey: null, size: null, contentType: null });
+const NO_FILE: FaceCheckUploaded = Object.freeze({
+  fileName: null,
+  fileUrl: null,
+  fileKey: null,
+  size: null,
+  contentType: null,
+});
 
 /** Single-request uploads (spec A 4.9): a multipart file, base64 in JSON, and the face-checked image. */
 export function createUploadService(deps: UploadDeps) {
@@ -35,7 +41,14 @@ export function createUploadService(deps: UploadDeps) {
   const tempDir = path.join(config.dataDir, 'tmp');
 
   /** Sniffs, optionally checks, stores and records one received file. */
-  async function keep(ctx: RequestContext, file: UploadedFile, fileName: string, policy: Policy, origin: string, check?: (f: UploadedFile) => Promise<void>): Promise<FileUploaded> {
+  async function keep(
+    ctx: RequestContext,
+    file: UploadedFile,
+    fileName: string,
+    policy: Policy,
+    origin: string,
+    check?: (f: UploadedFile) => Promise<void>,
+  ): Promise<FileUploaded> {
     if (file.size === 0) throw fileEmpty();
     const sniffed = await sniffFile(file.tempPath, fileName);
     if (!sniffed || !policy.types.has(sniffed.mime)) throw typeNotAllowed(policy.allowed);
@@ -44,11 +57,18 @@ export function createUploadService(deps: UploadDeps) {
       { path: file.tempPath, size: file.size, sha256: file.sha256 },
       { fileName, contentType: sniffed.mime, source: policy.source, owner: ownerOf(ctx) },
     );
-    return { fileName: record.fileName, fileUrl: storage.urlOf(record.fileKey, origin), fileKey: record.fileKey, size: record.size, contentType: record.contentType };
+    return {
+      fileName: record.fileName,
+      fileUrl: storage.urlOf(record.fileKey, origin),
+      fileKey: record.fileKey,
+      size: record.size,
+      contentType: record.contentType,
+    };
   }
 
   // A part without a name gets a neutral one; a name with control characters is refused.
-  const nameOf = (file: UploadedFile) => (file.fileName.trim() === '' ? 'file' : checkFileName(file.fileName, 'the file name'));
+  const nameOf = (file: UploadedFile) =>
+    file.fileName.trim() === '' ? 'file' : checkFileName(file.fileName, 'the file name');
 
   return {
     upload(ctx: RequestContext, files: UploadedFile[], origin: string): Promise<FileUploaded> {
@@ -58,7 +78,12 @@ export function createUploadService(deps: UploadDeps) {
 
     async uploadBase64(ctx: RequestContext, input: Base64Upload, origin: string): Promise<FileUploaded> {
       const fileName = checkFileName(input.fileName, 'fileName');
-      const file = await receiveBase64(input.content, { field: 'content', fileName, tempDir, maxBytes: config.uploadMaxBytes });
+      const file = await receiveBase64(input.content, {
+        field: 'content',
+        fileName,
+        tempDir,
+        maxBytes: config.uploadMaxBytes,
+      });
       try {
         return await keep(ctx, file, fileName, { ...DOCUMENTS, source: 'base64' }, origin);
       } finally {
@@ -81,9 +106,16 @@ export function createUploadService(deps: UploadDeps) {
       const file = files.find((f) => f.field === 'file');
       if (!file || (file.size === 0 && file.fileName.trim() === '')) return NO_FILE;
       // The route's limit keeps the image within the face service's size, so reading it whole is bounded.
-      return keep(ctx, file, nameOf(file), { types: FACE_IMAGE_TYPES, allowed: FACE_IMAGES_ALLOWED, source: 'face-check' }, origin, async (f) => {
-        await face.checkFaceImage(await readFile(f.tempPath));
-      });
+      return keep(
+        ctx,
+        file,
+        nameOf(file),
+        { types: FACE_IMAGE_TYPES, allowed: FACE_IMAGES_ALLOWED, source: 'face-check' },
+        origin,
+        async (f) => {
+          await face.checkFaceImage(await readFile(f.tempPath));
+        },
+      );
     },
   };
 }

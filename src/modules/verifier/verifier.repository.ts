@@ -15,8 +15,18 @@ function checkerQuery(db: Executor) {
     .leftJoin('merchant as m', 'm.id', 'c.merchant_id')
     .leftJoin('shop as s', 's.id', 'c.shop_id')
     .select([
-      'c.id', 'c.mobile', 'c.name', 'c.merchant_id', 'c.shop_id', 'c.status', 'c.ssk_flag', 'c.last_login_at', 'c.created_at', 'c.updated_at',
-      'm.name as merchant_name', 's.name as shop_name',
+      'c.id',
+      'c.mobile',
+      'c.name',
+      'c.merchant_id',
+      'c.shop_id',
+      'c.status',
+      'c.ssk_flag',
+      'c.last_login_at',
+      'c.created_at',
+      'c.updated_at',
+      'm.name as merchant_name',
+      's.name as shop_name',
     ])
     .where('c.is_deleted', '=', false);
 }
@@ -55,7 +65,13 @@ async function relationsOf(db: Executor, checkerIds: number[]): Promise<Map<numb
     .orderBy('r.entrance_id')
     .execute();
   for (const r of rows) {
-    out.get(r.checker_id)?.push({ id: r.id, skuId: r.sku_id, skuName: r.sku_name, entranceId: r.entrance_id, entranceName: r.entrance_name });
+    out.get(r.checker_id)?.push({
+      id: r.id,
+      skuId: r.sku_id,
+      skuName: r.sku_name,
+      entranceId: r.entrance_id,
+      entranceName: r.entrance_name,
+    });
   }
   return out;
 }
@@ -81,24 +97,45 @@ export async function insertChecker(db: Executor, v: NewChecker, by: number | nu
   const r = await db
     .insertInto('checker')
     .values({
-      mobile: v.mobile, name: v.name, password_hash: v.passwordHash, merchant_id: v.merchantId, shop_id: v.shopId, ssk_flag: v.sskFlag, status: 1,
-      created_by: by, updated_by: by,
+      mobile: v.mobile,
+      name: v.name,
+      password_hash: v.passwordHash,
+      merchant_id: v.merchantId,
+      shop_id: v.shopId,
+      ssk_flag: v.sskFlag,
+      status: 1,
+      created_by: by,
+      updated_by: by,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
   return r.id;
 }
 
-export async function updateChecker(db: Executor, id: number, v: { mobile: string; name: string; sskFlag: boolean }, by: number): Promise<void> {
-  await db.updateTable('checker').set({ mobile: v.mobile, name: v.name, ssk_flag: v.sskFlag, updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+export async function updateChecker(
+  db: Executor,
+  id: number,
+  v: { mobile: string; name: string; sskFlag: boolean },
+  by: number,
+): Promise<void> {
+  await db
+    .updateTable('checker')
+    .set({ mobile: v.mobile, name: v.name, ssk_flag: v.sskFlag, updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function setCheckerStatus(db: Executor, id: number, status: number, by: number): Promise<void> {
-  await db.updateTable('checker').set({ status, updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+  await db
+    .updateTable('checker')
+    .set({ status, updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function setCheckerPassword(db: Executor, id: number, passwordHash: string, by: number): Promise<void> {
-  await db.updateTable('checker')
+  await db
+    .updateTable('checker')
     .set({ password_hash: passwordHash, updated_by: by, updated_at: new Date() })
     .where('id', '=', id)
     .execute();
@@ -112,34 +149,66 @@ export interface RelationRow {
 }
 
 /** Replaces the verifier's relations with these (already checked and without duplicates); answers their ids in order. */
-export async function replaceRelations(db: Executor, checkerId: number, rows: RelationRow[], by: number | null): Promise<number[]> {
+export async function replaceRelations(
+  db: Executor,
+  checkerId: number,
+  rows: RelationRow[],
+  by: number | null,
+): Promise<number[]> {
   await db.deleteFrom('checker_relation').where('checker_id', '=', checkerId).execute();
   if (rows.length === 0) return [];
   const inserted = await db
     .insertInto('checker_relation')
-    .values(rows.map((r) => ({ checker_id: checkerId, sku_id: r.skuId, entrance_id: r.entranceId, merchant_id: r.merchantId, shop_id: r.shopId, created_by: by, updated_by: by })))
+    .values(
+      rows.map((r) => ({
+        checker_id: checkerId,
+        sku_id: r.skuId,
+        entrance_id: r.entranceId,
+        merchant_id: r.merchantId,
+        shop_id: r.shopId,
+        created_by: by,
+        updated_by: by,
+      })),
+    )
     .returning('id')
     .execute();
   return inserted.map((r) => r.id);
 }
 
 /** Living SKUs of these ids with their owners. */
-export async function findSkus(db: Executor, ids: number[]): Promise<Map<number, { merchantId: number; shopId: number | null }>> {
+export async function findSkus(
+  db: Executor,
+  ids: number[],
+): Promise<Map<number, { merchantId: number; shopId: number | null }>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('sku').select(['id', 'merchant_id', 'shop_id']).where('id', 'in', ids).where('is_deleted', '=', false).execute();
+  const rows = await db
+    .selectFrom('sku')
+    .select(['id', 'merchant_id', 'shop_id'])
+    .where('id', 'in', ids)
+    .where('is_deleted', '=', false)
+    .execute();
   return new Map(rows.map((r) => [r.id, { merchantId: r.merchant_id, shopId: r.shop_id }]));
 }
 
 /** Living entrances of these ids with their SKU. */
 export async function findEntrances(db: Executor, ids: number[]): Promise<Map<number, number>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('sku_entrance').select(['id', 'sku_id']).where('id', 'in', ids).where('is_deleted', '=', false).execute();
+  const rows = await db
+    .selectFrom('sku_entrance')
+    .select(['id', 'sku_id'])
+    .where('id', 'in', ids)
+    .where('is_deleted', '=', false)
+    .execute();
   return new Map(rows.map((r) => [r.id, r.sku_id]));
 }
 
-
 export async function findShopOwner(db: Executor, shopId: number): Promise<number | null> {
-  const r = await db.selectFrom('shop').select('merchant_id').where('id', '=', shopId).where('is_deleted', '=', false).executeTakeFirst();
+  const r = await db
+    .selectFrom('shop')
+    .select('merchant_id')
+    .where('id', '=', shopId)
+    .where('is_deleted', '=', false)
+    .executeTakeFirst();
   return r?.merchant_id ?? null;
 }
 
@@ -154,7 +223,14 @@ function filtered(db: Executor, f: CheckerFilter, scope: Scope) {
   if (f.idList?.length) q = q.where('c.id', 'in', f.idList);
   if (f.skuId != null) {
     const skuId = f.skuId;
-    q = q.where(({ exists, selectFrom }) => exists(selectFrom('checker_relation as r').select('r.id').whereRef('r.checker_id', '=', 'c.id').where('r.sku_id', '=', skuId)));
+    q = q.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('checker_relation as r')
+          .select('r.id')
+          .whereRef('r.checker_id', '=', 'c.id')
+          .where('r.sku_id', '=', skuId),
+      ),
+    );
   }
   const kw = keywordsCondition(f.keywords, ['c.name', 'c.mobile']);
   if (kw) q = q.where(kw);
@@ -163,12 +239,23 @@ function filtered(db: Executor, f: CheckerFilter, scope: Scope) {
 
 export async function listCheckers(db: Executor, f: CheckerFilter, scope: Scope): Promise<Checker[]> {
   const rows = await filtered(db, f, scope).limit(LIST_MAX_ROWS).execute();
-  const rel = await relationsOf(db, rows.map((r) => r.id));
+  const rel = await relationsOf(
+    db,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => toChecker(r, rel.get(r.id)!));
 }
 
-export async function pageCheckers(db: Executor, f: CheckerFilter, scope: Scope, page: PageRequest): Promise<Page<Checker>> {
+export async function pageCheckers(
+  db: Executor,
+  f: CheckerFilter,
+  scope: Scope,
+  page: PageRequest,
+): Promise<Page<Checker>> {
   const rows = await paginate(db, filtered(db, f, scope), page);
-  const rel = await relationsOf(db, rows.list.map((r) => r.id));
+  const rel = await relationsOf(
+    db,
+    rows.list.map((r) => r.id),
+  );
   return { list: rows.list.map((r) => toChecker(r, rel.get(r.id)!)), total: rows.total };
 }

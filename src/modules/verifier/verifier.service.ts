@@ -9,11 +9,26 @@ import { badRequest } from '../../platform/errors.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import type { Page } from '../../platform/http/paging.js';
 import {
-  checkerNotFound, entranceNotFound, merchantNotFound, merchantRequired, mobileInUse, placeOutsideScope, shopNotFound, skuNotFound,
+  checkerNotFound,
+  entranceNotFound,
+  merchantNotFound,
+  merchantRequired,
+  mobileInUse,
+  placeOutsideScope,
+  shopNotFound,
+  skuNotFound,
 } from './verifier.errors.js';
 import * as repo from './verifier.repository.js';
 import type {
-  Checker, CheckerAdd, CheckerAdded, CheckerFilter, CheckerPageQuery, CheckerRelationChange, CheckerStatusChange, CheckerUpdate, Relation,
+  Checker,
+  CheckerAdd,
+  CheckerAdded,
+  CheckerFilter,
+  CheckerPageQuery,
+  CheckerRelationChange,
+  CheckerStatusChange,
+  CheckerUpdate,
+  Relation,
 } from './verifier.schemas.js';
 import { findMerchantState } from '../merchant/index.js';
 import { assertMerchantEnabled } from '../merchant/index.js';
@@ -65,16 +80,26 @@ export function createVerifierService(deps: { db: Db; tokens: TokenService }) {
   }
 
   /** The relations checked against the verifier's owner and deduplicated. */
-  async function checkedRelations(trx: Trx, owner: Owner, wanted: CheckerRelationChange['relations']): Promise<repo.RelationRow[]> {
+  async function checkedRelations(
+    trx: Trx,
+    owner: Owner,
+    wanted: CheckerRelationChange['relations'],
+  ): Promise<repo.RelationRow[]> {
     const unique = new Map<string, { skuId: number; entranceId: number | null }>();
-    for (const r of wanted) unique.set(`${r.skuId}:${r.entranceId ?? 0}`, { skuId: r.skuId, entranceId: r.entranceId ?? null });
+    for (const r of wanted)
+      unique.set(`${r.skuId}:${r.entranceId ?? 0}`, { skuId: r.skuId, entranceId: r.entranceId ?? null });
     const list = [...unique.values()];
     const skus = await repo.findSkus(trx, [...new Set(list.map((r) => r.skuId))]);
-    const entrances = await repo.findEntrances(trx, list.flatMap((r) => (r.entranceId == null ? [] : [r.entranceId])));
+    const entrances = await repo.findEntrances(
+      trx,
+      list.flatMap((r) => (r.entranceId == null ? [] : [r.entranceId])),
+    );
     return list.map((r) => {
       const sku = skus.get(r.skuId);
-      if (!sku || sku.merchantId !== owner.merchantId || (owner.shopId != null && sku.shopId !== owner.shopId)) throw skuNotFound(r.skuId);
-      if (r.entranceId != null && entrances.get(r.entranceId) !== r.skuId) throw entranceNotFound(r.entranceId, r.skuId);
+      if (!sku || sku.merchantId !== owner.merchantId || (owner.shopId != null && sku.shopId !== owner.shopId))
+        throw skuNotFound(r.skuId);
+      if (r.entranceId != null && entrances.get(r.entranceId) !== r.skuId)
+        throw entranceNotFound(r.entranceId, r.skuId);
       return { ...r, merchantId: sku.merchantId, shopId: sku.shopId };
     });
   }
@@ -91,54 +116,95 @@ export function createVerifierService(deps: { db: Db; tokens: TokenService }) {
       const name = nonBlank('name', input.name);
       const password = generatePassword();
       const passwordHash = await hashPassword(password);
-      const checker = await loggedTransaction(db, ctx, async (trx) => {
-        const owner = await ownerFor(trx, scopeOf(ctx.account), input);
-        const relations = await checkedRelations(trx, owner, input.relations ?? []);
-        const id = await claimingMobile(input.mobile, () =>
-          repo.insertChecker(trx, { mobile: input.mobile, name, passwordHash, ...owner, sskFlag: input.sskFlag ?? false }, ctx.account.id),
-        );
-        await repo.replaceRelations(trx, id, relations, ctx.account.id);
-        return (await repo.findChecker(trx, id))!;
-      }, (c) => c.id);
+      const checker = await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const owner = await ownerFor(trx, scopeOf(ctx.account), input);
+          const relations = await checkedRelations(trx, owner, input.relations ?? []);
+          const id = await claimingMobile(input.mobile, () =>
+            repo.insertChecker(
+              trx,
+              { mobile: input.mobile, name, passwordHash, ...owner, sskFlag: input.sskFlag ?? false },
+              ctx.account.id,
+            ),
+          );
+          await repo.replaceRelations(trx, id, relations, ctx.account.id);
+          return (await repo.findChecker(trx, id))!;
+        },
+        (c) => c.id,
+      );
       return { ...checker, password };
     },
 
     async update(ctx: AuthedContext, input: CheckerUpdate): Promise<void> {
       const name = nonBlank('name', input.name);
-      await loggedTransaction(db, ctx, async (trx) => {
-        const current = await visible(ctx, input.id, trx);
-        await claimingMobile(input.mobile, () =>
-          repo.updateChecker(trx, input.id, { mobile: input.mobile, name, sskFlag: input.sskFlag ?? current.sskFlag }, ctx.account.id),
-        );
-      }, () => input.id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const current = await visible(ctx, input.id, trx);
+          await claimingMobile(input.mobile, () =>
+            repo.updateChecker(
+              trx,
+              input.id,
+              { mobile: input.mobile, name, sskFlag: input.sskFlag ?? current.sskFlag },
+              ctx.account.id,
+            ),
+          );
+        },
+        () => input.id,
+      );
     },
 
     async setStatus(ctx: AuthedContext, input: CheckerStatusChange): Promise<void> {
-      await loggedTransaction(db, ctx, async (trx) => {
-        const current = await visible(ctx, input.id, trx);
-        if (current.status === input.status) return;
-        await claimingMobile(current.mobile, () => repo.setCheckerStatus(trx, input.id, input.status, ctx.account.id));
-      }, () => input.id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const current = await visible(ctx, input.id, trx);
+          if (current.status === input.status) return;
+          await claimingMobile(current.mobile, () =>
+            repo.setCheckerStatus(trx, input.id, input.status, ctx.account.id),
+          );
+        },
+        () => input.id,
+      );
       if (input.status === 0) await tokens.revokeAccount('checker', input.id);
     },
 
     async resetPassword(ctx: AuthedContext, id: number): Promise<{ password: string }> {
       const password = generatePassword();
       const passwordHash = await hashPassword(password);
-      await loggedTransaction(db, ctx, async (trx) => {
-        await visible(ctx, id, trx);
-        await repo.setCheckerPassword(trx, id, passwordHash, ctx.account.id);
-      }, () => id);
+      await loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          await visible(ctx, id, trx);
+          await repo.setCheckerPassword(trx, id, passwordHash, ctx.account.id);
+        },
+        () => id,
+      );
       await tokens.revokeAccount('checker', id);
       return { password };
     },
 
     async setRelations(ctx: AuthedContext, input: CheckerRelationChange): Promise<Relation[]> {
-      return loggedTransaction(db, ctx, async (trx) => {
-        const checker = await visible(ctx, input.checkerId, trx);
-        await repo.replaceRelations(trx, checker.id, await checkedRelations(trx, checker, input.relations), ctx.account.id);
-        return (await repo.findChecker(trx, checker.id))!.relations;
-      }, () => input.checkerId);
+      return loggedTransaction(
+        db,
+        ctx,
+        async (trx) => {
+          const checker = await visible(ctx, input.checkerId, trx);
+          await repo.replaceRelations(
+            trx,
+            checker.id,
+            await checkedRelations(trx, checker, input.relations),
+            ctx.account.id,
+          );
+          return (await repo.findChecker(trx, checker.id))!.relations;
+        },
+        () => input.checkerId,
+      );
     },
 
     async relations(ctx: AuthedContext, checkerId: number): Promise<Relation[]> {
@@ -147,9 +213,11 @@ export function createVerifierService(deps: { db: Db; tokens: TokenService }) {
 
     get: (ctx: AuthedContext, id: number): Promise<Checker> => visible(ctx, id),
 
-    list: (ctx: AuthedContext, filter: CheckerFilter): Promise<Checker[]> => repo.listCheckers(db, filter, scopeOf(ctx.account)),
+    list: (ctx: AuthedContext, filter: CheckerFilter): Promise<Checker[]> =>
+      repo.listCheckers(db, filter, scopeOf(ctx.account)),
 
-    page: (ctx: AuthedContext, query: CheckerPageQuery): Promise<Page<Checker>> => repo.pageCheckers(db, query, scopeOf(ctx.account), query),
+    page: (ctx: AuthedContext, query: CheckerPageQuery): Promise<Page<Checker>> =>
+      repo.pageCheckers(db, query, scopeOf(ctx.account), query),
   };
 }
 

@@ -17,10 +17,14 @@ export const AuthError = {
 export const badCredentials = () => new AppError(AuthError.BAD_CREDENTIALS, 'wrong username or password');
 export const accountDisabled = () => new AppError(AuthError.ACCOUNT_DISABLED, 'this account is disabled');
 export const captchaMissing = () => new AppError(AuthError.VERIFY_CODE_IS_NULL, 'please request a captcha first');
-export const captchaWrong = () => new AppError(AuthError.CAPTCHA_WRONG, 'the captcha is wrong, please request a new one');
+export const captchaWrong = () =>
+  new AppError(AuthError.CAPTCHA_WRONG, 'the captcha is wrong, please request a new one');
 export const accountLocked = (until: Date) => {
   const minutes = Math.max(1, Math.ceil((until.getTime() - Date.now()) / 60_000));
-  return new AppError(ErrorCode.LOCKED, `too many failed logins: the account is locked for your address, try again in ${minutes} minute${minutes === 1 ? '' : 's'}`);
+  return new AppError(
+    ErrorCode.LOCKED,
+    `too many failed logins: the account is locked for your address, try again in ${minutes} minute${minutes === 1 ? '' : 's'}`,
+  );
 };
 export const accountUnderAttack = () =>
   new AppError(ErrorCode.TOO_MANY_REQUESTS, 'too many failed logins for this account, please try again later');

@@ -55,7 +55,8 @@ export async function openPasswordSession(
   const { ctx, checked } = login;
   const session = await inTransaction(deps.db, async (trx) => {
     const locked = await of.lock(trx, checked.id);
-    if (locked && !(await stillItsPassword(locked.passwordHash, checked.passwordHash, login.password))) return badCredentials();
+    if (locked && !(await stillItsPassword(locked.passwordHash, checked.passwordHash, login.password)))
+      return badCredentials();
     const account = await of.load(trx, checked.id);
     // Disabled or deleted since the password check, or its merchant is: refused below, and logged like
     // a disabled account, once this transaction (which wrote nothing) has ended.
@@ -64,7 +65,14 @@ export async function openPasswordSession(
     await of.stamp(trx, checked.id, { ip: ctx.ip, at, newHash: login.newHash });
     await login.recordAlso?.(trx, account, at);
     const issued = await deps.tokens.issue(trx, account, of.channel, ctx.ip);
-    await recordLogin(trx, ctx, { accountKind: of.kind, accountId: checked.id, username: login.username, success: true, errcode: 0, message: null });
+    await recordLogin(trx, ctx, {
+      accountKind: of.kind,
+      accountId: checked.id,
+      username: login.username,
+      success: true,
+      errcode: 0,
+      message: null,
+    });
     return { issued, account };
   });
   if (session instanceof AppError) return login.refuse(session);

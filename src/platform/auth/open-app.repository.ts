@@ -18,10 +18,15 @@ export async function findOpenAppByKey(db: Executor, appKey: string): Promise<Op
 }
 
 /** Creates the app, or updates its secret and re-enables it: OPEN_APP_KEY/SECRET are the truth at start. */
-export async function upsertOpenApp(db: Executor, app: { appKey: string; appSecret: string; name: string }): Promise<void> {
+export async function upsertOpenApp(
+  db: Executor,
+  app: { appKey: string; appSecret: string; name: string },
+): Promise<void> {
   await db
     .insertInto('open_app')
     .values({ app_key: app.appKey, app_secret: app.appSecret, name: app.name, status: 1 })
-    .onConflict((oc) => oc.column('app_key').doUpdateSet({ app_secret: app.appSecret, status: 1, updated_at: new Date() }))
+    .onConflict((oc) =>
+      oc.column('app_key').doUpdateSet({ app_secret: app.appSecret, status: 1, updated_at: new Date() }),
+    )
     .execute();
 }

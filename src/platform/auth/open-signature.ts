@@ -20,11 +20,23 @@ export interface SignedRequest {
 export const sha256Hex = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
 /** What is signed: the method, the path as sent, the timestamp, the nonce and the body's hash. */
-export function signingStringForHash(method: string, path: string, timestamp: string, nonce: string, bodySha256: string): string {
+export function signingStringForHash(
+  method: string,
+  path: string,
+  timestamp: string,
+  nonce: string,
+  bodySha256: string,
+): string {
   return `${method.toUpperCase()}\n${path}\n${timestamp}\n${nonce}\n${bodySha256}`;
 }
 
-export function signingString(method: string, path: string, timestamp: string, nonce: string, rawBody: string | Buffer): string {
+export function signingString(
+  method: string,
+  path: string,
+  timestamp: string,
+  nonce: string,
+  rawBody: string | Buffer,
+): string {
   return signingStringForHash(method, path, timestamp, nonce, sha256Hex(rawBody));
 }
 
@@ -38,7 +50,12 @@ const header = (h: SignedRequest['headers'], name: string) => {
 };
 
 /** Verifies an HMAC-signed open-channel call (docs/architecture.md §5.5) and answers the calling app as an account. */
-export async function verifyOpenSignature(db: Db, store: Store, req: SignedRequest, now = Date.now()): Promise<Account> {
+export async function verifyOpenSignature(
+  db: Db,
+  store: Store,
+  req: SignedRequest,
+  now = Date.now(),
+): Promise<Account> {
   const appKey = header(req.headers, 'x-app-key');
   const timestamp = header(req.headers, 'x-timestamp');
   const nonce = header(req.headers, 'x-nonce');
@@ -52,12 +69,23 @@ export async function verifyOpenSignature(db: Db, store: Store, req: SignedReque
   if (nonce.length < 8 || nonce.length > 64) throw unauthorized('X-Nonce must be 8 to 64 characters');
   const app = await findOpenAppByKey(db, appKey);
   if (!app || app.status !== 1) throw unauthorized('unknown or disabled app key');
-  const expected = Buffer.from(sign(app.appSecret, signingStringForHash(req.method, req.path, timestamp, nonce, req.bodySha256)), 'hex');
+  const expected = Buffer.from(
+    sign(app.appSecret, signingStringForHash(req.method, req.path, timestamp, nonce, req.bodySha256)),
+    'hex',
+  );
   const given = /^[0-9a-fA-F]{64}$/.test(signature) ? Buffer.from(signature, 'hex') : Buffer.alloc(0);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw unauthorized('signature mismatch');
   // The nonce is spent only by a correctly signed call, so nobody can burn another app's nonces.
   if (!(await store.setIfAbsent(`nonce:${app.appKey}:${nonce}`, '1', NONCE_TTL_S))) {
     throw unauthorized('X-Nonce has already been used');
   }
-  return { id: app.id, kind: 'openApp', name: app.name, userType: null, merchantId: null, shopId: null, permissions: [] };
+  return {
+    id: app.id,
+    kind: 'openApp',
+    name: app.name,
+    userType: null,
+    merchantId: null,
+    shopId: null,
+    permissions: [],
+  };
 }

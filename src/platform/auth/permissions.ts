@@ -19,7 +19,8 @@ export function scopeOf(account: Account): Scope {
   if (account.kind === 'admin' && account.userType === UserType.PLATFORM) return { kind: 'platform' };
   if (account.userType === UserType.SHOP) {
     // A shop user without its shop sees nothing: never widened to its merchant's records.
-    if (account.merchantId == null || account.shopId == null) throw forbidden('this shop account is not attached to a shop');
+    if (account.merchantId == null || account.shopId == null)
+      throw forbidden('this shop account is not attached to a shop');
     return { kind: 'shop', merchantId: account.merchantId, shopId: account.shopId };
   }
   if (account.merchantId != null) return { kind: 'merchant', merchantId: account.merchantId };

@@ -15,7 +15,10 @@ export interface LoginResponse {
   expiresTime: string | null;
 }
 
-export function loginResponse(user: { id: number; openId: string | null; mobile: string | null }, issued: IssuedTokens): LoginResponse {
+export function loginResponse(
+  user: { id: number; openId: string | null; mobile: string | null },
+  issued: IssuedTokens,
+): LoginResponse {
   return {
     userId: user.id,
     openId: user.openId,
@@ -37,7 +40,12 @@ export async function endSession(db: Db, tokens: TokenService, ctx: AuthedContex
  * password, new roles) that ran in between leaves nothing cached, and the login is refused with the
  * error answered here.
  */
-export async function rememberLogin(tokens: TokenService, issued: IssuedTokens, account: Account, channel: Channel): Promise<AppError | null> {
+export async function rememberLogin(
+  tokens: TokenService,
+  issued: IssuedTokens,
+  account: Account,
+  channel: Channel,
+): Promise<AppError | null> {
   return (await tokens.remember(issued, account, channel)) ? null : sessionEndedAtLogin();
 }
 

@@ -18,6 +18,9 @@ export function hashToken(token: string): string {
 /** `Authorization: Bearer <token>`, the prefix optional as the Java family accepts. */
 export function tokenFromHeader(header: string | undefined): string | null {
   if (!header) return null;
-  const value = header.trim().replace(/^bearer\s+/i, '').trim();
+  const value = header
+    .trim()
+    .replace(/^bearer\s+/i, '')
+    .trim();
   return value.length >= 16 && value.length <= 256 ? value : null;
 }

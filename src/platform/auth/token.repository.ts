@@ -17,9 +17,23 @@ export interface NewToken extends Omit<TokenRow, 'sessionId'> {
   clientIp: string | null;
 }
 
-const columns = ['session_id', 'account_id', 'account_kind', 'channel', 'access_expires_at', 'refresh_expires_at'] as const;
+const columns = [
+  'session_id',
+  'account_id',
+  'account_kind',
+  'channel',
+  'access_expires_at',
+  'refresh_expires_at',
+] as const;
 
-function toRow(r: { session_id: string | null; account_id: number; account_kind: string; channel: string; access_expires_at: Date; refresh_expires_at: Date }): TokenRow {
+function toRow(r: {
+  session_id: string | null;
+  account_id: number;
+  account_kind: string;
+  channel: string;
+  access_expires_at: Date;
+  refresh_expires_at: Date;
+}): TokenRow {
   return {
     sessionId: r.session_id,
     accountId: r.account_id,
@@ -48,18 +62,32 @@ export async function insertToken(db: Executor, t: NewToken): Promise<void> {
 }
 
 export async function findByAccessHash(db: Executor, accessHash: string): Promise<TokenRow | null> {
-  const r = await db.selectFrom('oauth2_token').select(columns).where('access_hash', '=', accessHash).executeTakeFirst();
+  const r = await db
+    .selectFrom('oauth2_token')
+    .select(columns)
+    .where('access_hash', '=', accessHash)
+    .executeTakeFirst();
   return r ? toRow(r) : null;
 }
 
 /** The account a refresh token belongs to, read without a lock (the refresh locks the account next). */
-export async function findOwnerByRefreshHash(db: Executor, refreshHash: string): Promise<{ accountKind: string; accountId: number } | null> {
-  const r = await db.selectFrom('oauth2_token').select(['account_kind', 'account_id']).where('refresh_hash', '=', refreshHash).executeTakeFirst();
+export async function findOwnerByRefreshHash(
+  db: Executor,
+  refreshHash: string,
+): Promise<{ accountKind: string; accountId: number } | null> {
+  const r = await db
+    .selectFrom('oauth2_token')
+    .select(['account_kind', 'account_id'])
+    .where('refresh_hash', '=', refreshHash)
+    .executeTakeFirst();
   return r ? { accountKind: r.account_kind, accountId: Number(r.account_id) } : null;
 }
 
 /** Deletes and returns in one statement, so two concurrent refreshes cannot both succeed. */
-export async function takeByRefreshHash(db: Executor, refreshHash: string): Promise<(TokenRow & { accessHash: string }) | null> {
+export async function takeByRefreshHash(
+  db: Executor,
+  refreshHash: string,
+): Promise<(TokenRow & { accessHash: string }) | null> {
   const r = await db
     .deleteFrom('oauth2_token')
     .where('refresh_hash', '=', refreshHash)
@@ -73,7 +101,11 @@ export async function deleteByAccessHash(db: Executor, accessHash: string): Prom
 }
 
 /** Deletes every token of the accounts; answers the access hashes (the keys of their cached sessions) and expiries. */
-export async function deleteByAccounts(db: Executor, kind: string, accountIds: readonly number[]): Promise<Array<{ accessHash: string; accessExpiresAt: Date }>> {
+export async function deleteByAccounts(
+  db: Executor,
+  kind: string,
+  accountIds: readonly number[],
+): Promise<Array<{ accessHash: string; accessExpiresAt: Date }>> {
   if (accountIds.length === 0) return [];
   const rows = await db
     .deleteFrom('oauth2_token')

@@ -61,7 +61,13 @@ export class TokenService {
    * Writes the token row inside the caller's transaction; call `remember` once it has committed.
    * A login starts a new session; a refresh passes the session id on.
    */
-  async issue(trx: Executor, account: Account, channel: Channel, clientIp: string | null, sessionId = newSessionId()): Promise<IssuedTokens> {
+  async issue(
+    trx: Executor,
+    account: Account,
+    channel: Channel,
+    clientIp: string | null,
+    sessionId = newSessionId(),
+  ): Promise<IssuedTokens> {
     const accessToken = newToken();
     const refreshToken = newToken();
     const now = Date.now();
@@ -87,7 +93,13 @@ export class TokenService {
    * after waits for this transaction and then deletes the new row too. For logins that found the
    * account outside their transaction.
    */
-  async issueCurrent(trx: Trx, kind: AccountKind, accountId: number, channel: Channel, clientIp: string | null): Promise<{ issued: IssuedTokens; account: Account } | null> {
+  async issueCurrent(
+    trx: Trx,
+    kind: AccountKind,
+    accountId: number,
+    channel: Channel,
+    clientIp: string | null,
+  ): Promise<{ issued: IssuedTokens; account: Account } | null> {
     await advisoryLock(trx, 'account-tokens', accountKey(kind, accountId));
     const loader = this.loaders.get(kind);
     const account = loader ? await loader(trx, accountId) : null;
@@ -99,7 +111,12 @@ export class TokenService {
    * a revocation of the account deleted the row in between: it cleared the store before this cached.
    */
   async remember(issued: IssuedTokens, account: Account, channel: Channel): Promise<boolean> {
-    return this.cacheWhileIssued(issued.accessHash, { account, channel, sessionId: issued.sessionId, expiresAt: issued.expiresTime.getTime() });
+    return this.cacheWhileIssued(issued.accessHash, {
+      account,
+      channel,
+      sessionId: issued.sessionId,
+      expiresAt: issued.expiresTime.getTime(),
+    });
   }
 
   /** The session of an access token, or null when the token is unknown, revoked or expired. */
@@ -123,7 +140,12 @@ export class TokenService {
     const loader = this.loaders.get(row.accountKind as AccountKind);
     const account = loader ? await loader(this.db, row.accountId) : null;
     if (!account) return null;
-    const session: Session = { account, channel: row.channel as Channel, sessionId: row.sessionId ?? accessHash, expiresAt: row.accessExpiresAt.getTime() };
+    const session: Session = {
+      account,
+      channel: row.channel as Channel,
+      sessionId: row.sessionId ?? accessHash,
+      expiresAt: row.accessExpiresAt.getTime(),
+    };
     return (await this.cacheWhileIssued(accessHash, session)) ? session : null;
   }
 
@@ -131,7 +153,11 @@ export class TokenService {
    * Rotates both tokens: the old pair is deleted in the same statement that finds it, so a refresh
    * token works once. The account is re-read, so a disabled account cannot refresh.
    */
-  async refresh(refreshToken: string, channel: Channel, clientIp: string | null): Promise<{ issued: IssuedTokens; account: Account }> {
+  async refresh(
+    refreshToken: string,
+    channel: Channel,
+    clientIp: string | null,
+  ): Promise<{ issued: IssuedTokens; account: Account }> {
     const refreshHash = hashToken(refreshToken);
     const result = await inTransaction(this.db, async (trx) => {
       const owner = await tokenRepo.findOwnerByRefreshHash(trx, refreshHash);
@@ -154,7 +180,8 @@ export class TokenService {
     });
     if (!result) throw unauthorized('the refresh token is invalid or has expired');
     await this.forget([result.oldAccessHash]);
-    if (!(await this.remember(result.issued, result.account, channel))) throw unauthorized('the account was changed while refreshing, please log in again');
+    if (!(await this.remember(result.issued, result.account, channel)))
+      throw unauthorized('the account was changed while refreshing, please log in again');
     return { issued: result.issued, account: result.account };
   }
 
@@ -185,7 +212,11 @@ export class TokenService {
       // Under the lock a refresh takes before taking its row: a refresh in flight (which read the account
       // before the change) commits its new row first, and this delete, of a later snapshot, takes it.
       const tokens = await inTransaction(this.db, async (trx) => {
-        await advisoryLocks(trx, 'account-tokens', batch.map((id) => accountKey(kind, id)));
+        await advisoryLocks(
+          trx,
+          'account-tokens',
+          batch.map((id) => accountKey(kind, id)),
+        );
         return tokenRepo.deleteByAccounts(trx, kind, batch);
       });
       // Sessions whose access token has expired are refused anyway: no need to tell anyone.

@@ -26,13 +26,17 @@ export async function lockDataDir(dir: string, waitMs = DEFAULT_LOCK_WAIT_MS): P
       // another start found it stale): two processes may now write one database, so this one stops
       // at once rather than write another statement.
       onCompromised: (err) => {
-        process.stderr.write(`the lock of ${dir} was lost (${err.message}); stopping so that only one process writes it\n`);
+        process.stderr.write(
+          `the lock of ${dir} was lost (${err.message}); stopping so that only one process writes it\n`,
+        );
         process.exit(1);
       },
     });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ELOCKED') {
-      throw new DataDirInUseError(`${dir} is in use by another running instance (${dir}.lock is held); stop it, or give this one another DATA_DIR`);
+      throw new DataDirInUseError(
+        `${dir} is in use by another running instance (${dir}.lock is held); stop it, or give this one another DATA_DIR`,
+      );
     }
     throw err;
   }

@@ -120,7 +120,10 @@ async function createPgPool(s: PoolSettings) {
     }
   }
   const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
-  (PreparingClient.prototype as unknown as { query: typeof query }).query = function (this: PreparingClient, ...args: unknown[]) {
+  (PreparingClient.prototype as unknown as { query: typeof query }).query = function (
+    this: PreparingClient,
+    ...args: unknown[]
+  ) {
     // A transaction's rollback after its statement timed out fails with that timeout too (not with
     // node-postgres's "not queryable"), so the request's error says what happened (app.ts skips the
     // failure's log row then, which would wait as long again).
@@ -169,11 +172,20 @@ async function createPgPool(s: PoolSettings) {
 }
 
 function openPostgres(url: string, opts: DatabaseOptions): Database {
-  const settings: PoolSettings = { url, tz: opts.tz, max: opts.poolMax ?? 10, connectTimeoutMs: opts.connectTimeoutMs, queryTimeoutMs: opts.queryTimeoutMs };
+  const settings: PoolSettings = {
+    url,
+    tz: opts.tz,
+    max: opts.poolMax ?? 10,
+    connectTimeoutMs: opts.connectTimeoutMs,
+    queryTimeoutMs: opts.queryTimeoutMs,
+  };
   let requestPool: ReturnType<typeof createPgPool> | null = null;
   const pool = () => (requestPool ??= createPgPool(settings));
   const kysely = (create: () => ReturnType<typeof createPgPool>) =>
-    guarded(new TransactionGuard(), (plugins) => new Kysely<DB>({ dialect: new PostgresDialect({ pool: create }), plugins }));
+    guarded(
+      new TransactionGuard(),
+      (plugins) => new Kysely<DB>({ dialect: new PostgresDialect({ pool: create }), plugins }),
+    );
   const db = kysely(pool);
   const unbounded = kysely(() => createPgPool({ ...settings, max: UNBOUNDED_POOL_MAX, queryTimeoutMs: undefined }));
   return {
@@ -213,15 +225,19 @@ function openPglite(opts: DatabaseOptions): Database {
         throw err;
       }
     })());
-  const db = guarded(new TransactionGuard(), (plugins) => new Kysely<DB>({
-    dialect: new PgliteThreadDialect({
-      thread,
-      onCreateConnection: async (conn) => {
-        await conn.executeQuery(CompiledQuery.raw(`set time zone '${opts.tz.replace(/'/g, "''")}'`));
-      },
-    }),
-    plugins,
-  }));
+  const db = guarded(
+    new TransactionGuard(),
+    (plugins) =>
+      new Kysely<DB>({
+        dialect: new PgliteThreadDialect({
+          thread,
+          onCreateConnection: async (conn) => {
+            await conn.executeQuery(CompiledQuery.raw(`set time zone '${opts.tz.replace(/'/g, "''")}'`));
+          },
+        }),
+        plugins,
+      }),
+  );
   return {
     db,
     unbounded: db,

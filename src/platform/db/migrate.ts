@@ -11,7 +11,9 @@ export async function migrationState(db: Db): Promise<{ applied: number; pending
   const known = Object.keys(await migrationProvider.getMigrations());
   let names: Set<string>;
   try {
-    names = new Set((await sql<{ name: string }>`select name from kysely_migration`.execute(db)).rows.map((r) => r.name));
+    names = new Set(
+      (await sql<{ name: string }>`select name from kysely_migration`.execute(db)).rows.map((r) => r.name),
+    );
   } catch {
     return { applied: 0, pending: known, current: false }; // no migration table yet
   }

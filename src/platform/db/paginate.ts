@@ -65,43 +65,58 @@ const statement = (list: Listed, text: string, windows: Array<[number, number]>)
  * cannot be read, a timeout), each window is read again alone, so a page fails only as it would have
  * failed alone.
  */
-const windowRows = batchedRead<string, WindowRead, Listed>(async (db, keys, list) => {
-  const windows = keys.map((k) => k.split(':').map(Number) as [number, number]);
-  const alone = async (window: [number, number]): Promise<WindowRead> => {
+const windowRows = batchedRead<string, WindowRead, Listed>(
+  async (db, keys, list) => {
+    const windows = keys.map((k) => k.split(':').map(Number) as [number, number]);
+    const alone = async (window: [number, number]): Promise<WindowRead> => {
+      try {
+        return { rows: (await db.executeQuery(statement(list, windowed(list, 0, ...window), [window]))).rows };
+      } catch (error) {
+        return { error };
+      }
+    };
+    if (windows.length === 1) return [[keys[0], await alone(windows[0])]];
+    // Every branch is the same list with the same values, so they share its parameters ($1 … $n).
+    const text = windows
+      .map(
+        ([limit, offset], i) =>
+          `(select p.*, ${i} as ${WINDOW}, row_number() over () as ${RANK} from (${windowed(list, i, limit, offset)}) p)`,
+      )
+      .join(' union all ');
+    let rows: Array<Record<string, unknown>>;
     try {
-      return { rows: (await db.executeQuery(statement(list, windowed(list, 0, ...window), [window]))).rows };
-    } catch (error) {
-      return { error };
+      ({ rows } = await db.executeQuery<Record<string, unknown>>(
+        statement(list, `${text} order by ${WINDOW}, ${RANK}`, windows),
+      ));
+    } catch {
+      return Promise.all(keys.map(async (k, i) => [k, await alone(windows[i])] as const));
     }
-  };
-  if (windows.length === 1) return [[keys[0], await alone(windows[0])]];
-  // Every branch is the same list with the same values, so they share its parameters ($1 … $n).
-  const text = windows
-    .map(([limit, offset], i) => `(select p.*, ${i} as ${WINDOW}, row_number() over () as ${RANK} from (${windowed(list, i, limit, offset)}) p)`)
-    .join(' union all ');
-  let rows: Array<Record<string, unknown>>;
-  try {
-    ({ rows } = await db.executeQuery<Record<string, unknown>>(statement(list, `${text} order by ${WINDOW}, ${RANK}`, windows)));
-  } catch {
-    return Promise.all(keys.map(async (k, i) => [k, await alone(windows[i])] as const));
-  }
-  const byWindow: unknown[][] = keys.map(() => []);
-  for (const r of rows) byWindow[Number(r[WINDOW])].push(r);
-  return keys.map((k, i) => [k, { rows: byWindow[i] }] as const);
-}, (l) => l.group, { maxKeys: WINDOWS_PER_STATEMENT });
+    const byWindow: unknown[][] = keys.map(() => []);
+    for (const r of rows) byWindow[Number(r[WINDOW])].push(r);
+    return keys.map((k, i) => [k, { rows: byWindow[i] }] as const);
+  },
+  (l) => l.group,
+  { maxKeys: WINDOWS_PER_STATEMENT },
+);
 
 /** Counts of one list made at the same time: one statement. */
-const listCount = batchedRead<'total', number, Listed>(async (db, _keys, { compiled }) => {
-  const { rows } = await db.executeQuery<{ total: string | number }>(compiled);
-  return [['total', Number(rows[0].total)]];
-}, (l) => l.group);
+const listCount = batchedRead<'total', number, Listed>(
+  async (db, _keys, { compiled }) => {
+    const { rows } = await db.executeQuery<{ total: string | number }>(compiled);
+    return [['total', Number(rows[0].total)]];
+  },
+  (l) => l.group,
+);
 
 // Values of a list's filters as a key: bigints as text (JSON has none), dates by their instant.
 const valueText = (_k: string, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v);
 
 /** The query counting a list's rows: its filters without its order. */
 const countOf = <DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) =>
-  query.clearSelect().clearOrderBy().select(sql<string | number>`count(*)`.as('total'));
+  query
+    .clearSelect()
+    .clearOrderBy()
+    .select(sql<string | number>`count(*)`.as('total'));
 
 /** A list built and compiled once for its shape (`listTemplate`), with one request's values. */
 export class FilledList<O> {
@@ -134,14 +149,21 @@ export function listTemplate<K extends string, DB, TB extends keyof DB, O>(
   return (db, values) => {
     if (!built) {
       const query = build(slotsFor(keys), db);
-      built = { node: query.toOperationNode(), texts: { list: templateOf(query.compile()), count: templateOf(countOf(query).compile()) } };
+      built = {
+        node: query.toOperationNode(),
+        texts: { list: templateOf(query.compile()), count: templateOf(countOf(query).compile()) },
+      };
     }
     return new FilledList<O>(built.node, built.texts, values);
   };
 }
 
 function listed(compiled: CompiledQuery, prepared: string | null = null): Listed {
-  return { compiled, group: `${prepared}\u0000${compiled.sql}\u0000${JSON.stringify(compiled.parameters, valueText)}`, prepared };
+  return {
+    compiled,
+    group: `${prepared}\u0000${compiled.sql}\u0000${JSON.stringify(compiled.parameters, valueText)}`,
+    prepared,
+  };
 }
 
 /**
@@ -167,12 +189,19 @@ export async function paginate<DB, TB extends keyof DB, O, T = O>(
   // through batchedRead, which checks the guard itself.
   const node = query instanceof FilledList ? query.node : query.toOperationNode();
   if (!node.orderBy) throw new Error('paginate needs an ordered query, or pages would overlap');
-  if (node.groupBy || node.distinctOn || node.setOperations || node.frontModifiers?.some((m) => m.modifier === 'Distinct')) {
+  if (
+    node.groupBy ||
+    node.distinctOn ||
+    node.setOperations ||
+    node.frontModifiers?.some((m) => m.modifier === 'Distinct')
+  ) {
     throw new Error('paginate: wrap a grouped or DISTINCT query in a subquery first');
   }
-  if (node.limit || node.offset || node.endModifiers?.length) throw new Error('paginate: the query must have no limit, offset or locking clause of its own');
+  if (node.limit || node.offset || node.endModifiers?.length)
+    throw new Error('paginate: the query must have no limit, offset or locking clause of its own');
   const { limit, offset } = pageWindow(page);
-  if (!Number.isSafeInteger(limit) || !Number.isSafeInteger(offset) || limit < 1 || offset < 0) throw new Error(`paginate: window ${limit}/${offset}`);
+  if (!Number.isSafeInteger(limit) || !Number.isSafeInteger(offset) || limit < 1 || offset < 0)
+    throw new Error(`paginate: window ${limit}/${offset}`);
   const read = (await windowRows(db, windowKey(limit, offset), listed(query.compile(), prepared ?? null)))!;
   if ('error' in read) throw read.error;
   const rows = read.rows as O[];
@@ -180,7 +209,12 @@ export async function paginate<DB, TB extends keyof DB, O, T = O>(
   if (rows.length > 0 && rows.length < limit) total = offset + rows.length;
   else if (rows.length === 0 && offset === 0) total = 0;
   else if (count) total = await count();
-  else total = (await listCount(db, 'total', listed(query instanceof FilledList ? query.compileCount() : countOf(query).compile())))!;
+  else
+    total = (await listCount(
+      db,
+      'total',
+      listed(query instanceof FilledList ? query.compileCount() : countOf(query).compile()),
+    ))!;
   // A copy of the list: a window read once for two requests hands both the same array.
   return { list: map ? rows.map(map) : (rows.slice() as unknown as T[]), total };
 }

@@ -18,5 +18,10 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
  */
 export function isPgTimeout(err: unknown): boolean {
   const msg = (err as { message?: unknown } | null)?.message;
-  return typeof msg === 'string' && /^(Query read timeout|timeout exceeded when trying to connect|Connection terminated due to connection timeout)$/.test(msg);
+  return (
+    typeof msg === 'string' &&
+    /^(Query read timeout|timeout exceeded when trying to connect|Connection terminated due to connection timeout)$/.test(
+      msg,
+    )
+  );
 }

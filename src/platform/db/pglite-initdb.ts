@@ -33,14 +33,17 @@ export async function ensurePgliteDataDir(dataDir: string): Promise<void> {
   if (existsSync(path.join(dataDir, 'PG_VERSION'))) return;
   removeAbandonedStaging(dataDir);
   if (existsSync(dataDir) && readdirSync(dataDir).length > 0) {
-    throw new Error(`${dataDir} holds files but no database (no PG_VERSION); move them away or point DATA_DIR elsewhere`);
+    throw new Error(
+      `${dataDir} holds files but no database (no PG_VERSION); move them away or point DATA_DIR elsewhere`,
+    );
   }
   const staging = `${dataDir}.init-${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
   try {
     await runChild(staging);
-    if (!existsSync(path.join(staging, 'PG_VERSION'))) throw new Error('the embedded database initialisation made no data directory');
+    if (!existsSync(path.join(staging, 'PG_VERSION')))
+      throw new Error('the embedded database initialisation made no data directory');
     rmSync(dataDir, { recursive: true, force: true }); // an empty directory, checked above
     renameSync(staging, dataDir);
   } catch (err) {
@@ -56,7 +59,8 @@ function removeAbandonedStaging(dataDir: string): void {
   if (!existsSync(parent)) return;
   for (const name of readdirSync(parent)) {
     const pid = name.startsWith(prefix) ? Number(name.slice(prefix.length)) : NaN;
-    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !isAlive(pid)) rmSync(path.join(parent, name), { recursive: true, force: true });
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !isAlive(pid))
+      rmSync(path.join(parent, name), { recursive: true, force: true });
   }
 }
 
@@ -82,7 +86,12 @@ function runChild(dir: string): Promise<void> {
     child.on('error', reject);
     child.on('close', (code, signal) => {
       if (code === 0) resolve();
-      else reject(new Error(`the embedded database initialisation failed (${signal ?? `exit ${code}`}): ${stderr.trim().slice(-1000)}`));
+      else
+        reject(
+          new Error(
+            `the embedded database initialisation failed (${signal ?? `exit ${code}`}): ${stderr.trim().slice(-1000)}`,
+          ),
+        );
     });
   });
 }

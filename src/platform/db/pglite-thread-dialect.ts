@@ -1,6 +1,15 @@
 import {
-  CompiledQuery, PGliteAdapter, PostgresIntrospector, PostgresQueryCompiler,
-  type DatabaseConnection, type DatabaseIntrospector, type Dialect, type DialectAdapter, type Driver, type Kysely, type QueryCompiler,
+  CompiledQuery,
+  PGliteAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type DatabaseConnection,
+  type DatabaseIntrospector,
+  type Dialect,
+  type DialectAdapter,
+  type Driver,
+  type Kysely,
+  type QueryCompiler,
   type QueryResult,
 } from 'kysely';
 import type { PgliteThread } from './pglite-thread.js';
@@ -51,7 +60,8 @@ class PgliteThreadDriver implements Driver {
 
   async init(): Promise<void> {
     this.thread = await this.config.thread();
-    if (this.config.onCreateConnection) await this.config.onCreateConnection(new PgliteThreadConnection(this.thread, 0));
+    if (this.config.onCreateConnection)
+      await this.config.onCreateConnection(new PgliteThreadConnection(this.thread, 0));
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -77,7 +87,10 @@ class PgliteThreadDriver implements Driver {
 }
 
 class PgliteThreadConnection implements DatabaseConnection {
-  constructor(private readonly thread: PgliteThread, readonly id: number) {}
+  constructor(
+    private readonly thread: PgliteThread,
+    readonly id: number,
+  ) {}
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const { rows, affectedRows } = await this.thread.query(this.id, compiledQuery.sql, compiledQuery.parameters);

@@ -24,7 +24,8 @@ export function preparedAs(name: string): RawBuilder<unknown> {
 
 /** The marker as text, for a statement assembled as text (paginate's windows). */
 export function markFor(name: string): string {
-  if (!NAME.test(name)) throw new Error(`prepared statement name "${name}": lower-case letters, digits and -, at most 40`);
+  if (!NAME.test(name))
+    throw new Error(`prepared statement name "${name}": lower-case letters, digits and -, at most 40`);
   return `${MARK}${name} */ `;
 }
 
@@ -39,7 +40,8 @@ export function namedStatement(text: string): string | null {
   if (known !== undefined) return known;
   const end = text.indexOf(' */', MARK.length);
   const name = end < 0 ? null : text.slice(MARK.length, end);
-  const named = name !== null && NAME.test(name) ? `${name}-${createHash('sha1').update(text).digest('hex').slice(0, 16)}` : null;
+  const named =
+    name !== null && NAME.test(name) ? `${name}-${createHash('sha1').update(text).digest('hex').slice(0, 16)}` : null;
   if (names.size < NAMES_KEPT) names.set(text, named);
   return named;
 }
@@ -61,16 +63,23 @@ export interface Template<K extends string> {
 }
 
 /** A stand-in for each key, to build a statement once with (`compiledOnce`, paginate's `listTemplate`). */
-export const slotsFor = <K extends string>(keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, new Slot(k)])) as Record<K, unknown>;
+export const slotsFor = <K extends string>(keys: readonly K[]) =>
+  Object.fromEntries(keys.map((k) => [k, new Slot(k)])) as Record<K, unknown>;
 
 /** The compiled statement of a build given `slotsFor`'s stand-ins, as a template to fill. */
 export function templateOf<K extends string>(query: CompiledQuery): Template<K> {
-  return { sql: query.sql, values: query.parameters.map((v) => (v instanceof Slot ? { key: v.key as K } : { fixed: v })) };
+  return {
+    sql: query.sql,
+    values: query.parameters.map((v) => (v instanceof Slot ? { key: v.key as K } : { fixed: v })),
+  };
 }
 
 /** The template's statement with these values. */
 export function fill<K extends string, R>(template: Template<K>, values: Record<K, unknown>): CompiledQuery<R> {
-  return CompiledQuery.raw(template.sql, template.values.map((v) => ('key' in v ? values[v.key] : v.fixed))) as CompiledQuery<R>;
+  return CompiledQuery.raw(
+    template.sql,
+    template.values.map((v) => ('key' in v ? values[v.key] : v.fixed)),
+  ) as CompiledQuery<R>;
 }
 
 /**
@@ -84,7 +93,10 @@ export function fill<K extends string, R>(template: Template<K>, values: Record<
  *
  * Runs like any query of `db`: a pool query from inside its own `inTransaction` work still fails fast.
  */
-export function compiledOnce<K extends string, R>(keys: readonly K[], build: (p: Record<K, unknown>, db: Executor) => Compiles<R>) {
+export function compiledOnce<K extends string, R>(
+  keys: readonly K[],
+  build: (p: Record<K, unknown>, db: Executor) => Compiles<R>,
+) {
   let compiled: Template<K> | null = null;
   return async (db: Executor, values: Record<K, unknown>): Promise<QueryResult<R>> => {
     if (!compiled) {

@@ -32,17 +32,27 @@ export interface Reference {
 const SHOWN_IDS = 5;
 
 /** The checks that find rows pointing at `id`, each with its count and first ids; empty when none does. */
-export async function findReferences(db: Executor, id: number, checks: readonly ReferenceCheck[]): Promise<Reference[]> {
+export async function findReferences(
+  db: Executor,
+  id: number,
+  checks: readonly ReferenceCheck[],
+): Promise<Reference[]> {
   const found: Reference[] = [];
   for (const check of checks) {
     const column = sql.ref(check.column);
     const match = check.contains ? sql`${id} = any(${column})` : sql`${column} = ${id}`;
     const living = check.living ? sql` and not is_deleted` : sql``;
-    const extra = !check.where ? sql``
-      : 'equals' in check.where ? sql` and ${sql.ref(check.where.column)} = ${check.where.equals}` : sql` and ${sql.ref(check.where.column)} is not null`;
+    const extra = !check.where
+      ? sql``
+      : 'equals' in check.where
+        ? sql` and ${sql.ref(check.where.column)} = ${check.where.equals}`
+        : sql` and ${sql.ref(check.where.column)} is not null`;
     const r = await sql<{ id: number | string; n: number | string }>`
-      select id, count(*) over () as n from ${sql.table(check.table)} where ${match}${living}${extra} order by id limit ${SHOWN_IDS}`.execute(db);
-    if (r.rows.length > 0) found.push({ label: check.label, count: Number(r.rows[0].n), ids: r.rows.map((row) => Number(row.id)) });
+      select id, count(*) over () as n from ${sql.table(check.table)} where ${match}${living}${extra} order by id limit ${SHOWN_IDS}`.execute(
+      db,
+    );
+    if (r.rows.length > 0)
+      found.push({ label: check.label, count: Number(r.rows[0].n), ids: r.rows.map((row) => Number(row.id)) });
   }
   return found;
 }
@@ -62,7 +72,12 @@ export function stillReferenced(subject: string, refs: readonly Reference[]): Ap
 }
 
 /** Refuses with 409 when any of the checks finds a row pointing at `id`. */
-export async function assertUnreferenced(db: Executor, subject: string, id: number, checks: readonly ReferenceCheck[]): Promise<void> {
+export async function assertUnreferenced(
+  db: Executor,
+  subject: string,
+  id: number,
+  checks: readonly ReferenceCheck[],
+): Promise<void> {
   const refs = await findReferences(db, id, checks);
   if (refs.length > 0) throw stillReferenced(subject, refs);
 }

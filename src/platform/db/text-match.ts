@@ -9,9 +9,15 @@ export function containsPattern(text: string): string {
  * The `keywords` filter of the list and page requests: the trimmed text found, case-insensitively,
  * in any of the columns. Null when there is nothing to match (no filter).
  */
-export function keywordsCondition(keywords: string | null | undefined, columns: readonly string[]): Expression<SqlBool> | null {
+export function keywordsCondition(
+  keywords: string | null | undefined,
+  columns: readonly string[],
+): Expression<SqlBool> | null {
   const text = keywords?.trim();
   if (!text) return null;
   const pattern = containsPattern(text);
-  return sql<SqlBool>`(${sql.join(columns.map((c) => sql`${sql.ref(c)} ilike ${pattern}`), sql` or `)})`;
+  return sql<SqlBool>`(${sql.join(
+    columns.map((c) => sql`${sql.ref(c)} ilike ${pattern}`),
+    sql` or `,
+  )})`;
 }

@@ -9,7 +9,15 @@
 export function timestamptzReader(fallback: (text: string) => unknown): (text: string) => unknown {
   return (s) => {
     const n = s.length;
-    if (n < 22 || s.charCodeAt(4) !== DASH || s.charCodeAt(7) !== DASH || s.charCodeAt(10) !== SPACE || s.charCodeAt(13) !== COLON || s.charCodeAt(16) !== COLON) return fallback(s);
+    if (
+      n < 22 ||
+      s.charCodeAt(4) !== DASH ||
+      s.charCodeAt(7) !== DASH ||
+      s.charCodeAt(10) !== SPACE ||
+      s.charCodeAt(13) !== COLON ||
+      s.charCodeAt(16) !== COLON
+    )
+      return fallback(s);
     const century = two(s, 0);
     const yy = two(s, 2);
     const month = two(s, 5);
@@ -46,7 +54,10 @@ export function timestamptzReader(fallback: (text: string) => unknown): (text: s
       i += 3;
     }
     if (i !== n) return fallback(s);
-    return new Date(Date.UTC(century * 100 + yy, month - 1, day, hour, minute, second, ms) - (sign === DASH ? -offset : offset) * 1000);
+    return new Date(
+      Date.UTC(century * 100 + yy, month - 1, day, hour, minute, second, ms) -
+        (sign === DASH ? -offset : offset) * 1000,
+    );
   };
 }
 

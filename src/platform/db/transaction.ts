@@ -1,5 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { sql, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type Transaction, type UnknownRow } from 'kysely';
+import {
+  sql,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RootOperationNode,
+  type Transaction,
+  type UnknownRow,
+} from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { RequestContext } from '../http/context.js';
 import { recordOperation } from '../oplog/oplog.js';
@@ -14,7 +23,9 @@ const openTransaction = new AsyncLocalStorage<Db>();
 
 export class PoolQueryInTransactionError extends Error {
   constructor() {
-    super('a query ran on the database pool while this code holds an open transaction: run it on the transaction (trx) instead');
+    super(
+      'a query ran on the database pool while this code holds an open transaction: run it on the transaction (trx) instead',
+    );
     this.name = 'PoolQueryInTransactionError';
   }
 }
@@ -51,7 +62,8 @@ export function assertNotInOwnTransaction(db: Executor): void {
 /** The transaction without the guard (its queries are the transaction's own), keeping any other plugin. */
 function withoutGuard(trx: Trx): Trx {
   let inner = trx.withoutPlugins();
-  for (const plugin of trx.getExecutor().plugins) if (!(plugin instanceof TransactionGuard)) inner = inner.withPlugin(plugin);
+  for (const plugin of trx.getExecutor().plugins)
+    if (!(plugin instanceof TransactionGuard)) inner = inner.withPlugin(plugin);
   return inner;
 }
 
@@ -107,9 +119,15 @@ export async function advisoryLock(trx: Trx, namespace: LockNamespace, key: stri
  * advisoryLock of several keys in one statement. They are taken in sorted order, the same for every
  * caller, so two such calls over overlapping keys cannot deadlock each other.
  */
-export async function advisoryLocks(trx: Trx, namespace: LockNamespace, keys: ReadonlyArray<string | number>): Promise<void> {
+export async function advisoryLocks(
+  trx: Trx,
+  namespace: LockNamespace,
+  keys: ReadonlyArray<string | number>,
+): Promise<void> {
   if (!trx.isTransaction) throw new Error('advisoryLocks needs an open transaction');
   const sorted = [...new Set(keys.map(String))].sort();
   if (sorted.length === 0) return;
-  await sql`select pg_advisory_xact_lock(hashtext(${namespace}), hashtext(k)) from unnest(${sorted}::text[]) with ordinality as t(k, n) order by n`.execute(trx);
+  await sql`select pg_advisory_xact_lock(hashtext(${namespace}), hashtext(k)) from unnest(${sorted}::text[]) with ordinality as t(k, n) order by n`.execute(
+    trx,
+  );
 }

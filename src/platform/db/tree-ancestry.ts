@@ -17,7 +17,12 @@ const TREE_MOVE_LOCK_CLASS = 7_316_001;
  * is one recursive query; UNION (not UNION ALL) drops rows already seen, so it ends even on rows that
  * already form a loop.
  */
-export async function isSelfOrAncestor(db: Executor, tree: TreeTable, candidate: number, nodeId: number): Promise<boolean> {
+export async function isSelfOrAncestor(
+  db: Executor,
+  tree: TreeTable,
+  candidate: number,
+  nodeId: number,
+): Promise<boolean> {
   const t = sql.table(tree.table);
   const id = sql.ref(tree.id ?? 'id');
   const parent = sql.ref(tree.parent ?? 'parent_id');

@@ -4,10 +4,13 @@
  * in turn. Wrap an `XlsxExport` spec's `batches` with it; a read that is never asked for (the client
  * went away) is left to finish and dropped.
  */
-export function readAhead<R>(read: (after: R | null, limit: number) => Promise<R[]>): (after: R | null, limit: number) => Promise<R[]> {
+export function readAhead<R>(
+  read: (after: R | null, limit: number) => Promise<R[]>,
+): (after: R | null, limit: number) => Promise<R[]> {
   let ahead: { after: R; limit: number; rows: Promise<R[]> } | null = null;
   return async (after, limit) => {
-    const pending = ahead !== null && after !== null && ahead.after === after && ahead.limit === limit ? ahead.rows : null;
+    const pending =
+      ahead !== null && after !== null && ahead.after === after && ahead.limit === limit ? ahead.rows : null;
     ahead = null;
     const rows = await (pending ?? read(after, limit));
     if (rows.length === limit) {

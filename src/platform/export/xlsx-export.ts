@@ -9,7 +9,12 @@ export const XLSX_CONTENT_TYPE = 'application/vnd.openxmlformats-officedocument.
 export const XLSX_FILE: FileDoc = {
   mediaTypes: [XLSX_CONTENT_TYPE],
   description: 'An .xlsx workbook, streamed',
-  headers: { 'Content-Disposition': { description: "attachment; filename=\"…\"; filename*=UTF-8''… (the file's name)", required: true } },
+  headers: {
+    'Content-Disposition': {
+      description: "attachment; filename=\"…\"; filename*=UTF-8''… (the file's name)",
+      required: true,
+    },
+  },
 };
 
 export interface ExportColumn<R> {
@@ -66,7 +71,11 @@ export class XlsxExport<R = unknown> {
       'cache-control': 'no-store',
     });
     res.flushHeaders();
-    const writer = new XlsxStreamWriter(res, spec.columns.map((c) => ({ header: c.header, kind: c.kind ?? 'text', width: c.width })), spec.sheetName);
+    const writer = new XlsxStreamWriter(
+      res,
+      spec.columns.map((c) => ({ header: c.header, kind: c.kind ?? 'text', width: c.width })),
+      spec.sheetName,
+    );
     const totals = spec.columns.map(() => 0n);
     let clientGone = false;
     res.on('close', () => {
@@ -100,7 +109,9 @@ export class XlsxExport<R = unknown> {
       return;
     }
     if (spec.onComplete) {
-      await spec.onComplete(writer.rowsWritten).catch((err: unknown) => reply.log.error({ err }, 'export completed but its follow-up failed'));
+      await spec
+        .onComplete(writer.rowsWritten)
+        .catch((err: unknown) => reply.log.error({ err }, 'export completed but its follow-up failed'));
     }
   }
 }

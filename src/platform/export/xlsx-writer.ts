@@ -30,7 +30,8 @@ const STYLES = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><fonts count="2"><font><sz val="11"/><name val="Calibri"/></font><font><b/><sz val="11"/><name val="Calibri"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills><borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="3"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/><xf numFmtId="2" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/><xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/></cellXfs><cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles></styleSheet>`;
 
 // Characters XML 1.0 cannot carry at all; stored text may hold them even though input refuses them.
-const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const XML_INVALID =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 const XML_SPECIAL = /[&<>"]/g;
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
 
@@ -102,7 +103,11 @@ export class XlsxStreamWriter {
   private rowNumber = 0;
   private readonly done: Promise<void>;
 
-  constructor(out: Writable, private readonly columns: XlsxColumn[], sheetName = 'Sheet1') {
+  constructor(
+    out: Writable,
+    private readonly columns: XlsxColumn[],
+    sheetName = 'Sheet1',
+  ) {
     this.letters = columns.map((_, i) => columnName(i));
     this.done = new Promise<void>((resolve, reject) => {
       this.zip.on('error', reject);
@@ -122,7 +127,9 @@ export class XlsxStreamWriter {
     this.zip.append(WORKBOOK_RELS, { name: 'xl/_rels/workbook.xml.rels' });
     this.zip.append(STYLES, { name: 'xl/styles.xml' });
     this.zip.append(this.sheet, { name: 'xl/worksheets/sheet1.xml' });
-    const cols = columns.map((c, i) => `<col min="${i + 1}" max="${i + 1}" width="${c.width ?? 16}" customWidth="1"/>`).join('');
+    const cols = columns
+      .map((c, i) => `<col min="${i + 1}" max="${i + 1}" width="${c.width ?? 16}" customWidth="1"/>`)
+      .join('');
     const header = columns.map((c, i) => textCell(`${this.letters[i]}1`, c.header, STYLE_HEADER)).join('');
     this.rowNumber = 1;
     this.sheet.write(

@@ -82,7 +82,8 @@ export function createFaceService(backend: FaceBackend, photos: PhotoReader): Fa
     async createPerson({ personId, name, photo }) {
       checkPersonId(personId);
       const label = (name ?? '').trim();
-      if (label === '' || [...label].length > NAME_MAX) throw invalidPerson(`the face person name must be 1-${NAME_MAX} characters`);
+      if (label === '' || [...label].length > NAME_MAX)
+        throw invalidPerson(`the face person name must be 1-${NAME_MAX} characters`);
       await backend.createPerson({ personId, name: label }, await load(photo));
     },
     async deletePerson(personId) {

@@ -15,8 +15,13 @@ export async function insertFacePerson(db: Executor, p: FacePersonRow): Promise<
   const inserted = await db
     .insertInto('face_person')
     .values({
-      group_id: p.groupId, person_id: p.personId, name: p.name, image_sha256: p.imageSha256,
-      image_format: p.imageFormat, image_width: p.imageWidth, image_height: p.imageHeight,
+      group_id: p.groupId,
+      person_id: p.personId,
+      name: p.name,
+      image_sha256: p.imageSha256,
+      image_format: p.imageFormat,
+      image_width: p.imageWidth,
+      image_height: p.imageHeight,
     })
     .onConflict((oc) => oc.columns(['group_id', 'person_id']).doNothing())
     .returning('id')
@@ -29,7 +34,11 @@ export async function deleteFacePerson(db: Executor, groupId: string, personId: 
 }
 
 /** The person enrolled with exactly these image bytes; the latest enrolment when several were. */
-export async function findFacePersonByImage(db: Executor, groupId: string, imageSha256: string): Promise<string | null> {
+export async function findFacePersonByImage(
+  db: Executor,
+  groupId: string,
+  imageSha256: string,
+): Promise<string | null> {
   const row = await db
     .selectFrom('face_person')
     .select('person_id')

@@ -38,7 +38,13 @@ export function createLocalFaceBackend(deps: { db: Db; groupId: string }): FaceB
     async createPerson({ personId, name }, image) {
       const info = requireFace(image);
       const inserted = await insertFacePerson(db, {
-        groupId, personId, name, imageSha256: sha256(image.bytes), imageFormat: info.format, imageWidth: info.width, imageHeight: info.height,
+        groupId,
+        personId,
+        name,
+        imageSha256: sha256(image.bytes),
+        imageFormat: info.format,
+        imageWidth: info.width,
+        imageHeight: info.height,
       });
       if (!inserted) throw personExists();
     },

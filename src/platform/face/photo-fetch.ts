@@ -92,10 +92,12 @@ export async function fetchPhoto(start: URL, opts: PhotoFetchOptions): Promise<I
   const lookup = guardedLookup(opts.policy);
   let url = start;
   for (let hop = 0; ; hop++) {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AddressRefused(`a redirect to ${url.protocol} is not followed`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new AddressRefused(`a redirect to ${url.protocol} is not followed`);
     if (url.username || url.password) throw new AddressRefused('photo URLs with credentials are not read');
     const hostname = url.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(hostname) && !opts.policy.allows(hostname, hostname)) throw new AddressRefused(`${hostname} is an address photos are not read from`);
+    if (isIP(hostname) && !opts.policy.allows(hostname, hostname))
+      throw new AddressRefused(`${hostname} is an address photos are not read from`);
     const res = await get(url, lookup, opts.signal);
     const status = res.statusCode ?? 0;
     if (status >= 300 && status < 400 && res.headers.location) {
@@ -116,7 +118,11 @@ function get(url: URL, lookup: LookupFunction, signal: AbortSignal): Promise<Inc
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     // agent: false — a fresh connection per photo, never a pooled socket of another host's lookup.
-    const req = client.get(url, { lookup, signal, agent: false, headers: { accept: 'image/jpeg, image/png, image/*;q=0.8' } }, resolve);
+    const req = client.get(
+      url,
+      { lookup, signal, agent: false, headers: { accept: 'image/jpeg, image/png, image/*;q=0.8' } },
+      resolve,
+    );
     req.on('error', reject);
   });
 }

@@ -48,7 +48,10 @@ export function createPhotoReader(opts: PhotoReaderOptions): PhotoReader {
   // One answer for every way a fetched URL can fail (refused address, no connection, an HTTP error, a
   // body that is too large or not an image): the caller must not learn what the target answered.
   const unreadableUrl = (cause: unknown) =>
-    imageUnreadable(`the image could not be read from its URL: give a JPEG or PNG of at most ${mib(maxBytes)} at a public http(s) address`, cause);
+    imageUnreadable(
+      `the image could not be read from its URL: give a JPEG or PNG of at most ${mib(maxBytes)} at a public http(s) address`,
+      cause,
+    );
 
   function decodeBase64(text: string): Buffer {
     const data = text.replace(/\s+/g, '');

@@ -1,5 +1,11 @@
 import { CommonClient } from 'tencentcloud-sdk-nodejs-common';
-import { TENCENT_TIMEOUT_MS, TencentApiError, tencentErrorCode, tencentProfile, type TencentAccount } from '../tencent/cloud-api.js';
+import {
+  TENCENT_TIMEOUT_MS,
+  TencentApiError,
+  tencentErrorCode,
+  tencentProfile,
+  type TencentAccount,
+} from '../tencent/cloud-api.js';
 import { faceUnavailable, imageUnreadable, noFaceFound, personExists } from './face.errors.js';
 import type { FaceBackend, FaceImage, FaceMatch } from './face-service.js';
 
@@ -15,14 +21,24 @@ export interface TencentFaceOptions extends TencentAccount {
 }
 
 const NO_FACE = new Set([
-  'InvalidParameterValue.NoFaceInPhoto', 'FailedOperation.ImageResolutionTooSmall', 'FailedOperation.FaceSizeTooSmall',
-  'FailedOperation.FaceQualityNotQualified', 'FailedOperation.ImageFacedetectFailed',
+  'InvalidParameterValue.NoFaceInPhoto',
+  'FailedOperation.ImageResolutionTooSmall',
+  'FailedOperation.FaceSizeTooSmall',
+  'FailedOperation.FaceQualityNotQualified',
+  'FailedOperation.ImageFacedetectFailed',
 ]);
 const UNREADABLE = new Set([
-  'FailedOperation.ImageDecodeFailed', 'FailedOperation.ImageSizeExceed', 'FailedOperation.ImageResolutionExceed',
-  'InvalidParameterValue.ImageEmpty', 'InvalidParameterValue.ImageEmptyError',
+  'FailedOperation.ImageDecodeFailed',
+  'FailedOperation.ImageSizeExceed',
+  'FailedOperation.ImageResolutionExceed',
+  'InvalidParameterValue.ImageEmpty',
+  'InvalidParameterValue.ImageEmptyError',
 ]);
-const PERSON_EXISTS = new Set(['InvalidParameterValue.PersonIdAlreadyExist', 'InvalidParameterValue.PersonExistInGroup', 'FailedOperation.GroupPersonMapExist']);
+const PERSON_EXISTS = new Set([
+  'InvalidParameterValue.PersonIdAlreadyExist',
+  'InvalidParameterValue.PersonExistInGroup',
+  'FailedOperation.GroupPersonMapExist',
+]);
 
 /** IAI person names allow Chinese and Latin letters, digits, - and _ only; the name is a label, so the rest goes. */
 function iaiName(name: string, personId: string): string {
@@ -51,7 +67,8 @@ export function createTencentFaceBackend(opts: TencentFaceOptions): FaceBackend 
       const code = tencentErrorCode(err);
       if (code !== null && accept[code]) return accept[code]();
       if (code !== null && NO_FACE.has(code)) throw noFaceFound();
-      if (code !== null && UNREADABLE.has(code)) throw imageUnreadable('the face service could not read the image: send a clear JPEG or PNG');
+      if (code !== null && UNREADABLE.has(code))
+        throw imageUnreadable('the face service could not read the image: send a clear JPEG or PNG');
       if (code !== null && PERSON_EXISTS.has(code)) throw personExists();
       throw faceUnavailable(TencentApiError.from(action, err));
     }
@@ -64,18 +81,34 @@ export function createTencentFaceBackend(opts: TencentFaceOptions): FaceBackend 
     async search(image) {
       const answer = await call<SearchAnswer | null>(
         'SearchFaces',
-        { GroupIds: [opts.groupId], Image: base64(image), MaxFaceNum: 1, MaxPersonNum: 1, NeedPersonInfo: 0, FaceMatchThreshold: opts.matchThreshold },
+        {
+          GroupIds: [opts.groupId],
+          Image: base64(image),
+          MaxFaceNum: 1,
+          MaxPersonNum: 1,
+          NeedPersonInfo: 0,
+          FaceMatchThreshold: opts.matchThreshold,
+        },
         // An empty group has nobody to match.
         { 'InvalidParameterValue.NoFaceInGroups': () => null },
       );
       const result = answer?.Results?.[0];
       const best = result && (result.RetCode ?? 0) === 0 ? result.Candidates?.[0] : undefined;
-      if (!best || typeof best.PersonId !== 'string' || typeof best.Score !== 'number' || best.Score < opts.matchThreshold) return null;
+      if (
+        !best ||
+        typeof best.PersonId !== 'string' ||
+        typeof best.Score !== 'number' ||
+        best.Score < opts.matchThreshold
+      )
+        return null;
       return { personId: best.PersonId, score: best.Score } satisfies FaceMatch;
     },
     async createPerson({ personId, name }, image) {
       await call('CreatePerson', {
-        GroupId: opts.groupId, PersonId: personId, PersonName: iaiName(name, personId), Image: base64(image),
+        GroupId: opts.groupId,
+        PersonId: personId,
+        PersonName: iaiName(name, personId),
+        Image: base64(image),
         // 0: keep a person even when the same face is enrolled under another id (a contact may be re-added).
         UniquePersonControl: 0,
       });

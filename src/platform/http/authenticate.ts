@@ -27,7 +27,12 @@ export class Authenticator {
    * before it is parsed). A token serves the channel it was issued for; a staff token also serves
    * the open channel, where the route's permission applies to it as on the manage channel.
    */
-  async authenticateToken(request: FastifyRequest, channel: Channel, rule: AuthRule, permission: string | undefined): Promise<void> {
+  async authenticateToken(
+    request: FastifyRequest,
+    channel: Channel,
+    rule: AuthRule,
+    permission: string | undefined,
+  ): Promise<void> {
     if (rule === 'public' || isSignedCall(request, rule)) return;
     const token = tokenFromHeader(request.headers.authorization);
     if (!token) throw unauthorized('not logged in: send Authorization: Bearer <accessToken>');

@@ -23,25 +23,33 @@ export function registerJsonBody(app: FastifyInstance): void {
   app.decorateRequest('bodySha256', null);
   // JSON and form bodies only (multipart is added by the upload routes); anything else is refused as 400.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (req: FastifyRequest, text: string | Buffer, done) => {
-    const crossSite = crossSiteForm(req);
-    if (crossSite) return done(crossSite, undefined);
-    const raw = typeof text === 'string' ? text : text.toString('utf8');
-    req.rawBody = raw;
-    done(null, parseForm(raw));
-  });
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req: FastifyRequest, text: string | Buffer, done) => {
-    const raw = typeof text === 'string' ? text : text.toString('utf8');
-    req.rawBody = raw;
-    if (raw.trim() === '') return done(null, {});
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      return done(new AppError(ErrorCode.BAD_REQUEST, 'malformed JSON body'), undefined);
-    }
-    done(null, unwrap(parsed));
-  });
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string' },
+    (req: FastifyRequest, text: string | Buffer, done) => {
+      const crossSite = crossSiteForm(req);
+      if (crossSite) return done(crossSite, undefined);
+      const raw = typeof text === 'string' ? text : text.toString('utf8');
+      req.rawBody = raw;
+      done(null, parseForm(raw));
+    },
+  );
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string' },
+    (req: FastifyRequest, text: string | Buffer, done) => {
+      const raw = typeof text === 'string' ? text : text.toString('utf8');
+      req.rawBody = raw;
+      if (raw.trim() === '') return done(null, {});
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw);
+      } catch {
+        return done(new AppError(ErrorCode.BAD_REQUEST, 'malformed JSON body'), undefined);
+      }
+      done(null, unwrap(parsed));
+    },
+  );
 }
 
 /**
@@ -51,14 +59,17 @@ export function registerJsonBody(app: FastifyInstance): void {
  * preflight we never grant.
  */
 export function crossSiteForm(req: FastifyRequest): AppError | null {
-  return req.headers['sec-fetch-site'] === 'cross-site' ? new AppError(ErrorCode.FORBIDDEN, 'a form posted from another site is refused') : null;
+  return req.headers['sec-fetch-site'] === 'cross-site'
+    ? new AppError(ErrorCode.FORBIDDEN, 'a form posted from another site is refused')
+    : null;
 }
 
 function unwrap(value: unknown): unknown {
   if (value && typeof value === 'object' && !Array.isArray(value)) {
     const keys = Object.keys(value);
     const inner = (value as Record<string, unknown>).body;
-    if (keys.length === 1 && keys[0] === 'body' && inner && typeof inner === 'object' && !Array.isArray(inner)) return inner;
+    if (keys.length === 1 && keys[0] === 'body' && inner && typeof inner === 'object' && !Array.isArray(inner))
+      return inner;
   }
   return value;
 }
@@ -69,7 +80,13 @@ function parseForm(raw: string): Record<string, unknown> {
   for (const [key, value] of new URLSearchParams(raw)) {
     const had = Object.hasOwn(out, key) ? out[key] : undefined;
     if (Array.isArray(had)) had.push(value);
-    else Object.defineProperty(out, key, { value: had === undefined ? value : [had, value], enumerable: true, writable: true, configurable: true });
+    else
+      Object.defineProperty(out, key, {
+        value: had === undefined ? value : [had, value],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   markTextFields(out, 'all');
   return out;

@@ -20,7 +20,19 @@ export interface ErrorAnswer {
 // Connection-level failures of PostgreSQL or Redis: the dependency is down, not the request wrong.
 // 57014 (query_canceled) is the statement_timeout of DATABASE_QUERY_TIMEOUT_MS: an overloaded or
 // stuck server, a 503 like the read timeout that takes over when the server cannot even cancel.
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '53300', '57014']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '57014',
+]);
 // PostgreSQL data exceptions that only a value sent by the client can cause (text too long, number out
 // of range, a character the encoding refuses, malformed number or date text). The input guard refuses
 // these before SQL; a schema that forgot a bound still answers 400, not 500.
@@ -30,11 +42,18 @@ function isUnavailable(err: { code?: unknown; message?: unknown }): boolean {
   const code = typeof err.code === 'string' ? err.code : '';
   if (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || isPgTimeout(err)) return true;
   const msg = typeof err.message === 'string' ? err.message : '';
-  return /Connection terminated|Connection is closed|connect ECONNREFUSED|MaxRetriesPerRequest|Stream isn't writeable|Command timed out|is not queryable/i.test(msg);
+  return /Connection terminated|Connection is closed|connect ECONNREFUSED|MaxRetriesPerRequest|Stream isn't writeable|Command timed out|is not queryable/i.test(
+    msg,
+  );
 }
 
 /** Maps anything thrown to the envelope fields. Only AppError and validation messages reach clients verbatim. */
-const refused = (errcode: number, errmsg: string, log: LogLevel = 'info'): ErrorAnswer => ({ httpStatus: 200, errcode, errmsg, log });
+const refused = (errcode: number, errmsg: string, log: LogLevel = 'info'): ErrorAnswer => ({
+  httpStatus: 200,
+  errcode,
+  errmsg,
+  log,
+});
 
 /** Maps anything thrown to the envelope fields. Only AppError and validation messages reach clients verbatim. */
 export function toErrorAnswer(err: unknown): ErrorAnswer {
@@ -44,7 +63,8 @@ export function toErrorAnswer(err: unknown): ErrorAnswer {
     return { httpStatus: err.httpStatus, errcode: err.errcode, errmsg: err.message, log };
   }
   const e = (err ?? {}) as FastifyError & { validationContext?: string; code?: string };
-  if (Array.isArray(e.validation)) return refused(ErrorCode.BAD_REQUEST, validationMessage(e.validation as never, e.validationContext ?? 'body'));
+  if (Array.isArray(e.validation))
+    return refused(ErrorCode.BAD_REQUEST, validationMessage(e.validation as never, e.validationContext ?? 'body'));
   switch (e.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return refused(ErrorCode.BAD_REQUEST, 'unsupported content type: send application/json');
@@ -57,14 +77,20 @@ export function toErrorAnswer(err: unknown): ErrorAnswer {
     case '23505':
       return refused(ErrorCode.CONFLICT, 'a record with the same unique value already exists');
     case '23503':
-      return refused(ErrorCode.CONFLICT, 'the record is referenced by, or refers to, a record that does not allow this change');
+      return refused(
+        ErrorCode.CONFLICT,
+        'the record is referenced by, or refers to, a record that does not allow this change',
+      );
     case '40001':
     case '40P01':
       return refused(ErrorCode.CONFLICT, 'the record was changed concurrently, please retry');
   }
-  if (e.code && VALUE_REFUSED_CODES.has(e.code)) return refused(ErrorCode.BAD_REQUEST, 'a value is too long, out of range or not valid for its field', 'warn');
-  if (isUnavailable(e)) return { httpStatus: 503, errcode: ErrorCode.UNAVAILABLE, errmsg: 'service temporarily unavailable', log: 'warn' };
-  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return refused(ErrorCode.BAD_REQUEST, 'bad request');
+  if (e.code && VALUE_REFUSED_CODES.has(e.code))
+    return refused(ErrorCode.BAD_REQUEST, 'a value is too long, out of range or not valid for its field', 'warn');
+  if (isUnavailable(e))
+    return { httpStatus: 503, errcode: ErrorCode.UNAVAILABLE, errmsg: 'service temporarily unavailable', log: 'warn' };
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500)
+    return refused(ErrorCode.BAD_REQUEST, 'bad request');
   return { httpStatus: 500, errcode: ErrorCode.INTERNAL, errmsg: 'internal server error', log: 'error' };
 }
 
@@ -76,12 +102,16 @@ function summary(err: unknown): Record<string, unknown> | undefined {
   return { type: c.name, code: c.code, message: c.message };
 }
 
-export function registerErrorHandling(app: FastifyInstance, onFailure: (req: FastifyRequest, answer: ErrorAnswer, err: unknown) => Promise<void>): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  onFailure: (req: FastifyRequest, answer: ErrorAnswer, err: unknown) => Promise<void>,
+): void {
   app.setErrorHandler(async (err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     const answer = toErrorAnswer(err);
     const fields = { errcode: answer.errcode, errmsg: answer.errmsg };
     if (answer.log === 'error') req.log.error({ ...fields, err }, 'request failed');
-    else if (answer.log === 'warn') req.log.warn({ ...fields, cause: summary(err) }, 'request failed on a dependency or a refused value');
+    else if (answer.log === 'warn')
+      req.log.warn({ ...fields, cause: summary(err) }, 'request failed on a dependency or a refused value');
     else req.log.info(fields, 'request refused');
     try {
       await onFailure(req, answer, err);
@@ -96,6 +126,8 @@ export function registerErrorHandling(app: FastifyInstance, onFailure: (req: Fas
     return JSON.stringify({ errcode: answer.errcode, errmsg: answer.errmsg, ...(data === undefined ? {} : { data }) });
   });
   app.setNotFoundHandler((req, reply) => {
-    reply.status(404).send({ errcode: ErrorCode.NOT_FOUND, errmsg: `no operation at ${req.method} ${req.url.split('?')[0]}` });
+    reply
+      .status(404)
+      .send({ errcode: ErrorCode.NOT_FOUND, errmsg: `no operation at ${req.method} ${req.url.split('?')[0]}` });
   });
 }

@@ -45,10 +45,23 @@ class Refusal extends Error {
   }
 }
 
-const pointer = (path: string, key: string | number) => `${path}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+const pointer = (path: string, key: string | number) =>
+  `${path}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
 
-function refuse(path: string, keyword: string, message: string, extra: { params?: Record<string, unknown>; parentSchema?: Schema } = {}): never {
-  throw new Refusal({ instancePath: path, schemaPath: '', keyword, params: extra.params ?? {}, message, parentSchema: extra.parentSchema });
+function refuse(
+  path: string,
+  keyword: string,
+  message: string,
+  extra: { params?: Record<string, unknown>; parentSchema?: Schema } = {},
+): never {
+  throw new Refusal({
+    instancePath: path,
+    schemaPath: '',
+    keyword,
+    params: extra.params ?? {},
+    message,
+    parentSchema: extra.parentSchema,
+  });
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -135,7 +148,8 @@ class Walker {
     else if (Array.isArray(t)) for (const x of t) out.add(String(x));
     for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
       const branches = schema[key];
-      if (Array.isArray(branches)) for (const b of branches) for (const x of this.typesOf(this.resolve(b), seen + 1)) out.add(x);
+      if (Array.isArray(branches))
+        for (const b of branches) for (const x of this.typesOf(this.resolve(b), seen + 1)) out.add(x);
     }
     const values = Array.isArray(schema.enum) ? schema.enum : 'const' in schema ? [schema.const] : [];
     for (const v of values) out.add(v === null ? 'null' : typeof v === 'number' ? 'number' : typeof v);
@@ -161,7 +175,9 @@ class Walker {
   private shapeOf(own: Schema | undefined): ObjectShape {
     const cached = own && this.facts.shapes.get(own);
     if (cached) return cached;
-    const parts = [own, ...(Array.isArray(own?.allOf) ? own.allOf.map((b) => this.resolve(b)) : [])].filter(Boolean) as Schema[];
+    const parts = [own, ...(Array.isArray(own?.allOf) ? own.allOf.map((b) => this.resolve(b)) : [])].filter(
+      Boolean,
+    ) as Schema[];
     const shape: ObjectShape = {
       properties: Object.assign({}, ...parts.map((p) => (isObject(p.properties) ? p.properties : {}))),
       required: new Set(parts.flatMap((p) => (Array.isArray(p.required) ? p.required.map(String) : []))),
@@ -224,7 +240,13 @@ class Walker {
     if (!Number.isFinite(value)) refuse(path, 'finite', 'must be a finite number');
     const types = this.types(schema);
     // An integer field without bounds of its own still must fit a bigint column and a JSON number.
-    if (types.has('integer') && schema && schema.minimum === undefined && schema.maximum === undefined && !Number.isSafeInteger(Math.trunc(value))) {
+    if (
+      types.has('integer') &&
+      schema &&
+      schema.minimum === undefined &&
+      schema.maximum === undefined &&
+      !Number.isSafeInteger(Math.trunc(value))
+    ) {
       refuse(path, 'maximum', 'out of range', { parentSchema: SAFE_INTEGER_RANGE });
     }
     return value;
@@ -235,14 +257,19 @@ class Walker {
     const items = own?.items;
     const prefix = Array.isArray(own?.prefixItems) ? own.prefixItems : Array.isArray(items) ? items : null;
     for (let i = 0; i < value.length; i++) {
-      const itemSchema = this.resolve(prefix ? prefix[i] ?? own?.additionalItems : items);
+      const itemSchema = this.resolve(prefix ? (prefix[i] ?? own?.additionalItems) : items);
       const next = this.walk(itemSchema, value[i], pointer(path, i), depth + 1);
       value[i] = next;
     }
     return value;
   }
 
-  private object(schema: Schema | undefined, value: Record<string, unknown>, path: string, depth: number): Record<string, unknown> {
+  private object(
+    schema: Schema | undefined,
+    value: Record<string, unknown>,
+    path: string,
+    depth: number,
+  ): Record<string, unknown> {
     const shape = this.shapeOf(this.branchFor(schema, 'object'));
     const required = shape.required;
     const text = path === '' && this.part !== 'query' ? textFields.get(value) : undefined;
@@ -266,10 +293,17 @@ class Walker {
         delete value[key];
         continue;
       }
-      const walker = text && (text === 'all' || text.has(key)) ? (this.asText ??= new Walker(this.root, 'query')) : this;
+      const walker =
+        text && (text === 'all' || text.has(key)) ? (this.asText ??= new Walker(this.root, 'query')) : this;
       const next = walker.walk(propSchema, raw, at, depth + 1);
       // An explicit minLength 0 declares that blank is a value there (a required field "" may clear).
-      if (required.has(key) && typeof next === 'string' && next.trim() === '' && this.types(propSchema).has('string') && propSchema?.minLength !== 0) {
+      if (
+        required.has(key) &&
+        typeof next === 'string' &&
+        next.trim() === '' &&
+        this.types(propSchema).has('string') &&
+        propSchema?.minLength !== 0
+      ) {
         refuse(path, 'required', 'is required', { params: { missingProperty: key } });
       }
       value[key] = next;

@@ -10,5 +10,11 @@ function urlForLog(url: string): string {
 
 /** Fastify's request serializer, with the URL as urlForLog gives it. */
 export function requestForLog(req: FastifyRequest) {
-  return { method: req.method, url: urlForLog(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort };
+  return {
+    method: req.method,
+    url: urlForLog(req.url),
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  };
 }

@@ -27,9 +27,15 @@ export class RawJson {
   encoded(encoding: ContentEncoding): Buffer {
     let out = this.encodings.get(encoding);
     if (!out) {
-      out = encoding === 'br'
-        ? brotliCompressSync(this.body, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 6, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: this.body.length } })
-        : gzipSync(this.body, { level: 6 });
+      out =
+        encoding === 'br'
+          ? brotliCompressSync(this.body, {
+              params: {
+                [zlibConstants.BROTLI_PARAM_QUALITY]: 6,
+                [zlibConstants.BROTLI_PARAM_SIZE_HINT]: this.body.length,
+              },
+            })
+          : gzipSync(this.body, { level: 6 });
       this.encodings.set(encoding, out);
     }
     return out;
@@ -82,6 +88,9 @@ export class FileResponse {
  */
 export function contentDisposition(fileName: string, disposition: 'attachment' | 'inline' = 'attachment'): string {
   const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  const exact = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const exact = encodeURIComponent(fileName).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
   return `${disposition}; filename="${ascii}"; filename*=UTF-8''${exact}`;
 }

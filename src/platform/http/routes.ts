@@ -6,7 +6,14 @@ import { recordOperation } from '../oplog/oplog.js';
 import { XlsxExport } from '../export/xlsx-export.js';
 import { discardUploads, receiveMultipart, type UploadedFile, type UploadLimits } from '../upload/receive.js';
 import { CHANNEL_PREFIX, type AccountKind, type Channel, type RequestContext } from './context.js';
-import { chooseEncoding, COMPRESS_MIN_BYTES, contentDisposition, FileResponse, matchesEtag, RawJson } from './responses.js';
+import {
+  chooseEncoding,
+  COMPRESS_MIN_BYTES,
+  contentDisposition,
+  FileResponse,
+  matchesEtag,
+  RawJson,
+} from './responses.js';
 import { Envelope, VoidEnvelope } from './schemas.js';
 import type { Authenticator } from './authenticate.js';
 import type { ErrcodeGroup } from '../errors.js';
@@ -217,7 +224,8 @@ function checkDeclaration(spec: RouteSpec): void {
   if (staffMayCall && spec.permission === undefined) {
     throw new Error(`route ${spec.path} is open to staff but declares no permission`);
   }
-  if (spec.response === 'file' && !spec.file) throw new Error(`route ${spec.path} answers a file but does not describe it (file)`);
+  if (spec.response === 'file' && !spec.file)
+    throw new Error(`route ${spec.path} answers a file but does not describe it (file)`);
   if (spec.method === 'ANY' && spec.auth === 'open') {
     throw new Error(`route ${spec.path} is signed, so it cannot be ANY (its query fields would not be signed)`);
   }
@@ -237,7 +245,8 @@ function mount(app: FastifyInstance, spec: RouteSpec, deps: RouteDeps): void {
       const querySchema = spec.method === 'ANY' ? (variant.inputFrom === 'query' ? spec.body : undefined) : spec.query;
       // An upload's form fields too (Spring binds a @ModelAttribute from the query and the form), unless
       // the call is signed: a signature covers the body, not the query string.
-      const mergeQuery = (spec.method === 'ANY' && variant.inputFrom === 'body') || (limits !== null && spec.auth !== 'open');
+      const mergeQuery =
+        (spec.method === 'ANY' && variant.inputFrom === 'body') || (limits !== null && spec.auth !== 'open');
       app.route({
         method: variant.method,
         url,
@@ -250,42 +259,56 @@ function mount(app: FastifyInstance, spec: RouteSpec, deps: RouteDeps): void {
         // Tokens are checked before the body is read, so a stranger's body is never parsed.
         // Hooks with nothing to wait for are plain callbacks: an async hook costs every request a
         // promise and a microtask turn in Fastify's hook runner (profiled on the hot routes).
-        onRequest: spec.auth === 'public' && !spec.guard
-          ? (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
-            request.ctx.channel = channel;
-            request.ctx.operation = operation;
-            done();
-          }
-          : async (request: FastifyRequest) => {
-            request.ctx.channel = channel;
-            request.ctx.operation = operation;
-            await deps.authenticator.authenticateToken(request, channel, spec.auth, permission);
-            if (spec.guard) await spec.guard(request.ctx);
-          },
-        preValidation: limits || spec.auth === 'open'
-          ? async (request: FastifyRequest) => {
-            if (limits) request.body = await receiveMultipart(request, deps.uploads.tempDir, limits);
-            else if (bodySchema && request.body === undefined) request.body = {};
-            if (mergeQuery) fillFromQuery(request);
-            // Signatures cover the raw body, so they are checked once it has been read whole.
-            await deps.authenticator.authenticateSignature(request, spec.auth);
-          }
-          : (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
-            // A POST without any body (no Content-Type either) is an empty request object, as an
-            // empty JSON body already is (docs/architecture.md §5.2): paging and filter fields are all optional.
-            if (bodySchema && request.body === undefined) request.body = {};
-            if (mergeQuery) fillFromQuery(request);
-            done();
-          },
+        onRequest:
+          spec.auth === 'public' && !spec.guard
+            ? (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+                request.ctx.channel = channel;
+                request.ctx.operation = operation;
+                done();
+              }
+            : async (request: FastifyRequest) => {
+                request.ctx.channel = channel;
+                request.ctx.operation = operation;
+                await deps.authenticator.authenticateToken(request, channel, spec.auth, permission);
+                if (spec.guard) await spec.guard(request.ctx);
+              },
+        preValidation:
+          limits || spec.auth === 'open'
+            ? async (request: FastifyRequest) => {
+                if (limits) request.body = await receiveMultipart(request, deps.uploads.tempDir, limits);
+                else if (bodySchema && request.body === undefined) request.body = {};
+                if (mergeQuery) fillFromQuery(request);
+                // Signatures cover the raw body, so they are checked once it has been read whole.
+                await deps.authenticator.authenticateSignature(request, spec.auth);
+              }
+            : (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+                // A POST without any body (no Content-Type either) is an empty request object, as an
+                // empty JSON body already is (docs/architecture.md §5.2): paging and filter fields are all optional.
+                if (bodySchema && request.body === undefined) request.body = {};
+                if (mergeQuery) fillFromQuery(request);
+                done();
+              },
         // Before the answer leaves, so a client never sees its upload's temporary files linger.
-        ...(limits ? { onSend: async (request: FastifyRequest, _reply: FastifyReply, payload: unknown) => { await discardUploads(request); return payload; } } : {}),
+        ...(limits
+          ? {
+              onSend: async (request: FastifyRequest, _reply: FastifyReply, payload: unknown) => {
+                await discardUploads(request);
+                return payload;
+              },
+            }
+          : {}),
         handler: async (request, reply) => {
           request.handlerStarted = true;
           const ctx = request.ctx;
           const files = request.uploadedFiles ?? [];
-          const input = spec.method === 'ANY'
-            ? { body: (variant.inputFrom === 'query' ? request.query : request.body) as never, query: undefined as never, files }
-            : { body: request.body as never, query: request.query as never, files };
+          const input =
+            spec.method === 'ANY'
+              ? {
+                  body: (variant.inputFrom === 'query' ? request.query : request.body) as never,
+                  query: undefined as never,
+                  files,
+                }
+              : { body: request.body as never, query: request.query as never, files };
           const out = await spec.handler(ctx, input, { request, reply });
           if (ctx.operation && ctx.operationLog === 'none') await recordOperation(deps.db, ctx);
           return send(request, reply, spec, out);

@@ -19,7 +19,8 @@ function nullableInput<T extends TSchema>(schema: T): TSchema {
 }
 
 /** Optional on input, and null accepted too (Java clients send explicit nulls). */
-export const Opt = <T extends TSchema>(schema: T) => Type.Optional(nullableInput(schema) as ReturnType<typeof Nullable<T>>);
+export const Opt = <T extends TSchema>(schema: T) =>
+  Type.Optional(nullableInput(schema) as ReturnType<typeof Nullable<T>>);
 
 export const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 
@@ -38,19 +39,29 @@ export const DateRange = Type.Array(DateTimeText, { minItems: 2, maxItems: 2 });
  * A range that is the subject of a figure rather than a filter (the statistics' activation range and
  * date pair): an empty list is refused, naming the field, rather than read as absent (input-guard.ts).
  */
-export const DatePair = Type.Array(DateTimeText, { minItems: 2, maxItems: 2, [EMPTY_LIST_KEYWORD]: 'refused', description: 'a start and an end date; [] is refused (leave the field out instead)' });
+export const DatePair = Type.Array(DateTimeText, {
+  minItems: 2,
+  maxItems: 2,
+  [EMPTY_LIST_KEYWORD]: 'refused',
+  description: 'a start and an end date; [] is refused (leave the field out instead)',
+});
 
 export { PAGE_SIZE_MAX } from './paging.js';
 // Any integer is read (pageWindow clamps it); null is accepted and means the default, as an absent field does.
 export const PageFields = {
   pageNum: Opt(Type.Integer({ default: 1, description: 'from 1; 0 or less reads as 1' })),
-  pageSize: Opt(Type.Integer({ default: 10, description: '1–200; above 200 reads as 200, 0 or less as the default 10' })),
+  pageSize: Opt(
+    Type.Integer({ default: 10, description: '1–200; above 200 reads as 200, 0 or less as the default 10' }),
+  ),
 };
 
 /** PageInfo<T> (spec A 2.1); named after its item (`SalesResponsePage`) where the item has a name. */
 export const PageInfo = <T extends TSchema>(item: T) => {
   const title = (item as { title?: unknown }).title;
-  return Type.Object({ list: Type.Array(item), total: Type.Integer() }, typeof title === 'string' ? { title: `${title}Page` } : {});
+  return Type.Object(
+    { list: Type.Array(item), total: Type.Integer() },
+    typeof title === 'string' ? { title: `${title}Page` } : {},
+  );
 };
 
 export const Envelope = <T extends TSchema>(data: T) =>
@@ -59,10 +70,18 @@ export const Envelope = <T extends TSchema>(data: T) =>
 export const VoidEnvelope = Type.Object({ errcode: Type.Integer(), errmsg: Type.String() }, { title: 'VoidEnvelope' });
 
 /** A mainland mobile number (the spec's `^1[3-9]\d{9}$`). */
-export const MobilePhone = Type.String({ pattern: '^1[3-9]\\d{9}$', description: 'a mainland mobile number, 11 digits starting with 1', examples: ['13800138000'] });
+export const MobilePhone = Type.String({
+  pattern: '^1[3-9]\\d{9}$',
+  description: 'a mainland mobile number, 11 digits starting with 1',
+  examples: ['13800138000'],
+});
 
 /** A contact telephone: mobile or landline with area code and extension. */
-export const PhoneText = Type.String({ pattern: '^\\+?[0-9][0-9 -]{4,18}[0-9]$', description: 'a telephone number (digits, spaces, hyphens, an optional leading +)', examples: ['0571-88886666'] });
+export const PhoneText = Type.String({
+  pattern: '^\\+?[0-9][0-9 -]{4,18}[0-9]$',
+  description: 'a telephone number (digits, spaces, hyphens, an optional leading +)',
+  examples: ['0571-88886666'],
+});
 
 /** Filters of list requests: several ids, and free text matched against the module's text columns. */
 export const IdList = Type.Array(Id, { maxItems: 1000 });
@@ -77,7 +96,11 @@ export const LIST_MAX_ROWS = 5000;
  */
 export function orEmpty(schema: TString): TString {
   const { pattern, description } = schema as TString & { pattern?: string; description?: string };
-  return Type.String({ ...schema, ...(pattern ? { pattern: `^$|${pattern}` } : {}), description: `${description ?? ''} ("" clears it)`.trim() });
+  return Type.String({
+    ...schema,
+    ...(pattern ? { pattern: `^$|${pattern}` } : {}),
+    description: `${description ?? ''} ("" clears it)`.trim(),
+  });
 }
 
 /** An enumeration's code in an answer: spec A 2.2, "codes are strings in payloads" ("3", not 3). */

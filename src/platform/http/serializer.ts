@@ -1,7 +1,9 @@
 import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import type { FastifyServerOptions } from 'fastify';
 
-type BuildSerializer = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildSerializer'];
+type BuildSerializer = NonNullable<
+  NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']
+>['buildSerializer'];
 
 /** This process's compiled response serializers: by shared schemas and options, then by schema. */
 const compiled = new Map<string, Map<string, SerializerSelector.Serializer>>();

@@ -45,8 +45,15 @@ function rule(err: AjvError): string {
     case 'minLength':
     case 'maxLength': {
       const [min, max] = bounds(s, 'minLength', 'maxLength');
-      if (min !== undefined && max !== undefined) return min === 1 ? `must not be empty and at most ${max} characters long` : `must be ${min} to ${max} characters long`;
-      return min !== undefined ? (min === 1 ? 'must not be empty' : `must be at least ${min} characters long`) : `must be at most ${max} characters long`;
+      if (min !== undefined && max !== undefined)
+        return min === 1
+          ? `must not be empty and at most ${max} characters long`
+          : `must be ${min} to ${max} characters long`;
+      return min !== undefined
+        ? min === 1
+          ? 'must not be empty'
+          : `must be at least ${min} characters long`
+        : `must be at most ${max} characters long`;
     }
     case 'minItems':
     case 'maxItems': {
@@ -56,12 +63,18 @@ function rule(err: AjvError): string {
       return min !== undefined ? `must hold at least ${min} items` : `must hold at most ${max} items`;
     }
     case 'type': {
-      const t = String(err.params.type).split(',').filter((x) => x !== 'null')[0] ?? 'value';
-      const word = t === 'integer' ? 'a whole number' : t === 'array' ? 'a list' : t === 'object' ? 'an object' : `a ${t}`;
+      const t =
+        String(err.params.type)
+          .split(',')
+          .filter((x) => x !== 'null')[0] ?? 'value';
+      const word =
+        t === 'integer' ? 'a whole number' : t === 'array' ? 'a list' : t === 'object' ? 'an object' : `a ${t}`;
       return `must be ${word}`;
     }
     case 'pattern':
-      return typeof s?.description === 'string' ? `must be in the form ${s.description}` : `must match the pattern ${err.params.pattern}`;
+      return typeof s?.description === 'string'
+        ? `must be in the form ${s.description}`
+        : `must match the pattern ${err.params.pattern}`;
     case 'enum':
       return `must be one of ${(err.params.allowedValues as unknown[]).join(', ')}`;
     case 'const':

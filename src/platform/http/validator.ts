@@ -2,7 +2,9 @@ import AjvCompiler from '@fastify/ajv-compiler';
 import type { FastifyServerOptions } from 'fastify';
 import { guardInput, type InputPart } from './input-guard.js';
 
-type BuildValidator = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator'];
+type BuildValidator = NonNullable<
+  NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']
+>['buildValidator'];
 type ValidationResult = { value: unknown } | { error: unknown[] };
 
 interface RouteDefinition {
@@ -26,9 +28,10 @@ const base = AjvCompiler();
 
 export function guardedValidatorFactory(): BuildValidator {
   const factory = (externalSchemas: Record<string, unknown>, options: { customOptions?: Record<string, unknown> }) => {
-    const compile = base(externalSchemas as never, { ...options, customOptions: { ...options.customOptions, coerceTypes: false } }) as unknown as (
-      route: RouteDefinition,
-    ) => ((data: unknown) => boolean) & { errors?: unknown[] | null };
+    const compile = base(externalSchemas as never, {
+      ...options,
+      customOptions: { ...options.customOptions, coerceTypes: false },
+    }) as unknown as (route: RouteDefinition) => ((data: unknown) => boolean) & { errors?: unknown[] | null };
     return (route: RouteDefinition) => {
       const validate = compile(route);
       const part = route.httpPart ? PARTS[route.httpPart] : undefined;

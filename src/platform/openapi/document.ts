@@ -52,7 +52,14 @@ export function buildOpenApiDocument(routes: RouteSpec[], opts: DocumentOptions)
         if (ids.has(id)) throw new Error(`operationId ${id} is used twice`);
         ids.add(id);
         route.tags.forEach((t) => tags.add(t));
-        item[variant.method.toLowerCase()] = operationOf(route, channel, variant.method, variant.inputFrom, id, components);
+        item[variant.method.toLowerCase()] = operationOf(
+          route,
+          channel,
+          variant.method,
+          variant.inputFrom,
+          id,
+          components,
+        );
       }
     }
   }
@@ -72,7 +79,14 @@ function sortKeys<T>(record: Record<string, T>): Record<string, T> {
 
 const capitalised = (id: string) => id.charAt(0).toUpperCase() + id.slice(1);
 
-function operationOf(route: RouteSpec, channel: Channel, method: string, inputFrom: 'body' | 'query', id: string, components: SchemaComponents): Json {
+function operationOf(
+  route: RouteSpec,
+  channel: Channel,
+  method: string,
+  inputFrom: 'body' | 'query',
+  id: string,
+  components: SchemaComponents,
+): Json {
   const op: Json = {
     operationId: id,
     summary: route.summary,
@@ -107,9 +121,12 @@ function describe(route: RouteSpec, channel: Channel): string {
   if (route.permission) lines.push(`Staff need the permission \`${route.permission}\`.`);
   if (route.operation) lines.push(`Writes an operation-log entry (${route.operation[0]} / ${route.operation[1]}).`);
   if (route.method === 'ANY') {
-    lines.push('Answers any method: GET reads the fields from the query string; POST, PUT, PATCH and DELETE from the body, the query string filling the fields the body lacks.');
+    lines.push(
+      'Answers any method: GET reads the fields from the query string; POST, PUT, PATCH and DELETE from the body, the query string filling the fields the body lacks.',
+    );
   }
-  if (route.cached) lines.push('The answer carries an ETag; a request with a matching If-None-Match is answered 304 without a body.');
+  if (route.cached)
+    lines.push('The answer carries an ETag; a request with a matching If-None-Match is answered 304 without a body.');
   return lines.join('\n');
 }
 
@@ -150,38 +167,69 @@ const isList = (s: Json) => s.type === 'array' || (Array.isArray(s.type) && s.ty
 /** A multipart form: the body's fields, inline (a form has no shared shape), and the file part. */
 function multipartBody(route: RouteSpec, bodyInput: RouteSpec['body'], components: SchemaComponents): Json {
   const raw = (bodyInput ?? {}) as Json;
-  const properties: Json = Object.fromEntries(Object.entries((raw.properties ?? {}) as Json).map(([name, s]) => [name, components.inline(s)]));
+  const properties: Json = Object.fromEntries(
+    Object.entries((raw.properties ?? {}) as Json).map(([name, s]) => [name, components.inline(s)]),
+  );
   const part = route.filePart ?? { name: 'file', required: true, description: 'the file' };
-  properties[part.name] = { type: 'string', contentMediaType: 'application/octet-stream', description: part.description };
+  properties[part.name] = {
+    type: 'string',
+    contentMediaType: 'application/octet-stream',
+    description: part.description,
+  };
   const required = [...((raw.required ?? []) as string[]), ...(part.required ? [part.name] : [])];
   const schema = { type: 'object', properties, ...(required.length ? { required } : {}) };
-  return { required: part.required, content: { 'multipart/form-data': { schema, encoding: { [part.name]: { contentType: 'application/octet-stream' } } } } };
+  return {
+    required: part.required,
+    content: {
+      'multipart/form-data': { schema, encoding: { [part.name]: { contentType: 'application/octet-stream' } } },
+    },
+  };
 }
 
 function responsesOf(route: RouteSpec, id: string, components: SchemaComponents): Json {
   const codes = errcodesOf(route);
-  const refusal = errorEnvelope(codes.filter((c) => c.code !== 0), route, components);
+  const refusal = errorEnvelope(
+    codes.filter((c) => c.code !== 0),
+    route,
+    components,
+  );
   const success = successEnvelope(route, id, components);
   const envelope = success ? { oneOf: [success, refusal] } : refusal;
   const responses: Json = {};
   if (route.response === 'file') {
     const file = route.file;
     if (!file) throw new Error(`route ${route.path} answers a file but does not describe it (file)`);
-    const bytes = Object.fromEntries(file.mediaTypes.map((t) => [t, { schema: { type: 'string', contentMediaType: t } }]));
+    const bytes = Object.fromEntries(
+      file.mediaTypes.map((t) => [t, { schema: { type: 'string', contentMediaType: t } }]),
+    );
     responses['200'] = {
       description: `${file.description}; a refusal is the JSON envelope (HTTP 200)`,
       ...(file.headers ? { headers: headersOf(file.headers) } : {}),
       content: { ...bytes, 'application/json': { schema: refusal } },
     };
     for (const [status, other] of Object.entries(file.statuses ?? {})) {
-      responses[status] = { description: other.description, ...(other.headers ? { headers: headersOf(other.headers) } : {}), ...(other.empty ? {} : { content: bytes }) };
+      responses[status] = {
+        description: other.description,
+        ...(other.headers ? { headers: headersOf(other.headers) } : {}),
+        ...(other.empty ? {} : { content: bytes }),
+      };
     }
   } else {
-    responses['200'] = { description: 'The envelope: errcode 0 with the answer, or a refusal', content: { 'application/json': { schema: envelope } } };
-    if (route.cached) responses['304'] = { description: 'Not modified: the If-None-Match header named the current ETag' };
+    responses['200'] = {
+      description: 'The envelope: errcode 0 with the answer, or a refusal',
+      content: { 'application/json': { schema: envelope } },
+    };
+    if (route.cached)
+      responses['304'] = { description: 'Not modified: the If-None-Match header named the current ETag' };
   }
-  responses['500'] = { description: 'Unexpected server error', content: { 'application/json': { schema: statusEnvelope(500) } } };
-  responses['503'] = { description: 'A dependency (database, store) is unavailable, or the service is shutting down', content: { 'application/json': { schema: statusEnvelope(503) } } };
+  responses['500'] = {
+    description: 'Unexpected server error',
+    content: { 'application/json': { schema: statusEnvelope(500) } },
+  };
+  responses['503'] = {
+    description: 'A dependency (database, store) is unavailable, or the service is shutting down',
+    content: { 'application/json': { schema: statusEnvelope(503) } },
+  };
   return responses;
 }
 
@@ -193,15 +241,28 @@ function responsesOf(route: RouteSpec, id: string, components: SchemaComponents)
 function headersOf(headers: Record<string, { description: string; required?: boolean }> | undefined): Json | undefined {
   if (!headers) return undefined;
   return Object.fromEntries(
-    Object.entries(headers).map(([name, h]) => [name, { description: h.description, required: false, ...(h.required ? { 'x-sent-with-file': true } : {}), schema: { type: 'string' } }]),
+    Object.entries(headers).map(([name, h]) => [
+      name,
+      {
+        description: h.description,
+        required: false,
+        ...(h.required ? { 'x-sent-with-file': true } : {}),
+        schema: { type: 'string' },
+      },
+    ]),
   );
 }
 
 function successEnvelope(route: RouteSpec, id: string, components: SchemaComponents): Json | null {
   if (route.response === 'file') return null;
   const base = { errcode: { type: 'integer', const: 0 }, errmsg: { type: 'string' } };
-  if (route.response === null) return { type: 'object', required: ['errcode', 'errmsg'], properties: base, not: { required: ['data'] } };
-  return { type: 'object', required: ['errcode', 'errmsg', 'data'], properties: { ...base, data: components.component(route.response, `${capitalised(id)}Data`) } };
+  if (route.response === null)
+    return { type: 'object', required: ['errcode', 'errmsg'], properties: base, not: { required: ['data'] } };
+  return {
+    type: 'object',
+    required: ['errcode', 'errmsg', 'data'],
+    properties: { ...base, data: components.component(route.response, `${capitalised(id)}Data`) },
+  };
 }
 
 function errorEnvelope(codes: ReturnType<typeof errcodesOf>, route: RouteSpec, components: SchemaComponents): Json {
@@ -212,11 +273,24 @@ function errorEnvelope(codes: ReturnType<typeof errcodesOf>, route: RouteSpec, c
     'x-enum-descriptions': codes.map((c) => c.meaning),
     description: `The refusals this operation can answer:\n${codes.map((c) => `- ${c.code} ${c.name}: ${c.meaning}`).join('\n')}`,
   };
-  const properties: Json = { errcode, errmsg: { type: 'string', description: 'what went wrong, written for the person at the client' } };
+  const properties: Json = {
+    errcode,
+    errmsg: { type: 'string', description: 'what went wrong, written for the person at the client' },
+  };
   if (route.errorData) properties.data = components.inline(route.errorData);
-  return { type: 'object', required: ['errcode', 'errmsg'], properties, ...(route.errorData ? {} : { not: { required: ['data'] } }) };
+  return {
+    type: 'object',
+    required: ['errcode', 'errmsg'],
+    properties,
+    ...(route.errorData ? {} : { not: { required: ['data'] } }),
+  };
 }
 
 function statusEnvelope(code: 500 | 503): Json {
-  return { type: 'object', required: ['errcode', 'errmsg'], properties: { errcode: { type: 'integer', const: code }, errmsg: { type: 'string' } }, not: { required: ['data'] } };
+  return {
+    type: 'object',
+    required: ['errcode', 'errmsg'],
+    properties: { errcode: { type: 'integer', const: code }, errmsg: { type: 'string' } },
+    not: { required: ['data'] },
+  };
 }

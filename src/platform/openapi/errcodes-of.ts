@@ -10,7 +10,8 @@ import type { RouteSpec } from '../http/routes.js';
 export function errcodesOf(route: RouteSpec): Errcode[] {
   const codes = new Set<number>([ErrorCode.INTERNAL, ErrorCode.UNAVAILABLE]);
   // Whatever carries a body can be malformed, too large, or a form posted from another site (403).
-  const takesInput = route.body !== undefined || route.query !== undefined || route.upload !== undefined || route.method !== 'GET';
+  const takesInput =
+    route.body !== undefined || route.query !== undefined || route.upload !== undefined || route.method !== 'GET';
   if (takesInput) {
     codes.add(ErrorCode.BAD_REQUEST);
     codes.add(ErrorCode.FORBIDDEN);
@@ -22,16 +23,25 @@ export function errcodesOf(route: RouteSpec): Errcode[] {
     codes.add(ErrorCode.FORBIDDEN);
   }
   // Writes: duplicates, references, wrong status, a concurrent change.
-  if (route.operation || route.method === 'POST' && /\/(add|update|delete|batch|bind|unbind|activate|generate|submit|calc|execute|reset|enable|disable|move|set)/i.test(route.path)) {
+  if (
+    route.operation ||
+    (route.method === 'POST' &&
+      /\/(add|update|delete|batch|bind|unbind|activate|generate|submit|calc|execute|reset|enable|disable|move|set)/i.test(
+        route.path,
+      ))
+  ) {
     codes.add(ErrorCode.CONFLICT);
   }
   for (const entry of route.errcodes ?? []) {
     if (typeof entry === 'number') codes.add(entry);
     else for (const code of Object.values(entry)) codes.add(code);
   }
-  return [...codes].sort((a, b) => a - b).map((code) => {
-    const info = errcodeInfo(code);
-    if (!info) throw new Error(`route ${route.path} lists errcode ${code}, which no errcodes() declaration describes`);
-    return info;
-  });
+  return [...codes]
+    .sort((a, b) => a - b)
+    .map((code) => {
+      const info = errcodeInfo(code);
+      if (!info)
+        throw new Error(`route ${route.path} lists errcode ${code}, which no errcodes() declaration describes`);
+      return info;
+    });
 }

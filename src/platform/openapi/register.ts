@@ -9,7 +9,11 @@ import { buildOpenApiDocument } from './document.js';
  * from the route table (platform/openapi/document.ts), the same schemas that validate requests and
  * serialise answers; @fastify/swagger serves it as given ("static" mode) for the UI.
  */
-export async function registerOpenApi(app: FastifyInstance, routes: RouteSpec[], opts: { serverUrl: string; version: string }): Promise<void> {
+export async function registerOpenApi(
+  app: FastifyInstance,
+  routes: RouteSpec[],
+  opts: { serverUrl: string; version: string },
+): Promise<void> {
   const document = buildOpenApiDocument(routes, opts);
   await app.register(swagger, { mode: 'static', specification: { document: document as never } });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });

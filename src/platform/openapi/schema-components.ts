@@ -58,7 +58,12 @@ export class SchemaComponents {
       if (nullable) {
         // Opt(X) copies X with `type: ['object', 'null']`: the same component, or null.
         const type = (s.type as string[]).filter((t) => t !== 'null');
-        return { anyOf: [this.register(title, this.convertChildren({ ...s, type: type.length === 1 ? type[0] : type })), { type: 'null' }] };
+        return {
+          anyOf: [
+            this.register(title, this.convertChildren({ ...s, type: type.length === 1 ? type[0] : type })),
+            { type: 'null' },
+          ],
+        };
       }
       return this.register(title, this.convertChildren(s));
     }
@@ -71,9 +76,15 @@ export class SchemaComponents {
       if (key === '$ref' && typeof value === 'string' && !value.startsWith('#')) out.$ref = REF_PREFIX + value;
       else if (key === '$id') continue;
       else if (key === 'properties' && isObject(value)) {
-        out.properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isObject(v) ? this.convert(v) : v]));
-      } else if ((key === 'items' || key === 'not' || key === 'additionalProperties') && isObject(value)) out[key] = this.convert(value);
-      else if ((key === 'anyOf' || key === 'oneOf' || key === 'allOf' || key === 'prefixItems') && Array.isArray(value)) {
+        out.properties = Object.fromEntries(
+          Object.entries(value).map(([k, v]) => [k, isObject(v) ? this.convert(v) : v]),
+        );
+      } else if ((key === 'items' || key === 'not' || key === 'additionalProperties') && isObject(value))
+        out[key] = this.convert(value);
+      else if (
+        (key === 'anyOf' || key === 'oneOf' || key === 'allOf' || key === 'prefixItems') &&
+        Array.isArray(value)
+      ) {
         out[key] = value.map((v) => (isObject(v) ? this.convert(v) : v));
       } else out[key] = value;
     }

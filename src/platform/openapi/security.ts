@@ -19,9 +19,15 @@ export const SECURITY_SCHEMES = {
   bankToken: token('bank-channel staff or a card holder', 'POST /manage-api/bank/bankLogin or bankUserLogin'),
   mpToken: token('a member', 'POST /mp-api/auth/oauth2'),
   openAppKey: header('X-App-Key', "the open app's key"),
-  openTimestamp: header('X-Timestamp', 'the time of the call in milliseconds since the epoch; within 5 minutes of the server clock'),
+  openTimestamp: header(
+    'X-Timestamp',
+    'the time of the call in milliseconds since the epoch; within 5 minutes of the server clock',
+  ),
   openNonce: header('X-Nonce', 'a random string, never sent twice within 10 minutes'),
-  openSign: header('X-Sign', "hex HMAC-SHA256 with the app's secret of METHOD\\nPATH\\nX-Timestamp\\nX-Nonce\\nsha256hex(body); PATH with the channel prefix, without the query string"),
+  openSign: header(
+    'X-Sign',
+    "hex HMAC-SHA256 with the app's secret of METHOD\\nPATH\\nX-Timestamp\\nX-Nonce\\nsha256hex(body); PATH with the channel prefix, without the query string",
+  ),
 } as const;
 
 const SIGNED = { openAppKey: [], openTimestamp: [], openNonce: [], openSign: [] };
@@ -31,7 +37,18 @@ export function securityOf(route: RouteSpec, channel: Channel): Array<Record<str
   if (route.auth === 'open') return [SIGNED, { manageToken: [] }];
   const out: Array<Record<string, string[]>> = [];
   for (const kind of route.auth.kinds) {
-    const scheme = kind === 'admin' ? (channel === 'open' ? null : 'manageToken') : kind === 'checker' ? 'appToken' : kind === 'member' ? 'mpToken' : kind === 'bank' ? 'bankToken' : null;
+    const scheme =
+      kind === 'admin'
+        ? channel === 'open'
+          ? null
+          : 'manageToken'
+        : kind === 'checker'
+          ? 'appToken'
+          : kind === 'member'
+            ? 'mpToken'
+            : kind === 'bank'
+              ? 'bankToken'
+              : null;
     if (scheme && !out.some((r) => scheme in r)) out.push({ [scheme]: [] });
   }
   return out;

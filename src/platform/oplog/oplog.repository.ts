@@ -19,7 +19,19 @@ export interface OperateLogEntry {
 
 /** The columns `operateLogRow` fills, for statements that place them one by one. */
 export const OPERATE_LOG_COLUMNS = [
-  'module', 'action', 'account_kind', 'account_id', 'account_name', 'ip', 'user_agent', 'method', 'path', 'biz_id', 'success', 'errcode', 'duration_ms',
+  'module',
+  'action',
+  'account_kind',
+  'account_id',
+  'account_name',
+  'ip',
+  'user_agent',
+  'method',
+  'path',
+  'biz_id',
+  'success',
+  'errcode',
+  'duration_ms',
 ] as const;
 export type OperateLogRow = Record<(typeof OPERATE_LOG_COLUMNS)[number], string | number | boolean | null>;
 

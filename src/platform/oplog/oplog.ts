@@ -59,7 +59,14 @@ export function operationLogWritten(ctx: RequestContext): void {
 export async function recordLogin(
   db: Executor,
   ctx: RequestContext,
-  entry: { accountKind: string; accountId: number | null; username: string; success: boolean; errcode: number; message: string | null },
+  entry: {
+    accountKind: string;
+    accountId: number | null;
+    username: string;
+    success: boolean;
+    errcode: number;
+    message: string | null;
+  },
 ): Promise<void> {
   await insertLoginLog(db, { ...entry, ip: ctx.ip, userAgent: ctx.userAgent });
 }

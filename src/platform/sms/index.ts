@@ -6,8 +6,22 @@ import { createSmsCodes, type SmsCodes } from './sms-codes.js';
 import type { SmsMessage, SmsSender } from './sms-sender.js';
 
 export { SmsCodeError, SmsError, phoneInvalid, smsCodeExpired, smsCodeWrong, smsUnavailable } from './sms.errors.js';
-export { MAINLAND_MOBILE, SMS_TEMPLATES, maskPhone, type SmsMessage, type SmsSender, type SmsTemplate } from './sms-sender.js';
-export { SMS_CODE_LIMITS, SMS_CODE_PURPOSES, type SmsCodeCheck, type SmsCodePurpose, type SmsCodes, type SmsCodeTarget } from './sms-codes.js';
+export {
+  MAINLAND_MOBILE,
+  SMS_TEMPLATES,
+  maskPhone,
+  type SmsMessage,
+  type SmsSender,
+  type SmsTemplate,
+} from './sms-sender.js';
+export {
+  SMS_CODE_LIMITS,
+  SMS_CODE_PURPOSES,
+  type SmsCodeCheck,
+  type SmsCodePurpose,
+  type SmsCodes,
+  type SmsCodeTarget,
+} from './sms-codes.js';
 
 /** What modules take from `deps.sms`. */
 export interface SmsServices {
@@ -25,11 +39,18 @@ export async function createSmsSender(config: SmsConfig, logger: SmsLogger): Pro
   const { secretId, secretKey, region } = config.tencent;
   const { endpoint, sdkAppId, signName, templateId, activationTemplateId } = config.tencentSms;
   if (!secretId || !secretKey || !sdkAppId || !signName || !templateId) {
-    throw new Error('SMS_PROVIDER=tencent needs TENCENT_SECRET_ID, TENCENT_SECRET_KEY, TENCENT_SMS_SDK_APP_ID, TENCENT_SMS_SIGN_NAME and TENCENT_SMS_TEMPLATE_ID');
+    throw new Error(
+      'SMS_PROVIDER=tencent needs TENCENT_SECRET_ID, TENCENT_SECRET_KEY, TENCENT_SMS_SDK_APP_ID, TENCENT_SMS_SIGN_NAME and TENCENT_SMS_TEMPLATE_ID',
+    );
   }
   const { createTencentSmsSender } = await import('./tencent-sender.js');
   return createTencentSmsSender({
-    secretId, secretKey, region, endpoint, sdkAppId, signName,
+    secretId,
+    secretKey,
+    region,
+    endpoint,
+    sdkAppId,
+    signName,
     templateIds: { verifyCode: templateId, cardActivated: activationTemplateId },
   });
 }

@@ -19,14 +19,21 @@ const OUTBOX_SIZE = 50;
  * reads a code locally. The last messages are also kept in memory (`outbox`) for tests that build the
  * app with logging off.
  */
-export function createLogSmsSender(logger: SmsLogger): SmsSender & { readonly outbox: readonly LoggedSms[]; lastTo(phone: string): LoggedSms | null } {
+export function createLogSmsSender(
+  logger: SmsLogger,
+): SmsSender & { readonly outbox: readonly LoggedSms[]; lastTo(phone: string): LoggedSms | null } {
   const outbox: LoggedSms[] = [];
   return {
     provider: 'log',
     outbox,
     async send(message) {
       if (!MAINLAND_MOBILE.test(message.phone)) throw phoneInvalid();
-      const sms: LoggedSms = { phone: message.phone, template: message.template, params: { ...message.params }, text: renderSms(message) };
+      const sms: LoggedSms = {
+        phone: message.phone,
+        template: message.template,
+        params: { ...message.params },
+        text: renderSms(message),
+      };
       outbox.push(sms);
       if (outbox.length > OUTBOX_SIZE) outbox.shift();
       logger.info({ sms }, 'SMS (log provider, not sent)');

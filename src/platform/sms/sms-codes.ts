@@ -93,8 +93,11 @@ function parseRecord(raw: string | null): CodeRecord | null {
 }
 
 const tooSoon = (seconds: number) =>
-  tooManyRequests(`an SMS code was sent to this phone less than a minute ago, please try again in ${seconds} second${seconds === 1 ? '' : 's'}`);
-const tooManyToday = () => tooManyRequests('too many SMS codes were sent to this phone today, please try again tomorrow');
+  tooManyRequests(
+    `an SMS code was sent to this phone less than a minute ago, please try again in ${seconds} second${seconds === 1 ? '' : 's'}`,
+  );
+const tooManyToday = () =>
+  tooManyRequests('too many SMS codes were sent to this phone today, please try again tomorrow');
 
 /** SMS verification codes in the shared store, so every limit holds across instances. */
 export function createSmsCodes(opts: SmsCodesOptions): SmsCodes {

@@ -7,7 +7,10 @@ export const MAINLAND_MOBILE = /^1[3-9]\d{9}$/;
  */
 export const SMS_TEMPLATES = {
   verifyCode: { params: ['code'], text: '您的验证码是 {code}，5 分钟内有效，请勿告诉他人。' },
-  cardActivated: { params: ['cardName', 'cardNumber'], text: '您的{cardName}已开通，卡号 {cardNumber}，可在小程序中查看和使用。' },
+  cardActivated: {
+    params: ['cardName', 'cardNumber'],
+    text: '您的{cardName}已开通，卡号 {cardNumber}，可在小程序中查看和使用。',
+  },
 } as const satisfies Record<string, { params: readonly string[]; text: string }>;
 
 export type SmsTemplate = keyof typeof SMS_TEMPLATES;

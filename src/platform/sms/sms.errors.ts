@@ -22,6 +22,12 @@ export const smsUnavailable = (cause?: unknown) =>
 export const phoneInvalid = () =>
   new AppError(SmsError.PHONE_INVALID, 'the phone number is invalid: it must be an 11-digit mainland mobile number');
 export const smsRefusedForPhone = (cause?: unknown) =>
-  new AppError(SmsError.REFUSED_FOR_PHONE, 'no SMS can be sent to this phone number at the moment, please check it or try again later', 200, { cause });
-export const smsCodeExpired = () => new AppError(SmsCodeError.EXPIRED, 'the SMS code has expired, please request a new one');
+  new AppError(
+    SmsError.REFUSED_FOR_PHONE,
+    'no SMS can be sent to this phone number at the moment, please check it or try again later',
+    200,
+    { cause },
+  );
+export const smsCodeExpired = () =>
+  new AppError(SmsCodeError.EXPIRED, 'the SMS code has expired, please request a new one');
 export const smsCodeWrong = () => new AppError(SmsCodeError.WRONG, 'the SMS code is wrong');

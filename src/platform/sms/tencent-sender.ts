@@ -1,5 +1,11 @@
 import { sms as tencentSms } from 'tencentcloud-sdk-nodejs-sms';
-import { TENCENT_TIMEOUT_MS, TencentApiError, tencentErrorCode, tencentProfile, type TencentAccount } from '../tencent/cloud-api.js';
+import {
+  TENCENT_TIMEOUT_MS,
+  TencentApiError,
+  tencentErrorCode,
+  tencentProfile,
+  type TencentAccount,
+} from '../tencent/cloud-api.js';
 import { phoneInvalid, smsRefusedForPhone, smsUnavailable } from './sms.errors.js';
 import { MAINLAND_MOBILE, orderedParams, type SmsSender, type SmsTemplate } from './sms-sender.js';
 
@@ -14,7 +20,8 @@ export interface TencentSmsOptions extends TencentAccount {
 }
 
 // Tencent refuses these for the number itself; retrying elsewhere will not help, so they are not "unavailable".
-const REFUSED_FOR_PHONE = /^(LimitExceeded\.PhoneNumber|FailedOperation\.PhoneNumberInBlacklist|FailedOperation\.PhoneNumberParseFail|UnsupportedOperation\.(ChineseMainlandTemplateToGlobalPhone|UnsupportedRegion))/;
+const REFUSED_FOR_PHONE =
+  /^(LimitExceeded\.PhoneNumber|FailedOperation\.PhoneNumberInBlacklist|FailedOperation\.PhoneNumberParseFail|UnsupportedOperation\.(ChineseMainlandTemplateToGlobalPhone|UnsupportedRegion))/;
 const PHONE_INVALID = /^InvalidParameterValue\.IncorrectPhoneNumber/;
 
 function failure(code: string | null, cause: TencentApiError): Error {
@@ -43,7 +50,8 @@ export function createTencentSmsSender(opts: TencentSmsOptions): SmsSender {
     async send(message) {
       if (!MAINLAND_MOBILE.test(message.phone)) throw phoneInvalid();
       const templateId = opts.templateIds[message.template];
-      if (!templateId) throw smsUnavailable(new Error(`no Tencent SMS template id is configured for "${message.template}"`));
+      if (!templateId)
+        throw smsUnavailable(new Error(`no Tencent SMS template id is configured for "${message.template}"`));
       let answer: { SendStatusSet?: SendStatus[]; RequestId?: string };
       try {
         answer = await client.SendSms({
@@ -59,7 +67,12 @@ export function createTencentSmsSender(opts: TencentSmsOptions): SmsSender {
       const status = answer?.SendStatusSet?.[0];
       if (status?.Code === 'Ok') return;
       const code = typeof status?.Code === 'string' ? status.Code : null;
-      const cause = new TencentApiError('SendSms', code, status?.Message ?? 'no send status in the answer', answer?.RequestId ?? null);
+      const cause = new TencentApiError(
+        'SendSms',
+        code,
+        status?.Message ?? 'no send status in the answer',
+        answer?.RequestId ?? null,
+      );
       throw failure(code, cause);
     },
   };

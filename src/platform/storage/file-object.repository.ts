@@ -38,7 +38,13 @@ function toRecord(r: Selectable<FileObjectTable>): FileRecord {
     sha256: r.sha256,
     storage: r.storage,
     source: r.source,
-    owner: { kind: r.uploader_kind, id: r.uploader_id, ip: r.uploader_ip, merchantId: r.merchant_id, shopId: r.shop_id },
+    owner: {
+      kind: r.uploader_kind,
+      id: r.uploader_id,
+      ip: r.uploader_ip,
+      merchantId: r.merchant_id,
+      shopId: r.shop_id,
+    },
     createdAt: r.created_at,
   };
 }

@@ -38,7 +38,10 @@ export function fileKeyOfUrl(url: URL, base: string | null): string | null {
  * public origin may not be reachable from itself, photo URLs may not reach private addresses, and
  * the older download URLs need a staff token the face service does not hold.
  */
-export function storagePhotoResolver(base: string | null, open: (fileKey: string) => Promise<StoredObject | null>): PhotoResolver {
+export function storagePhotoResolver(
+  base: string | null,
+  open: (fileKey: string) => Promise<StoredObject | null>,
+): PhotoResolver {
   return {
     handles: (url) => fileKeyOfUrl(url, base) !== null,
     async read(url, { maxBytes, signal }) {

@@ -44,7 +44,8 @@ export interface Storage {
 export async function createObjectStore(config: Pick<Config, 'storage' | 's3' | 'dataDir'>): Promise<ObjectStore> {
   if (config.storage === 'local') return createLocalStore(path.join(config.dataDir, 'files'));
   const { bucket, accessKey, secretKey, endpoint, region } = config.s3;
-  if (!bucket || !accessKey || !secretKey) throw new Error('STORAGE=s3 needs S3_BUCKET, S3_ACCESS_KEY and S3_SECRET_KEY');
+  if (!bucket || !accessKey || !secretKey)
+    throw new Error('STORAGE=s3 needs S3_BUCKET, S3_ACCESS_KEY and S3_SECRET_KEY');
   // The AWS SDK loads only when S3 is chosen.
   const { createS3Store } = await import('./s3-store.js');
   return createS3Store({ bucket, accessKey, secretKey, endpoint, region });
@@ -63,7 +64,13 @@ export async function createStorage(
       const fileKey = newFileKey();
       await objects.putFile(fileKey, file.path, { size: file.size, contentType: meta.contentType });
       try {
-        return await insertFileObject(db, { ...meta, fileKey, size: file.size, sha256: file.sha256, storage: objects.kind });
+        return await insertFileObject(db, {
+          ...meta,
+          fileKey,
+          size: file.size,
+          sha256: file.sha256,
+          storage: objects.kind,
+        });
       } catch (err) {
         // No object without its record.
         await objects.remove(fileKey).catch(() => {});
@@ -80,6 +87,8 @@ export async function createStorage(
     urlOf: (fileKey, requestOrigin) => fileUrl(config.fileBaseUrl ?? requestOrigin, fileKey),
     close: () => objects.close(),
   };
-  deps.photos?.register(storagePhotoResolver(config.fileBaseUrl, async (key) => (await storage.open(key))?.object ?? null));
+  deps.photos?.register(
+    storagePhotoResolver(config.fileBaseUrl, async (key) => (await storage.open(key))?.object ?? null),
+  );
   return storage;
 }

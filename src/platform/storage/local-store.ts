@@ -79,7 +79,13 @@ export function createLocalStore(root: string): ObjectStore {
         await handle.close();
         return null;
       }
-      return { size: info.size, stream: handle.createReadStream({ highWaterMark: SEND_CHUNK, ...(range ? { start: range.start, end: range.end } : {}) }) };
+      return {
+        size: info.size,
+        stream: handle.createReadStream({
+          highWaterMark: SEND_CHUNK,
+          ...(range ? { start: range.start, end: range.end } : {}),
+        }),
+      };
     },
 
     async remove(key) {
@@ -136,7 +142,8 @@ export function createLocalStore(root: string): ObjectStore {
             } finally {
               await input.close();
             }
-            if (read !== part.size) throw new Error(`part ${part.partNumber} holds ${read} bytes, ${part.size} were recorded`);
+            if (read !== part.size)
+              throw new Error(`part ${part.partNumber} holds ${read} bytes, ${part.size} were recorded`);
             size += read;
           }
         } finally {

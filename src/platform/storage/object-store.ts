@@ -24,7 +24,13 @@ export interface ObjectStore {
   /** Starts a multipart upload of `key`; answers the backend's id of it. */
   createMultipart(key: string, meta: { contentType: string }): Promise<string>;
   /** Stores (or replaces) one part, taking the file; answers its part tag. Throws MultipartGoneError when the upload no longer exists. */
-  putPart(key: string, uploadHandle: string, partNumber: number, filePath: string, part: { size: number; sha256: string }): Promise<string>;
+  putPart(
+    key: string,
+    uploadHandle: string,
+    partNumber: number,
+    filePath: string,
+    part: { size: number; sha256: string },
+  ): Promise<string>;
   /** Joins the parts, in part-number order, into the object; answers its size and sha256. */
   completeMultipart(key: string, uploadHandle: string, parts: PartTag[]): Promise<{ size: number; sha256: string }>;
   /** Drops the upload and its parts; an unknown upload is not an error. */

@@ -2,8 +2,14 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import {
-  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand,
-  PutObjectCommand, S3Client, UploadPartCommand,
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { assertObjectKey, MultipartGoneError, type ByteRange, type ObjectStore } from './object-store.js';
 
@@ -40,7 +46,13 @@ export function createS3Store(settings: S3Settings): ObjectStore {
 
   async function get(key: string, range?: ByteRange): Promise<{ size: number; stream: Readable } | null> {
     try {
-      const out = await client.send(new GetObjectCommand({ Bucket, Key: assertObjectKey(key), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }));
+      const out = await client.send(
+        new GetObjectCommand({
+          Bucket,
+          Key: assertObjectKey(key),
+          ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
+        }),
+      );
       // A ranged answer's length is the range's; the whole object's is after the slash of its Content-Range.
       const whole = range ? Number(/\/(\d+)$/.exec(out.ContentRange ?? '')?.[1]) : Number(out.ContentLength ?? 0);
       return { size: whole, stream: out.Body as Readable };
@@ -56,13 +68,27 @@ export function createS3Store(settings: S3Settings): ObjectStore {
     maxParts: 10_000,
 
     async putFile(key, filePath, meta) {
-      await client.send(new PutObjectCommand({
-        Bucket, Key: assertObjectKey(key), Body: createReadStream(filePath, { highWaterMark: MIB }), ContentLength: meta.size, ContentType: meta.contentType,
-      }));
+      await client.send(
+        new PutObjectCommand({
+          Bucket,
+          Key: assertObjectKey(key),
+          Body: createReadStream(filePath, { highWaterMark: MIB }),
+          ContentLength: meta.size,
+          ContentType: meta.contentType,
+        }),
+      );
     },
 
     async putBytes(key, bytes, meta) {
-      await client.send(new PutObjectCommand({ Bucket, Key: assertObjectKey(key), Body: bytes, ContentLength: bytes.byteLength, ContentType: meta.contentType }));
+      await client.send(
+        new PutObjectCommand({
+          Bucket,
+          Key: assertObjectKey(key),
+          Body: bytes,
+          ContentLength: bytes.byteLength,
+          ContentType: meta.contentType,
+        }),
+      );
     },
 
     open: get,
@@ -72,17 +98,25 @@ export function createS3Store(settings: S3Settings): ObjectStore {
     },
 
     async createMultipart(key, meta) {
-      const out = await client.send(new CreateMultipartUploadCommand({ Bucket, Key: assertObjectKey(key), ContentType: meta.contentType }));
+      const out = await client.send(
+        new CreateMultipartUploadCommand({ Bucket, Key: assertObjectKey(key), ContentType: meta.contentType }),
+      );
       if (!out.UploadId) throw new Error('the storage backend answered no UploadId');
       return out.UploadId;
     },
 
     async putPart(key, uploadHandle, partNumber, filePath, part) {
       try {
-        const out = await client.send(new UploadPartCommand({
-          Bucket, Key: assertObjectKey(key), UploadId: uploadHandle, PartNumber: partNumber,
-          Body: createReadStream(filePath, { highWaterMark: MIB }), ContentLength: part.size,
-        }));
+        const out = await client.send(
+          new UploadPartCommand({
+            Bucket,
+            Key: assertObjectKey(key),
+            UploadId: uploadHandle,
+            PartNumber: partNumber,
+            Body: createReadStream(filePath, { highWaterMark: MIB }),
+            ContentLength: part.size,
+          }),
+        );
         if (!out.ETag) throw new Error('the storage backend answered no ETag for the part');
         return out.ETag;
       } catch (err) {
@@ -93,10 +127,18 @@ export function createS3Store(settings: S3Settings): ObjectStore {
 
     async completeMultipart(key, uploadHandle, parts) {
       try {
-        await client.send(new CompleteMultipartUploadCommand({
-          Bucket, Key: assertObjectKey(key), UploadId: uploadHandle,
-          MultipartUpload: { Parts: [...parts].sort((a, b) => a.partNumber - b.partNumber).map((p) => ({ PartNumber: p.partNumber, ETag: p.etag })) },
-        }));
+        await client.send(
+          new CompleteMultipartUploadCommand({
+            Bucket,
+            Key: assertObjectKey(key),
+            UploadId: uploadHandle,
+            MultipartUpload: {
+              Parts: [...parts]
+                .sort((a, b) => a.partNumber - b.partNumber)
+                .map((p) => ({ PartNumber: p.partNumber, ETag: p.etag })),
+            },
+          }),
+        );
       } catch (err) {
         if (isMissing(err, 'NoSuchUpload')) throw new MultipartGoneError();
         throw err;
@@ -115,7 +157,9 @@ export function createS3Store(settings: S3Settings): ObjectStore {
 
     async abortMultipart(key, uploadHandle) {
       try {
-        await client.send(new AbortMultipartUploadCommand({ Bucket, Key: assertObjectKey(key), UploadId: uploadHandle }));
+        await client.send(
+          new AbortMultipartUploadCommand({ Bucket, Key: assertObjectKey(key), UploadId: uploadHandle }),
+        );
       } catch (err) {
         if (!isMissing(err, 'NoSuchUpload')) throw err;
       }

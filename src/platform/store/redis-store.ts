@@ -30,8 +30,17 @@ const MAX_RECONNECT_DELAY_MS = 250;
 const reconnectDelay = (attempt: number) => Math.min(attempt * 50, MAX_RECONNECT_DELAY_MS);
 
 /** The shared store on Redis. Keys and channels carry the deployment prefix. */
-export async function createRedisStore(url: string, prefix: string, timings: RedisStoreTimings = TIMINGS): Promise<Store> {
-  const options = { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: true, retryStrategy: reconnectDelay };
+export async function createRedisStore(
+  url: string,
+  prefix: string,
+  timings: RedisStoreTimings = TIMINGS,
+): Promise<Store> {
+  const options = {
+    maxRetriesPerRequest: 2,
+    enableOfflineQueue: true,
+    lazyConnect: true,
+    retryStrategy: reconnectDelay,
+  };
   // Requests must not wait for Redis to come back (measured with the connection cut: commands queued
   // while it was away, or written just before it broke, waited for a reconnection that never came).
   // While disconnected a command fails at once, one without a reply fails after the timeout, and

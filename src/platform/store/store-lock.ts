@@ -22,14 +22,23 @@ export interface LockWait {
 export async function takeLock(store: Store, key: string, ttlS: number): Promise<ReleaseLock | null> {
   const token = randomBytes(12).toString('base64url');
   if (!(await store.setIfAbsent(key, token, ttlS))) return null;
-  return () => store.delIfValue(key, token).then(() => undefined, () => undefined);
+  return () =>
+    store.delIfValue(key, token).then(
+      () => undefined,
+      () => undefined,
+    );
 }
 
 /**
  * takeLock, trying again every `pollMs` while the lock is held, for up to `waitMs`: null when it is
  * still held then. The store keeps no queue of waiters, so whoever tries first after a release takes it.
  */
-export async function waitForLock(store: Store, key: string, ttlS: number, wait: LockWait): Promise<ReleaseLock | null> {
+export async function waitForLock(
+  store: Store,
+  key: string,
+  ttlS: number,
+  wait: LockWait,
+): Promise<ReleaseLock | null> {
   const deadline = performance.now() + wait.waitMs;
   for (;;) {
     const release = await takeLock(store, key, ttlS);

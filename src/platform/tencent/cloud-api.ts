@@ -19,7 +19,12 @@ export function tencentProfile(endpoint: string, timeoutMs: number): { host: str
     host,
     profile: {
       signMethod: 'TC3-HMAC-SHA256',
-      httpProfile: { endpoint: host, protocol: origin ? `${origin[1]}://` : 'https://', reqMethod: 'POST', reqTimeout: timeoutMs / 1000 },
+      httpProfile: {
+        endpoint: host,
+        protocol: origin ? `${origin[1]}://` : 'https://',
+        reqMethod: 'POST',
+        reqTimeout: timeoutMs / 1000,
+      },
     },
   };
 }
@@ -32,7 +37,12 @@ export function tencentErrorCode(err: unknown): string | null {
 
 /** A failure to log: Tencent's code, message and request id, never the credentials. */
 export class TencentApiError extends Error {
-  constructor(action: string, readonly tencentCode: string | null, message: string, readonly requestId: string | null = null) {
+  constructor(
+    action: string,
+    readonly tencentCode: string | null,
+    message: string,
+    readonly requestId: string | null = null,
+  ) {
     super(`${action}: ${tencentCode ?? 'transport'}: ${message}${requestId ? ` (request ${requestId})` : ''}`);
     this.name = 'TencentApiError';
   }
@@ -41,6 +51,11 @@ export class TencentApiError extends Error {
     const e = (err ?? {}) as { message?: unknown; requestId?: unknown; httpCode?: unknown };
     const message = typeof e.message === 'string' && e.message ? e.message : String(err);
     const status = typeof e.httpCode === 'number' ? ` (HTTP ${e.httpCode})` : '';
-    return new TencentApiError(action, tencentErrorCode(err), message + status, typeof e.requestId === 'string' && e.requestId ? e.requestId : null);
+    return new TencentApiError(
+      action,
+      tencentErrorCode(err),
+      message + status,
+      typeof e.requestId === 'string' && e.requestId ? e.requestId : null,
+    );
   }
 }

@@ -44,7 +44,8 @@ export async function receiveBase64(
   const tempPath = path.join(opts.tempDir, `upload-${randomBytes(12).toString('hex')}`);
   const tap = new Tap();
   function* slices() {
-    for (let at = 0; at < data.length; at += SLICE_CHARS) yield Buffer.from(data.slice(at, at + SLICE_CHARS), alphabet!);
+    for (let at = 0; at < data.length; at += SLICE_CHARS)
+      yield Buffer.from(data.slice(at, at + SLICE_CHARS), alphabet!);
   }
   try {
     await pipeline(Readable.from(slices()), tap, createWriteStream(tempPath, { flags: 'wx', mode: 0o600 }));

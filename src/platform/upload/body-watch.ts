@@ -24,7 +24,8 @@ export function boundaryOf(contentType: string | undefined): string | null {
 /** What follows `\r\n--boundary` in a real delimiter: `--` (the close), CRLF, or transport padding. */
 function delimiterEndsAt(buf: Buffer, next: number): boolean | null {
   if (next + 2 > buf.length) return null;
-  const a = buf[next], b = buf[next + 1];
+  const a = buf[next],
+    b = buf[next + 1];
   return (a === 0x2d && b === 0x2d) || (a === 0x0d && b === 0x0a) || a === 0x20 || a === 0x09;
 }
 
@@ -56,7 +57,8 @@ export class MultipartBodyWatch {
     this.total += chunk.length;
     this.tail.push(chunk);
     this.tailLength += chunk.length;
-    while (this.tail.length > 1 && this.tailLength - this.tail[0].length >= TAIL_BYTES) this.tailLength -= this.tail.shift()!.length;
+    while (this.tail.length > 1 && this.tailLength - this.tail[0].length >= TAIL_BYTES)
+      this.tailLength -= this.tail.shift()!.length;
     if (!this.seen && this.delimiter) this.search(chunk);
   }
 
@@ -93,7 +95,8 @@ export class MultipartBodyWatch {
     if (!opts.complete) return `${prefix}a part is truncated: the body ended before its declared length`;
     const d = this.delimiter;
     // A delimiter at the very end, with nothing after it, is a delimiter too.
-    if (!this.seen && !(this.carry.length >= d.length && this.carry.subarray(0, d.length).equals(d))) return BOUNDARY_MISMATCH;
+    if (!this.seen && !(this.carry.length >= d.length && this.carry.subarray(0, d.length).equals(d)))
+      return BOUNDARY_MISMATCH;
     const missingClose = `${prefix}the closing boundary is missing`;
     const truncated = `${prefix}a part is truncated`;
     const end = Buffer.concat(this.tailLength === this.total ? [CRLF, ...this.tail] : this.tail);

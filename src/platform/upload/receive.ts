@@ -71,7 +71,12 @@ export class Tap extends Transform {
 const MALFORMED = /Unexpected end of (multipart data|form)|terminated early|Malformed/i;
 const NO_BOUNDARY = /Boundary not found|Boundary required|needle/i;
 
-function mapMultipartError(err: unknown, limits: UploadLimits, watch: MultipartBodyWatch, raw: FastifyRequest['raw']): unknown {
+function mapMultipartError(
+  err: unknown,
+  limits: UploadLimits,
+  watch: MultipartBodyWatch,
+  raw: FastifyRequest['raw'],
+): unknown {
   if (err instanceof AppError) return err;
   const code = (err as { code?: string }).code;
   const message = err instanceof Error ? err.message : '';
@@ -103,7 +108,11 @@ function mapMultipartError(err: unknown, limits: UploadLimits, watch: MultipartB
  * size, sha256 and first bytes recorded on the way), every other part becomes a field of the
  * returned object. Limits refuse with 413 and remove what was written.
  */
-export async function receiveMultipart(request: FastifyRequest, tempDir: string, limits: UploadLimits): Promise<Record<string, string>> {
+export async function receiveMultipart(
+  request: FastifyRequest,
+  tempDir: string,
+  limits: UploadLimits,
+): Promise<Record<string, string>> {
   if (!request.isMultipart()) {
     // A POST without any body is an empty form, as an empty body is an empty request object on every
     // other route: the operation then says which part it misses, or (an optional file) does without.
@@ -142,22 +151,37 @@ export async function receiveMultipart(request: FastifyRequest, tempDir: string,
   };
   raw.on('data', onData);
   try {
-    const parts = request.parts({
-      limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles, fields: limits.maxFields, fieldSize: limits.maxFieldBytes, parts: limits.maxFiles + limits.maxFields },
-    })[Symbol.asyncIterator]();
+    const parts = request
+      .parts({
+        limits: {
+          fileSize: limits.maxFileBytes,
+          files: limits.maxFiles,
+          fields: limits.maxFields,
+          fieldSize: limits.maxFieldBytes,
+          parts: limits.maxFiles + limits.maxFields,
+        },
+      })
+      [Symbol.asyncIterator]();
     for (;;) {
       const next = await Promise.race([parts.next(), boundaryMissed]);
       if (next.done) break;
       const part = next.value;
       if (part.type === 'field') {
-        if (part.valueTruncated) throw tooLarge(`the field ${part.fieldname} is longer than ${limits.maxFieldBytes} bytes`);
+        if (part.valueTruncated)
+          throw tooLarge(`the field ${part.fieldname} is longer than ${limits.maxFieldBytes} bytes`);
         fields[part.fieldname] = String(part.value);
         continue;
       }
       const tempPath = path.join(tempDir, `upload-${randomBytes(12).toString('hex')}`);
       const tap = new Tap();
       const file: UploadedFile = {
-        field: part.fieldname, fileName: part.filename ?? '', declaredType: part.mimetype, size: 0, sha256: '', head: Buffer.alloc(0), tempPath,
+        field: part.fieldname,
+        fileName: part.filename ?? '',
+        declaredType: part.mimetype,
+        size: 0,
+        sha256: '',
+        head: Buffer.alloc(0),
+        tempPath,
       };
       files.push(file);
       await pipeline(part.file, tap, createWriteStream(tempPath, { flags: 'wx', mode: 0o600 }));
@@ -176,7 +200,11 @@ export async function receiveMultipart(request: FastifyRequest, tempDir: string,
 /** No Content-Type and nothing after the headers: Fastify hands such a request over unparsed. */
 function hasNoBody(request: FastifyRequest): boolean {
   const h = request.headers;
-  return h['content-type'] === undefined && h['transfer-encoding'] === undefined && (h['content-length'] === undefined || h['content-length'] === '0');
+  return (
+    h['content-type'] === undefined &&
+    h['transfer-encoding'] === undefined &&
+    (h['content-length'] === undefined || h['content-length'] === '0')
+  );
 }
 
 /** Removes the temporary files of a request that the handler did not move elsewhere. */

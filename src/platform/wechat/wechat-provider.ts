@@ -44,7 +44,12 @@ export function createWechatMiniProgramLogin(opts: WechatLoginOptions): MiniProg
   return {
     name: 'wechat',
     async exchangeCode(code: string): Promise<MiniProgramIdentity> {
-      const query = new URLSearchParams({ appid: opts.appId, secret: opts.appSecret, js_code: code, grant_type: 'authorization_code' });
+      const query = new URLSearchParams({
+        appid: opts.appId,
+        secret: opts.appSecret,
+        js_code: code,
+        grant_type: 'authorization_code',
+      });
       let answer: Code2SessionAnswer;
       try {
         // The timeout covers reading the body as well: the same signal aborts it.
@@ -62,10 +67,15 @@ export function createWechatMiniProgramLogin(opts: WechatLoginOptions): MiniProg
       const errcode = typeof answer.errcode === 'number' ? answer.errcode : 0;
       const errmsg = typeof answer.errmsg === 'string' && answer.errmsg ? answer.errmsg : 'no open id in the answer';
       if (errcode !== 0) throw new MiniProgramLoginError('rejected', errmsg, errcode);
-      if (typeof answer.openid !== 'string' || answer.openid === '') throw new MiniProgramLoginError('rejected', errmsg);
+      if (typeof answer.openid !== 'string' || answer.openid === '')
+        throw new MiniProgramLoginError('rejected', errmsg);
       // WeChat ids are 28 characters; anything far longer is not WeChat and would not fit the member row.
-      if (answer.openid.length > MAX_ID_LENGTH) throw new MiniProgramLoginError('unavailable', 'jscode2session answered an open id of unexpected length');
-      const unionId = typeof answer.unionid === 'string' && answer.unionid && answer.unionid.length <= MAX_ID_LENGTH ? answer.unionid : null;
+      if (answer.openid.length > MAX_ID_LENGTH)
+        throw new MiniProgramLoginError('unavailable', 'jscode2session answered an open id of unexpected length');
+      const unionId =
+        typeof answer.unionid === 'string' && answer.unionid && answer.unionid.length <= MAX_ID_LENGTH
+          ? answer.unionid
+          : null;
       return { openId: answer.openid, unionId };
     },
   };

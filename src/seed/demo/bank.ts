@@ -44,27 +44,73 @@ export interface BankDemoContext {
 export async function writeBankDemo(exec: Executor, ctx: BankDemoContext): Promise<TableRows[]> {
   const { org } = ctx;
   const model = ctx.models[BANK_MODEL_INDEX];
-  const business = await exec.insertInto('channel_business').values({
-    name: '城市商业银行信用卡中心', merchant_id: org.bank.merchantId, shop_id: org.bank.shopId, channel_type: BANK_CHANNEL,
-    contact_name: '渠道经理', contact_phone: '0571-96500000',
-  }).returning('id').executeTakeFirstOrThrow();
-  const channel = await exec.insertInto('channel_info').values({
-    channel_business_id: business.id, name: `信用卡持卡人专享${model.name}`, card_model_id: model.id, merchant_id: org.bank.merchantId, shop_id: org.bank.shopId,
-  }).returning('id').executeTakeFirstOrThrow();
-  const operators = await exec.insertInto('openapi_channel_operator').values(OPERATORS.map((o) => ({
-    channel_info_id: channel.id, operator_id: o.operatorId, operator_name: o.name, total_card_num: o.total, day_card_num: o.day,
-    add_date: ctx.now, merchant_id: org.bank.merchantId, shop_id: org.bank.shopId,
-  }))).returning('id').execute();
-  await exec.insertInto('bank_user').values([
-    { mobile: DEMO_BANK_MANAGER_MOBILE, name: '渠道经理', operator_id: null, permissions: ['bank:export:plain'] },
-    ...operators.map((o, i) => ({ mobile: `1390000030${i + 2}`, name: `${OPERATORS[i].name}柜员`, operator_id: o.id, permissions: [] })),
-  ].map((u) => ({ ...u, password_hash: ctx.passwordHash, channel_business_id: business.id }))).execute();
+  const business = await exec
+    .insertInto('channel_business')
+    .values({
+      name: '城市商业银行信用卡中心',
+      merchant_id: org.bank.merchantId,
+      shop_id: org.bank.shopId,
+      channel_type: BANK_CHANNEL,
+      contact_name: '渠道经理',
+      contact_phone: '0571-96500000',
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const channel = await exec
+    .insertInto('channel_info')
+    .values({
+      channel_business_id: business.id,
+      name: `信用卡持卡人专享${model.name}`,
+      card_model_id: model.id,
+      merchant_id: org.bank.merchantId,
+      shop_id: org.bank.shopId,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const operators = await exec
+    .insertInto('openapi_channel_operator')
+    .values(
+      OPERATORS.map((o) => ({
+        channel_info_id: channel.id,
+        operator_id: o.operatorId,
+        operator_name: o.name,
+        total_card_num: o.total,
+        day_card_num: o.day,
+        add_date: ctx.now,
+        merchant_id: org.bank.merchantId,
+        shop_id: org.bank.shopId,
+      })),
+    )
+    .returning('id')
+    .execute();
+  await exec
+    .insertInto('bank_user')
+    .values(
+      [
+        { mobile: DEMO_BANK_MANAGER_MOBILE, name: '渠道经理', operator_id: null, permissions: ['bank:export:plain'] },
+        ...operators.map((o, i) => ({
+          mobile: `1390000030${i + 2}`,
+          name: `${OPERATORS[i].name}柜员`,
+          operator_id: o.id,
+          permissions: [],
+        })),
+      ].map((u) => ({ ...u, password_hash: ctx.passwordHash, channel_business_id: business.id })),
+    )
+    .execute();
 
   const first = ctx.ids.reserve('card', POOL_CARDS);
   const created = isoTime(ctx.now.getTime());
   const pool = Array.from({ length: POOL_CARDS }, (_, k) => ({
-    id: first + k, card_number: cardNumber(BANK_MODEL_INDEX, ctx.soldCards + 1 + k), card_model_id: model.id, status: 1, medium: 1,
-    channel: BANK_CHANNEL, merchant_id: org.bank.merchantId, shop_id: org.bank.shopId, is_donation: false, created_at: created,
+    id: first + k,
+    card_number: cardNumber(BANK_MODEL_INDEX, ctx.soldCards + 1 + k),
+    card_model_id: model.id,
+    status: 1,
+    medium: 1,
+    channel: BANK_CHANNEL,
+    merchant_id: org.bank.merchantId,
+    shop_id: org.bank.shopId,
+    is_donation: false,
+    created_at: created,
   }));
   return [fromObjects('card', pool)];
 }

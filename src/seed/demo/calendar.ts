@@ -43,7 +43,15 @@ export function startOfLocalDay(d: Date): Date {
 
 /** d + n calendar months, the day clamped to the month's last day (Jan 31 + 1 month = Feb 28/29). */
 export function addMonths(d: Date, months: number): Date {
-  const target = new Date(d.getFullYear(), d.getMonth() + months, 1, d.getHours(), d.getMinutes(), d.getSeconds(), d.getMilliseconds());
+  const target = new Date(
+    d.getFullYear(),
+    d.getMonth() + months,
+    1,
+    d.getHours(),
+    d.getMinutes(),
+    d.getSeconds(),
+    d.getMilliseconds(),
+  );
   const lastDay = new Date(target.getFullYear(), target.getMonth() + 1, 0).getDate();
   target.setDate(Math.min(d.getDate(), lastDay));
   return target;
@@ -74,15 +82,47 @@ export function daysBetween(from: Date, to: Date): Day[] {
 
 /** Lunar New Year's Day (Spring Festival), by Gregorian year. */
 const SPRING_FESTIVAL: Record<number, string> = {
-  2015: '02-19', 2016: '02-08', 2017: '01-28', 2018: '02-16', 2019: '02-05', 2020: '01-25', 2021: '02-12',
-  2022: '02-01', 2023: '01-22', 2024: '02-10', 2025: '01-29', 2026: '02-17', 2027: '02-06', 2028: '01-26',
-  2029: '02-13', 2030: '02-03', 2031: '01-23', 2032: '02-11', 2033: '01-31', 2034: '02-19', 2035: '02-08',
-  2036: '01-28', 2037: '02-15', 2038: '02-04', 2039: '01-24', 2040: '02-12',
+  2015: '02-19',
+  2016: '02-08',
+  2017: '01-28',
+  2018: '02-16',
+  2019: '02-05',
+  2020: '01-25',
+  2021: '02-12',
+  2022: '02-01',
+  2023: '01-22',
+  2024: '02-10',
+  2025: '01-29',
+  2026: '02-17',
+  2027: '02-06',
+  2028: '01-26',
+  2029: '02-13',
+  2030: '02-03',
+  2031: '01-23',
+  2032: '02-11',
+  2033: '01-31',
+  2034: '02-19',
+  2035: '02-08',
+  2036: '01-28',
+  2037: '02-15',
+  2038: '02-04',
+  2039: '01-24',
+  2040: '02-12',
 };
 /** Dragon Boat and Mid-Autumn festivals (lunar dates) of the years we know; elsewhere they are skipped. */
 const LUNAR_SHORT_HOLIDAYS = new Set([
-  '2023-06-22', '2023-09-29', '2024-06-10', '2024-09-17', '2025-05-31', '2025-10-06', '2026-06-19', '2026-09-25',
-  '2027-06-09', '2027-09-15', '2028-05-28', '2028-10-03',
+  '2023-06-22',
+  '2023-09-29',
+  '2024-06-10',
+  '2024-09-17',
+  '2025-05-31',
+  '2025-10-06',
+  '2026-06-19',
+  '2026-09-25',
+  '2027-06-09',
+  '2027-09-15',
+  '2028-05-28',
+  '2028-10-03',
 ]);
 
 // Scenic spots around a Chinese city: a quiet winter, a busy spring, the summer holidays, golden autumn.
@@ -118,7 +158,8 @@ function holidayFactor(day: Day): number | null {
   }
   const prev = formatDay(new Date(day.start - DAY_MS / 2));
   const next = formatDay(new Date(day.end + DAY_MS / 2));
-  if (LUNAR_SHORT_HOLIDAYS.has(day.date) || LUNAR_SHORT_HOLIDAYS.has(prev) || LUNAR_SHORT_HOLIDAYS.has(next)) return 1.8;
+  if (LUNAR_SHORT_HOLIDAYS.has(day.date) || LUNAR_SHORT_HOLIDAYS.has(prev) || LUNAR_SHORT_HOLIDAYS.has(next))
+    return 1.8;
   return null;
 }
 

@@ -28,18 +28,67 @@ interface ModelDef {
 
 const MODEL_DEFS: readonly ModelDef[] = [
   {
-    name: '畅游年卡', price: 198, share: 0.5,
-    rules: [[0, 1, 1], [1, 1, 1], [2, 1, 1], [3, 2, 2], [4, 3, 1], [5, 3, 1], [6, 4, 1], [7, 4, 1], [8, 4, 1], [9, 5, 1], [10, 5, 2], [11, 5, 1], [12, 5, 1], [13, 5, 1]],
-  },
-  {
-    name: '惠民年卡', price: 98, share: 0.3,
-    rules: [[0, 1, 1], [2, 1, 1], [4, 2, 2], [6, 3, 1], [8, 4, 1], [10, 4, 1], [12, 5, 1], [14, 5, 1], [16, 5, 1]],
-  },
-  {
-    name: '尊享年卡', price: 398, share: 0.2,
+    name: '畅游年卡',
+    price: 198,
+    share: 0.5,
     rules: [
-      [0, 1, 1], [1, 1, 1], [2, 1, 1], [3, 1, 2], [15, 1, 1], [4, 2, 1], [17, 2, 2], [5, 3, 1], [18, 3, 1], [6, 4, 1], [7, 4, 1], [19, 4, 1],
-      [8, 5, 1], [9, 5, 1], [10, 5, 2], [11, 5, 1], [12, 5, 1], [13, 5, 1], [14, 5, 1], [16, 5, 1],
+      [0, 1, 1],
+      [1, 1, 1],
+      [2, 1, 1],
+      [3, 2, 2],
+      [4, 3, 1],
+      [5, 3, 1],
+      [6, 4, 1],
+      [7, 4, 1],
+      [8, 4, 1],
+      [9, 5, 1],
+      [10, 5, 2],
+      [11, 5, 1],
+      [12, 5, 1],
+      [13, 5, 1],
+    ],
+  },
+  {
+    name: '惠民年卡',
+    price: 98,
+    share: 0.3,
+    rules: [
+      [0, 1, 1],
+      [2, 1, 1],
+      [4, 2, 2],
+      [6, 3, 1],
+      [8, 4, 1],
+      [10, 4, 1],
+      [12, 5, 1],
+      [14, 5, 1],
+      [16, 5, 1],
+    ],
+  },
+  {
+    name: '尊享年卡',
+    price: 398,
+    share: 0.2,
+    rules: [
+      [0, 1, 1],
+      [1, 1, 1],
+      [2, 1, 1],
+      [3, 1, 2],
+      [15, 1, 1],
+      [4, 2, 1],
+      [17, 2, 2],
+      [5, 3, 1],
+      [18, 3, 1],
+      [6, 4, 1],
+      [7, 4, 1],
+      [19, 4, 1],
+      [8, 5, 1],
+      [9, 5, 1],
+      [10, 5, 2],
+      [11, 5, 1],
+      [12, 5, 1],
+      [13, 5, 1],
+      [14, 5, 1],
+      [16, 5, 1],
     ],
   },
 ];
@@ -72,7 +121,12 @@ type Row = Record<string, Cell>;
 const roundTo100 = (cents: number) => Math.round(cents / 100) * 100;
 
 /** Price periods of a way-1 rule covering the calendar years firstYear…lastYear. */
-function pricePeriods(buyPrice: number, firstYear: number, lastYear: number, split: boolean): Array<[string, string, number, number]> {
+function pricePeriods(
+  buyPrice: number,
+  firstYear: number,
+  lastYear: number,
+  split: boolean,
+): Array<[string, string, number, number]> {
   const periods: Array<[string, string, number, number]> = [];
   for (let y = firstYear; y <= lastYear; y++) {
     const k = y - firstYear;
@@ -88,7 +142,12 @@ function pricePeriods(buyPrice: number, firstYear: number, lastYear: number, spl
   return periods;
 }
 
-export function buildCardModels(ids: IdAllocator, org: Organisation, spots: SpotPlan[], years: { first: number; last: number }): CardModels {
+export function buildCardModels(
+  ids: IdAllocator,
+  org: Organisation,
+  spots: SpotPlan[],
+  years: { first: number; last: number },
+): CardModels {
   const spus: Row[] = [];
   const skus: Row[] = [];
   const models: Row[] = [];
@@ -97,18 +156,54 @@ export function buildCardModels(ids: IdAllocator, org: Organisation, spots: Spot
   const plans = MODEL_DEFS.map((def, index): ModelPlan => {
     const priceCents = def.price * 100;
     const spuId = ids.next('spu');
-    spus.push({ id: spuId, name: def.name, shop_id: org.platform.shopId, merchant_id: org.platform.merchantId, resource_type: 1, cost_price: 0, stock: 1_000_000, status: 1, description: `${def.name}：一年内在合作景区按规则入园` });
+    spus.push({
+      id: spuId,
+      name: def.name,
+      shop_id: org.platform.shopId,
+      merchant_id: org.platform.merchantId,
+      resource_type: 1,
+      cost_price: 0,
+      stock: 1_000_000,
+      status: 1,
+      description: `${def.name}：一年内在合作景区按规则入园`,
+    });
     const skuId = ids.next('sku');
-    skus.push({ id: skuId, goods_id: spuId, merchant_id: org.platform.merchantId, shop_id: org.platform.shopId, sku_name: `${def.name}（12 个月）`, show_price: priceCents, buy_price: priceCents, cost_price: 0, stock: 1_000_000, mold: 2, card_num: 1, status: 1 });
+    skus.push({
+      id: skuId,
+      goods_id: spuId,
+      merchant_id: org.platform.merchantId,
+      shop_id: org.platform.shopId,
+      sku_name: `${def.name}（12 个月）`,
+      show_price: priceCents,
+      buy_price: priceCents,
+      cost_price: 0,
+      stock: 1_000_000,
+      mold: 2,
+      card_num: 1,
+      status: 1,
+    });
     const id = ids.next('card_model');
-    models.push({ id, name: def.name, price: priceCents, validity_months: VALIDITY_MONTHS, allocation_enabled: true, status: 1, sku_id: skuId, merchant_id: org.platform.merchantId });
+    models.push({
+      id,
+      name: def.name,
+      price: priceCents,
+      validity_months: VALIDITY_MONTHS,
+      allocation_enabled: true,
+      status: 1,
+      sku_id: skuId,
+      merchant_id: org.platform.merchantId,
+    });
     let firstWayOne = true;
     const rulePlans = def.rules.map(([spotIndex, way, limit]): RulePlan => {
       const spot = spots[spotIndex];
       const ruleId = ids.next('card_model_resource_rule');
       const buyPrice = way === 1 ? roundTo100(spot.priceCents * 0.45) : null;
       rules.push({
-        id: ruleId, card_model_id: id, resource_id: spot.spuId, settlement_way: way, buy_price: buyPrice,
+        id: ruleId,
+        card_model_id: id,
+        resource_id: spot.spuId,
+        settlement_way: way,
+        buy_price: buyPrice,
         settlement_factor: way === 1 ? 0.9 : 1,
         buyout_amount: way === 2 ? spot.priceCents * 1500 : null,
         share_percent: way === 3 ? 10 + (spotIndex % 3) * 2.5 : null,
@@ -116,19 +211,35 @@ export function buildCardModels(ids: IdAllocator, org: Organisation, spots: Spot
       });
       if (buyPrice !== null) {
         for (const [start, end, price, factor] of pricePeriods(buyPrice, years.first, years.last, firstWayOne)) {
-          prices.push({ id: ids.next('card_model_resource_price'), rule_id: ruleId, start_date: start, end_date: end, price, settlement_factor: factor });
+          prices.push({
+            id: ids.next('card_model_resource_price'),
+            rule_id: ruleId,
+            start_date: start,
+            end_date: end,
+            price,
+            settlement_factor: factor,
+          });
         }
         firstWayOne = false;
       }
       return { spot, way, limit };
     });
-    return { index, id, name: def.name, rules: rulePlans, ruleCumulative: cumulate(rulePlans.map((r) => SPOTS[r.spot.index].popularity)) };
+    return {
+      index,
+      id,
+      name: def.name,
+      rules: rulePlans,
+      ruleCumulative: cumulate(rulePlans.map((r) => SPOTS[r.spot.index].popularity)),
+    };
   });
   return {
     models: plans,
     tables: [
-      fromObjects('spu', spus), fromObjects('sku', skus), fromObjects('card_model', models),
-      fromObjects('card_model_resource_rule', rules), fromObjects('card_model_resource_price', prices),
+      fromObjects('spu', spus),
+      fromObjects('sku', skus),
+      fromObjects('card_model', models),
+      fromObjects('card_model_resource_rule', rules),
+      fromObjects('card_model_resource_price', prices),
     ],
   };
 }

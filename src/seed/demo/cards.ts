@@ -73,12 +73,27 @@ export function planCards(input: CardPlanInput): CardPlan {
   const { seed, days, count } = input;
   const nowMs = input.now.getTime();
   const plan: CardPlan = {
-    count, firstId: input.firstCardId,
-    model: new Uint8Array(count), channel: new Uint8Array(count), medium: new Uint8Array(count), donation: new Uint8Array(count),
-    status: new Uint8Array(count), activeMs: new Float64Array(count), expireMs: new Float64Array(count), boundMs: new Float64Array(count),
-    person: new Int32Array(count), face: new Uint8Array(count), weightCumulative: new Float64Array(count + 1),
-    personCount: 0, memberIdOf: new Float64Array(0), personSince: new Float64Array(0), personChannel: new Uint8Array(0),
-    demoCards: [], boundCount: 0, newMembers: 0, demoMemberExists: input.existingDemoMemberId !== null,
+    count,
+    firstId: input.firstCardId,
+    model: new Uint8Array(count),
+    channel: new Uint8Array(count),
+    medium: new Uint8Array(count),
+    donation: new Uint8Array(count),
+    status: new Uint8Array(count),
+    activeMs: new Float64Array(count),
+    expireMs: new Float64Array(count),
+    boundMs: new Float64Array(count),
+    person: new Int32Array(count),
+    face: new Uint8Array(count),
+    weightCumulative: new Float64Array(count + 1),
+    personCount: 0,
+    memberIdOf: new Float64Array(0),
+    personSince: new Float64Array(0),
+    personChannel: new Uint8Array(0),
+    demoCards: [],
+    boundCount: 0,
+    newMembers: 0,
+    demoMemberExists: input.existingDemoMemberId !== null,
   };
   const since: number[] = [Number.NaN];
   const firstChannel: number[] = [0];
@@ -112,7 +127,8 @@ export function planCards(input: CardPlanInput): CardPlan {
 
       // The demo member gets two cards bought 1–8 months ago: one of the first kind, one of another.
       const inDemoWindow = plan.activeMs[i] >= demoFrom && plan.activeMs[i] <= demoTo && plan.demoCards.length < 2;
-      const demoSlot = inDemoWindow && (plan.demoCards.length === 0 ? model === 0 : model !== plan.model[plan.demoCards[0]]);
+      const demoSlot =
+        inDemoWindow && (plan.demoCards.length === 0 ? model === 0 : model !== plan.model[plan.demoCards[0]]);
       let holder: number;
       if (demoSlot) {
         state = CardStatus.BOUND;

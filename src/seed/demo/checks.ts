@@ -25,8 +25,23 @@ const DAY_MS = 86_400_000;
 const MAX_RULES = 32;
 
 export const CHECK_COLUMNS = [
-  'id', 'card_id', 'card_model_id', 'sku_id', 'resource_id', 'entrance_id', 'checker_id', 'tourist_name', 'tourist_mobile',
-  'tourist_card_no', 'tourist_face_photo', 'consume_num', 'check_type', 'status', 'check_time', 'check_date', 'created_at',
+  'id',
+  'card_id',
+  'card_model_id',
+  'sku_id',
+  'resource_id',
+  'entrance_id',
+  'checker_id',
+  'tourist_name',
+  'tourist_mobile',
+  'tourist_card_no',
+  'tourist_face_photo',
+  'consume_num',
+  'check_type',
+  'status',
+  'check_time',
+  'check_date',
+  'created_at',
 ] as const;
 
 export interface CheckStreamInput {
@@ -126,10 +141,24 @@ interface Routes {
 
 function buildRoutes(models: ModelPlan[]): Routes {
   const list: Route[] = [];
-  const index = models.map((m) => m.rules.map((r) => r.spot.skus.map((sku) => sku.gates.map((gate) => gate.checkers.map((checkerId) => {
-    list.push({ modelId: m.id, skuId: sku.skuId, resourceId: r.spot.spuId, entranceId: gate.entranceId, checkerId });
-    return list.length - 1;
-  })))));
+  const index = models.map((m) =>
+    m.rules.map((r) =>
+      r.spot.skus.map((sku) =>
+        sku.gates.map((gate) =>
+          gate.checkers.map((checkerId) => {
+            list.push({
+              modelId: m.id,
+              skuId: sku.skuId,
+              resourceId: r.spot.spuId,
+              entranceId: gate.entranceId,
+              checkerId,
+            });
+            return list.length - 1;
+          }),
+        ),
+      ),
+    ),
+  );
   return { list, index };
 }
 
@@ -164,7 +193,15 @@ function generateDay(input: CheckStreamInput, routes: Routes, day: Day, target: 
     const k = rng.int(gate.checkers.length);
     const route = routes.index[plan.model[i]][r][s][g][k];
     const hasFace = plan.face[i] === 1;
-    const type = gate.kiosk[k] ? (hasFace && rng.chance(0.7) ? 3 : 2) : hasFace && rng.chance(0.2) ? 3 : rng.chance(0.25) ? 2 : 1;
+    const type = gate.kiosk[k]
+      ? hasFace && rng.chance(0.7)
+        ? 3
+        : 2
+      : hasFace && rng.chance(0.2)
+        ? 3
+        : rng.chance(0.25)
+          ? 2
+          : 1;
     buf.push(i, r, route, type, t);
     usage.set(key, used + 1);
     // Re-entry where the park allows a second entry the same day.
@@ -191,7 +228,9 @@ export function checkRows(input: CheckStreamInput, tally: CheckTally): TableRows
     input.rollup?.reset();
     const { sep, close, between } = enc;
     // Text that repeats: the route columns, consume_num/check_type/status, a holder's tourist columns.
-    const routeText = routes.list.map((r) => sep + r.modelId + sep + r.skuId + sep + r.resourceId + sep + r.entranceId + sep + r.checkerId + sep);
+    const routeText = routes.list.map(
+      (r) => sep + r.modelId + sep + r.skuId + sep + r.resourceId + sep + r.entranceId + sep + r.checkerId + sep,
+    );
     const typeText = [0, 1, 2, 3].map((type) => `${sep}1${sep}${type}${sep}1${sep}`);
     const holderText = new Map<number, string>();
     for (const day of input.days) {
@@ -215,8 +254,19 @@ export function checkRows(input: CheckStreamInput, tally: CheckTally): TableRows
         const type = buf.type[k];
         const time = enc.plain(isoTime(buf.time[k]));
         // id, card | kind, sku, resource, gate, verifier | tourist name, mobile, id no | face | 1, type, 1 | time, date, created_at
-        text += (n === 0 ? enc.open : between + enc.open) + (++tally.lastId) + sep + (plan.firstId + i) + routeText[buf.route[k]] + holder +
-          (type === 3 ? enc.plain(facePhotoUrl(p)) : enc.nul) + typeText[type] + time + date + time + close;
+        text +=
+          (n === 0 ? enc.open : between + enc.open) +
+          ++tally.lastId +
+          sep +
+          (plan.firstId + i) +
+          routeText[buf.route[k]] +
+          holder +
+          (type === 3 ? enc.plain(facePhotoUrl(p)) : enc.nul) +
+          typeText[type] +
+          time +
+          date +
+          time +
+          close;
         if (++n >= maxRows) {
           yield { rows: n, text };
           text = '';

@@ -12,7 +12,8 @@ const DEMO_LOCK_KEY = 7_320_261_122;
 
 const table = (name: IdTable | string) => sql.table(name);
 /** array['a'::regclass, …] of known table names (never user input) */
-const regclasses = (tables: readonly string[]) => `array[${tables.map((t) => `'${t.replace(/'/g, "''")}'::regclass`).join(',')}]`;
+const regclasses = (tables: readonly string[]) =>
+  `array[${tables.map((t) => `'${t.replace(/'/g, "''")}'::regclass`).join(',')}]`;
 
 export async function lockDemoSeeding(db: Executor): Promise<void> {
   await sql`select pg_advisory_xact_lock(${sql.lit(DEMO_LOCK_KEY)})`.execute(db);
@@ -31,22 +32,39 @@ export interface DemoDatasetRow {
 export async function listDemoDatasets(db: Executor): Promise<DemoDatasetRow[]> {
   const rows = await db.selectFrom('demo_dataset').selectAll().orderBy('id').execute();
   return rows.map((r) => ({
-    seed: r.seed, scale: r.scale, maxMerchantId: r.max_merchant_id, maxCardId: r.max_card_id, maxCheckId: r.max_check_id,
-    checkRows: r.check_rows, createdAt: r.created_at,
+    seed: r.seed,
+    scale: r.scale,
+    maxMerchantId: r.max_merchant_id,
+    maxCardId: r.max_card_id,
+    maxCheckId: r.max_check_id,
+    checkRows: r.check_rows,
+    createdAt: r.created_at,
   }));
 }
 
 /** Highest id of the business tables the safety rule watches (null when a table is empty). */
-export async function businessMaxIds(db: Executor): Promise<{ merchant: number | null; card: number | null; check: number | null }> {
+export async function businessMaxIds(
+  db: Executor,
+): Promise<{ merchant: number | null; card: number | null; check: number | null }> {
   const r = await sql<{ merchant: number | null; card: number | null; check: number | null }>`
-    select (select max(id) from merchant) as merchant, (select max(id) from card) as card, (select max(id) from card_check) as check`.execute(db);
+    select (select max(id) from merchant) as merchant, (select max(id) from card) as card, (select max(id) from card_check) as check`.execute(
+    db,
+  );
   return r.rows[0];
 }
 
 export async function insertDemoDataset(db: Executor, v: Omit<DemoDatasetRow, 'createdAt'>): Promise<void> {
-  await db.insertInto('demo_dataset').values({
-    seed: v.seed, scale: v.scale, max_merchant_id: v.maxMerchantId, max_card_id: v.maxCardId, max_check_id: v.maxCheckId, check_rows: v.checkRows,
-  }).execute();
+  await db
+    .insertInto('demo_dataset')
+    .values({
+      seed: v.seed,
+      scale: v.scale,
+      max_merchant_id: v.maxMerchantId,
+      max_card_id: v.maxCardId,
+      max_check_id: v.maxCheckId,
+      check_rows: v.checkRows,
+    })
+    .execute();
 }
 
 /** Each table's high-water mark: the larger of max(id) and its identity sequence's last value. */
@@ -54,7 +72,9 @@ export async function idBases(db: Executor): Promise<IdBases> {
   const bases = {} as IdBases;
   for (const t of ID_TABLES) {
     const r = await sql<{ base: number }>`
-      select greatest(coalesce((select max(id) from ${table(t)}), 0), coalesce(pg_sequence_last_value(pg_get_serial_sequence(${t}, 'id')::regclass), 0))::bigint as base`.execute(db);
+      select greatest(coalesce((select max(id) from ${table(t)}), 0), coalesce(pg_sequence_last_value(pg_get_serial_sequence(${t}, 'id')::regclass), 0))::bigint as base`.execute(
+      db,
+    );
     bases[t] = Number(r.rows[0].base);
   }
   return bases;
@@ -71,12 +91,23 @@ export async function advanceSequences(db: Executor): Promise<void> {
 }
 
 export async function takenUsernames(db: Executor, usernames: string[]): Promise<string[]> {
-  const rows = await db.selectFrom('admin_user').select('username').where('username', 'in', usernames).where('is_deleted', '=', false).execute();
+  const rows = await db
+    .selectFrom('admin_user')
+    .select('username')
+    .where('username', 'in', usernames)
+    .where('is_deleted', '=', false)
+    .execute();
   return rows.map((r) => r.username);
 }
 
 export async function takenCheckerMobiles(db: Executor, mobiles: string[]): Promise<string[]> {
-  const rows = await db.selectFrom('checker').select('mobile').where('mobile', 'in', mobiles).where('status', '=', 1).where('is_deleted', '=', false).execute();
+  const rows = await db
+    .selectFrom('checker')
+    .select('mobile')
+    .where('mobile', 'in', mobiles)
+    .where('status', '=', 1)
+    .where('is_deleted', '=', false)
+    .execute();
   return rows.map((r) => r.mobile);
 }
 
@@ -86,22 +117,46 @@ export async function findMemberIdByOpenId(db: Executor, openId: string): Promis
 }
 
 /** The demo roles by code: found, or made as global roles through the role repository. */
-export async function demoRoleIds(db: Executor, roles: Record<string, { name: string; permissions: string[] }>): Promise<Record<string, number>> {
+export async function demoRoleIds(
+  db: Executor,
+  roles: Record<string, { name: string; permissions: string[] }>,
+): Promise<Record<string, number>> {
   const ids: Record<string, number> = {};
   for (const [code, role] of Object.entries(roles)) {
-    ids[code] = (await findRoleIdByCode(db, code))
-      ?? (await insertRole(db, { code, name: role.name, permissions: role.permissions, merchantId: null, shopId: null, remark: null }, null));
+    ids[code] =
+      (await findRoleIdByCode(db, code)) ??
+      (await insertRole(
+        db,
+        { code, name: role.name, permissions: role.permissions, merchantId: null, shopId: null, remark: null },
+        null,
+      ));
   }
   return ids;
 }
 
 /** Inserts the staff accounts through the staff repository (ids from the database); returns username → id. */
-export async function insertDemoStaff(db: Executor, staff: StaffSpec[], passwordHash: string, roleIds: Record<string, number>): Promise<Map<string, number>> {
+export async function insertDemoStaff(
+  db: Executor,
+  staff: StaffSpec[],
+  passwordHash: string,
+  roleIds: Record<string, number>,
+): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
   for (const s of staff) {
-    const id = await insertUser(db, {
-      username: s.username, passwordHash, nickname: s.nickname, mobile: s.mobile, userType: s.userType, merchantId: s.merchantId, shopId: s.shopId, deptId: s.deptId,
-    }, null);
+    const id = await insertUser(
+      db,
+      {
+        username: s.username,
+        passwordHash,
+        nickname: s.nickname,
+        mobile: s.mobile,
+        userType: s.userType,
+        merchantId: s.merchantId,
+        shopId: s.shopId,
+        deptId: s.deptId,
+      },
+      null,
+    );
     await replaceUserRoles(db, id, [roleIds[s.role]]);
     ids.set(s.username, id);
   }
@@ -116,11 +171,17 @@ export async function insertDemoStaff(db: Executor, staff: StaffSpec[], password
  * own (replica mode would skip it too) other than `replayed`, the triggers whose work the caller
  * redoes set-wise after the load.
  */
-export async function canLoadWithoutTriggers(db: Executor, tables: readonly string[], replayed: readonly string[] = []): Promise<boolean> {
+export async function canLoadWithoutTriggers(
+  db: Executor,
+  tables: readonly string[],
+  replayed: readonly string[] = [],
+): Promise<boolean> {
   const r = await sql<{ superuser: boolean; user_triggers: number }>`
     select (select rolsuper from pg_roles where rolname = current_user) as superuser,
       (select count(*) from pg_trigger
-       where not tgisinternal and tgrelid = any(${sql.raw(regclasses(tables))}) and tgname <> all(${[...replayed]}::text[]))::int as user_triggers`.execute(db);
+       where not tgisinternal and tgrelid = any(${sql.raw(regclasses(tables))}) and tgname <> all(${[...replayed]}::text[]))::int as user_triggers`.execute(
+    db,
+  );
   return r.rows[0].superuser === true && Number(r.rows[0].user_triggers) === 0;
 }
 
@@ -172,9 +233,17 @@ export async function violatedForeignKeys(db: Executor, tables: readonly string[
   const violated: string[] = [];
   for (const child of [...new Set(fks.rows.map((fk) => fk.child))]) {
     const own = fks.rows.filter((fk) => fk.child === child);
-    const joins = own.map((fk, n) => `left join ${fk.parent} p${n} on ${fk.cols.map((c, k) => `p${n}.${fk.refs[k]} = t.${c}`).join(' and ')}`);
-    const fails = own.map((fk, n) => `bool_or(${fk.cols.map((c) => `t.${c} is not null`).join(' and ')} and p${n}.${fk.refs[0]} is null) as f${n}`);
-    const r = await sql.raw<Record<string, boolean | null>>(`select ${fails.join(', ')} from ${child} t ${joins.join(' ')}`).execute(db);
+    const joins = own.map(
+      (fk, n) =>
+        `left join ${fk.parent} p${n} on ${fk.cols.map((c, k) => `p${n}.${fk.refs[k]} = t.${c}`).join(' and ')}`,
+    );
+    const fails = own.map(
+      (fk, n) =>
+        `bool_or(${fk.cols.map((c) => `t.${c} is not null`).join(' and ')} and p${n}.${fk.refs[0]} is null) as f${n}`,
+    );
+    const r = await sql
+      .raw<Record<string, boolean | null>>(`select ${fails.join(', ')} from ${child} t ${joins.join(' ')}`)
+      .execute(db);
     own.forEach((fk, n) => {
       if (r.rows[0][`f${n}`]) violated.push(fk.name);
     });

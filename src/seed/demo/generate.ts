@@ -9,11 +9,30 @@ import { planCards } from './cards.js';
 import { checkRows, type CheckTally } from './checks.js';
 import { CheckRollup } from './rollup.js';
 import {
-  CHECKS_PER_CARD, DEFAULT_SCALE, DEFAULT_SEED, DEMO_MEMBER_OPEN_ID, DEMO_PASSWORD, DEMO_PLATFORM_USER, HISTORY_MONTHS, MIN_CARDS,
+  CHECKS_PER_CARD,
+  DEFAULT_SCALE,
+  DEFAULT_SEED,
+  DEMO_MEMBER_OPEN_ID,
+  DEMO_PASSWORD,
+  DEMO_PLATFORM_USER,
+  HISTORY_MONTHS,
+  MIN_CARDS,
 } from './constants.js';
 import {
-  advanceSequences, businessMaxIds, canLoadWithoutTriggers, demoRoleIds, dropPlainIndexes, findMemberIdByOpenId, idBases, insertDemoDataset,
-  insertDemoStaff, lockDemoSeeding, rebuildIndexes, setBulkMemory, setReplicationRole, violatedForeignKeys,
+  advanceSequences,
+  businessMaxIds,
+  canLoadWithoutTriggers,
+  demoRoleIds,
+  dropPlainIndexes,
+  findMemberIdByOpenId,
+  idBases,
+  insertDemoDataset,
+  insertDemoStaff,
+  lockDemoSeeding,
+  rebuildIndexes,
+  setBulkMemory,
+  setReplicationRole,
+  violatedForeignKeys,
 } from './demo.repository.js';
 import { ID_TABLES, IdAllocator } from './ids.js';
 import { buildOrganisation, DEMO_ROLES } from './organisation.js';
@@ -90,19 +109,27 @@ export interface DemoStats {
 }
 
 export type DemoResult =
-  | { status: 'created'; message: string; stats: DemoStats }
-  | { status: 'exists' | 'refused'; message: string };
+  { status: 'created'; message: string; stats: DemoStats } | { status: 'exists' | 'refused'; message: string };
 
 const FRESH = 'Use a fresh DATA_DIR or database for a new demo data set.';
 /** Every table the generator writes (their foreign keys are checked after a trigger-less load). */
-const WRITTEN_TABLES = [...ID_TABLES, 'admin_user', 'user_role', 'role', 'card_model_price_history', ...BANK_DEMO_TABLES] as const;
+const WRITTEN_TABLES = [
+  ...ID_TABLES,
+  'admin_user',
+  'user_role',
+  'role',
+  'card_model_price_history',
+  ...BANK_DEMO_TABLES,
+] as const;
 
 export async function generateDemoData(database: Database, opts: DemoOptions = {}): Promise<DemoResult> {
   const started = performance.now();
   const scale = opts.scale ?? DEFAULT_SCALE;
   const seed = opts.seed ?? DEFAULT_SEED;
-  if (!Number.isSafeInteger(scale) || scale < 0 || scale > 2_000_000_000) throw new Error(`scale must be a whole number from 0 to 2 000 000 000, got ${scale}`);
-  if (!Number.isSafeInteger(seed) || seed < 0 || seed > 2_147_483_647) throw new Error(`seed must be a whole number from 0 to 2147483647, got ${seed}`);
+  if (!Number.isSafeInteger(scale) || scale < 0 || scale > 2_000_000_000)
+    throw new Error(`scale must be a whole number from 0 to 2 000 000 000, got ${scale}`);
+  if (!Number.isSafeInteger(seed) || seed < 0 || seed > 2_147_483_647)
+    throw new Error(`seed must be a whole number from 0 to 2147483647, got ${seed}`);
   const now = startOfLocalDay(opts.now ?? new Date());
   const tz = opts.tz ?? process.env.TZ ?? 'Asia/Shanghai';
   const progress = opts.onProgress ?? (() => {});
@@ -121,9 +148,13 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
     const verdict = await assessDatabase(exec);
     if (verdict.kind === 'exists') {
       const d = verdict.dataset;
-      return { status: 'exists', message: `Demo data is already here (seed ${d.seed}, scale ${d.scale}, ${d.checkRows} check-ins); nothing written. ${FRESH}` };
+      return {
+        status: 'exists',
+        message: `Demo data is already here (seed ${d.seed}, scale ${d.scale}, ${d.checkRows} check-ins); nothing written. ${FRESH}`,
+      };
     }
-    if (verdict.kind === 'refused') return { status: 'refused', message: `Refusing to write demo data: ${verdict.reason}. ${FRESH}` };
+    if (verdict.kind === 'refused')
+      return { status: 'refused', message: `Refusing to write demo data: ${verdict.reason}. ${FRESH}` };
 
     const bases = await idBases(exec);
     const ids = new IdAllocator(bases);
@@ -131,10 +162,15 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
     const org = buildOrganisation(ids);
     const scenic = buildScenicCatalog(ids, org, passwordHash);
     const cardModels = buildCardModels(ids, org, scenic.spots, { first: days[0].year, last: now.getFullYear() });
-    const conflict = await loginConflict(exec, org.staff.map((s) => s.username), scenic.checkerMobiles);
+    const conflict = await loginConflict(
+      exec,
+      org.staff.map((s) => s.username),
+      scenic.checkerMobiles,
+    );
     if (conflict) return { status: 'refused', message: `Refusing to write demo data: ${conflict}. ${FRESH}` };
 
-    const fast = opts.loadMode !== 'triggers' && (await canLoadWithoutTriggers(exec, WRITTEN_TABLES, FAST_LOAD_REPLAYED_TRIGGERS));
+    const fast =
+      opts.loadMode !== 'triggers' && (await canLoadWithoutTriggers(exec, WRITTEN_TABLES, FAST_LOAD_REPLAYED_TRIGGERS));
     if (fast) {
       await setReplicationRole(exec, true);
       // PGlite's WebAssembly heap is small; a PostgreSQL server can sort in more memory.
@@ -149,23 +185,38 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
     // Price history from the first day any demo price period covers.
     const historyFrom = new Date(days[0].year, 0, 1);
     for (const t of [...org.tables, ...scenic.tables, ...cardModels.tables]) {
-      if (REPOSITORY_TABLES.has(t.table)) rows[t.table] = (rows[t.table] ?? 0) + (await writeThroughRepositories(exec, t, historyFrom));
+      if (REPOSITORY_TABLES.has(t.table))
+        rows[t.table] = (rows[t.table] ?? 0) + (await writeThroughRepositories(exec, t, historyFrom));
       else await write(t, 'catalog');
     }
-    const roleIds = await demoRoleIds(exec, { ...DEMO_ROLES, super_admin: { name: 'Super administrator', permissions: ['*'] } });
+    const roleIds = await demoRoleIds(exec, {
+      ...DEMO_ROLES,
+      super_admin: { name: 'Super administrator', permissions: ['*'] },
+    });
     const staffIds = await insertDemoStaff(exec, org.staff, passwordHash, roleIds);
     rows.admin_user = org.staff.length;
     lap('catalog and staff');
 
     const plan = planCards({
-      seed, days, now, count: Math.max(MIN_CARDS, Math.round(scale / CHECKS_PER_CARD)), firstCardId: ids.peek('card'),
-      firstMemberId: ids.peek('member'), existingDemoMemberId: await findMemberIdByOpenId(exec, DEMO_MEMBER_OPEN_ID),
+      seed,
+      days,
+      now,
+      count: Math.max(MIN_CARDS, Math.round(scale / CHECKS_PER_CARD)),
+      firstCardId: ids.peek('card'),
+      firstMemberId: ids.peek('member'),
+      existingDemoMemberId: await findMemberIdByOpenId(exec, DEMO_MEMBER_OPEN_ID),
     });
     ids.reserve('card', plan.count);
     ids.reserve('member', plan.newMembers);
     const holders: HolderContext = {
-      seed, plan, models: cardModels.models, org, demoOpenId: DEMO_MEMBER_OPEN_ID, activeBy: staffIds.get(DEMO_PLATFORM_USER) ?? null,
-      referenceYear: now.getFullYear(), firstBindingId: ids.reserve('card_binding', plan.boundCount),
+      seed,
+      plan,
+      models: cardModels.models,
+      org,
+      demoOpenId: DEMO_MEMBER_OPEN_ID,
+      activeBy: staffIds.get(DEMO_PLATFORM_USER) ?? null,
+      referenceYear: now.getFullYear(),
+      firstBindingId: ids.reserve('card_binding', plan.boundCount),
     };
     // Bulk tables: their plain indexes are rebuilt once after the load rather than grown row by row.
     const holderIndexes = fast ? await dropPlainIndexes(exec, ['member', 'card', 'card_binding']) : [];
@@ -175,7 +226,15 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
     lap('members, cards, bindings: write');
     await rebuildIndexes(exec, holderIndexes);
     lap('members, cards, bindings: indexes');
-    for (const t of await writeBankDemo(exec, { org, models: cardModels.models, ids, passwordHash, soldCards: plan.count, now })) await write(t, 'cards');
+    for (const t of await writeBankDemo(exec, {
+      org,
+      models: cardModels.models,
+      ids,
+      passwordHash,
+      soldCards: plan.count,
+      now,
+    }))
+      await write(t, 'cards');
     lap('bank demo');
     // The portrait's holder table and the member tally, whose triggers the fast load skipped, from the
     // holders just written.
@@ -190,7 +249,23 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
     // and the load through triggers folds them too.
     const rollup = fast && session.kind === 'postgres' ? new CheckRollup(plan, cardModels.models) : undefined;
     const firstCheckId = ids.peek('card_check');
-    await write(checkRows({ seed, days, now, target: scale, plan, models: cardModels.models, firstCheckId, referenceYear: now.getFullYear(), rollup }, tally), 'checks');
+    await write(
+      checkRows(
+        {
+          seed,
+          days,
+          now,
+          target: scale,
+          plan,
+          models: cardModels.models,
+          firstCheckId,
+          referenceYear: now.getFullYear(),
+          rollup,
+        },
+        tally,
+      ),
+      'checks',
+    );
     lap('checks: write');
     if (indexes.length) progress({ phase: 'indexes', done: 0, total: indexes.length });
     await rebuildIndexes(exec, indexes);
@@ -206,12 +281,15 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
     // session can hold an id below the mark. The fast load writes the roll-up it counted (rollup.ts),
     // exact only when the generated checks are all there is; the load through triggers folds them.
     await sql`lock table card_check in share mode`.execute(exec);
-    const { rows: [lastCheck] } = await sql<{ id: string | number | null }>`select max(id) as id from card_check`.execute(exec);
+    const {
+      rows: [lastCheck],
+    } = await sql<{ id: string | number | null }>`select max(id) as id from card_check`.execute(exec);
     // The roll-up is empty here: its plain indexes are built once after the fold rather than grown row
     // by row (1M checks: the fold 7.6 s → 6.0 s + 0.4 s of index builds).
     const rollupIndexes = fast ? await dropPlainIndexes(exec, ['stat_check_rollup', 'stat_card_use']) : [];
     if (rollup) {
-      if (Number(lastCheck?.id ?? 0) !== (tally.rows ? tally.lastId : 0)) throw new Error('card_check holds check-ins the generator did not make');
+      if (Number(lastCheck?.id ?? 0) !== (tally.rows ? tally.lastId : 0))
+        throw new Error('card_check holds check-ins the generator did not make');
       for (const t of rollup.tables(org)) await write(t, 'checks');
       await markFoldedByCaller(exec, firstCheckId, Number(lastCheck?.id ?? 0));
     } else await foldNextChecks(exec, Number(lastCheck?.id ?? 0), null);
@@ -219,7 +297,11 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
     await rebuildIndexes(exec, rollupIndexes);
     lap('statistics indexes');
     const checkSeconds = (performance.now() - checkStart) / 1000;
-    if (fast) await assertForeignKeys(session, WRITTEN_TABLES.filter((t) => t !== 'card_check'));
+    if (fast)
+      await assertForeignKeys(
+        session,
+        WRITTEN_TABLES.filter((t) => t !== 'card_check'),
+      );
     lap('other foreign keys');
 
     rows.hotel_order = await seedDemoHotels(exec, { seed, scale, now, org });
@@ -227,7 +309,12 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
     await advanceSequences(exec);
     const max = await businessMaxIds(exec);
     await insertDemoDataset(exec, {
-      seed, scale, maxMerchantId: max.merchant ?? 0, maxCardId: max.card ?? 0, maxCheckId: max.check ?? 0, checkRows: tally.rows,
+      seed,
+      scale,
+      maxMerchantId: max.merchant ?? 0,
+      maxCardId: max.card ?? 0,
+      maxCheckId: max.check ?? 0,
+      checkRows: tally.rows,
     });
     lap('hotels, coupons, sequences');
     progress({ phase: 'done', done: 1, total: 1 });
@@ -236,8 +323,18 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
       status: 'created',
       message: `Demo data set made: ${tally.rows} check-ins, ${plan.count} cards, ${plan.newMembers} members (seed ${seed}, reference date ${formatDay(now)}).`,
       stats: {
-        seed, scale, now: formatDay(now), backend: session.kind, loadMode: fast ? 'fast' : 'triggers', rollup: rollup ? 'counted' : 'folded', rows, checkRows: tally.rows,
-        seconds, checkSeconds, checkRate: checkSeconds > 0 ? tally.rows / checkSeconds : 0, steps,
+        seed,
+        scale,
+        now: formatDay(now),
+        backend: session.kind,
+        loadMode: fast ? 'fast' : 'triggers',
+        rollup: rollup ? 'counted' : 'folded',
+        rows,
+        checkRows: tally.rows,
+        seconds,
+        checkSeconds,
+        checkRate: checkSeconds > 0 ? tally.rows / checkSeconds : 0,
+        steps,
       },
     };
   });

@@ -6,9 +6,24 @@
  * `generated always` identities and get their ids from the database.
  */
 export const ID_TABLES = [
-  'merchant', 'shop', 'shop_relation', 'dept', 'spu', 'sku', 'sku_entrance', 'tickets_sku',
-  'card_model', 'card_model_resource_rule', 'card_model_resource_price',
-  'checker', 'checker_relation', 'checker_config', 'member', 'card', 'card_binding', 'card_check',
+  'merchant',
+  'shop',
+  'shop_relation',
+  'dept',
+  'spu',
+  'sku',
+  'sku_entrance',
+  'tickets_sku',
+  'card_model',
+  'card_model_resource_rule',
+  'card_model_resource_price',
+  'checker',
+  'checker_relation',
+  'checker_config',
+  'member',
+  'card',
+  'card_binding',
+  'card_check',
 ] as const;
 
 export type IdTable = (typeof ID_TABLES)[number];

@@ -1,6 +1,11 @@
 import type { Database } from '../../platform/db/database.js';
 import {
-  DEMO_MEMBER_CODE, DEMO_MERCHANT_USER, DEMO_PASSWORD, DEMO_PLATFORM_USER, DEMO_SHOP_USER, DEMO_VERIFIER_MOBILE,
+  DEMO_MEMBER_CODE,
+  DEMO_MERCHANT_USER,
+  DEMO_PASSWORD,
+  DEMO_PLATFORM_USER,
+  DEMO_SHOP_USER,
+  DEMO_VERIFIER_MOBILE,
 } from './constants.js';
 import { generateDemoData, type DemoOptions, type DemoResult } from './generate.js';
 import { DEMO_BANK_MANAGER_MOBILE, DEMO_BANK_TELLER_MOBILE } from './bank.js';
@@ -15,7 +20,10 @@ export * from './constants.js';
  * reference data, before the server listens. Errors (a failed write) propagate: the transaction has
  * been rolled back and the database is as it was.
  */
-export function seedDemoIfEmpty(database: Database, opts: DemoOptions & { databaseUrl: string | null }): Promise<DemoResult> {
+export function seedDemoIfEmpty(
+  database: Database,
+  opts: DemoOptions & { databaseUrl: string | null },
+): Promise<DemoResult> {
   return generateDemoData(database, opts);
 }
 
@@ -25,7 +33,9 @@ export function describeDemoResult(result: DemoResult, adminUsername = 'admin'):
   if (result.status === 'refused') return lines;
   if (result.status === 'created') {
     const s = result.stats;
-    lines.push(`  ${s.checkRows} check-ins in ${s.checkSeconds.toFixed(1)} s (${Math.round(s.checkRate)} rows/s, ${s.backend}, ${s.loadMode} load); whole run ${s.seconds.toFixed(1)} s.`);
+    lines.push(
+      `  ${s.checkRows} check-ins in ${s.checkSeconds.toFixed(1)} s (${Math.round(s.checkRate)} rows/s, ${s.backend}, ${s.loadMode} load); whole run ${s.seconds.toFixed(1)} s.`,
+    );
   }
   lines.push(
     '  Demo logins (password ' + DEMO_PASSWORD + ' unless noted):',

@@ -13,29 +13,104 @@ const STREAM_PERSON = 3;
 const STREAM_PERSON_FLAGS = 4;
 
 // Common surnames, weighted roughly by frequency.
-const SURNAMES = '王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤'.split('');
+const SURNAMES =
+  '王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤'.split(
+    '',
+  );
 const SURNAME_CUMULATIVE = cumulate(SURNAMES.map((_, i) => 1 / (i + 8)));
 const MALE_CHARS = '伟强磊军勇杰涛斌超明刚平辉鹏华飞鑫波宁浩凯俊帅峰建国志文博宇轩睿晨阳旭东亮龙海林毅'.split('');
 const FEMALE_CHARS = '芳娜敏静丽艳娟霞燕玲婷雪慧琳颖佳欣怡悦彤萱诗梦雨涵晶倩琪瑶蕾红梅兰英秀玉洁'.split('');
-const MOBILE_PREFIXES = ['130', '131', '132', '133', '135', '136', '137', '138', '139', '150', '151', '152', '153', '155', '156', '157', '158', '159', '166', '176', '177', '178', '180', '181', '182', '183', '185', '186', '187', '188', '189', '191', '198', '199'];
+const MOBILE_PREFIXES = [
+  '130',
+  '131',
+  '132',
+  '133',
+  '135',
+  '136',
+  '137',
+  '138',
+  '139',
+  '150',
+  '151',
+  '152',
+  '153',
+  '155',
+  '156',
+  '157',
+  '158',
+  '159',
+  '166',
+  '176',
+  '177',
+  '178',
+  '180',
+  '181',
+  '182',
+  '183',
+  '185',
+  '186',
+  '187',
+  '188',
+  '189',
+  '191',
+  '198',
+  '199',
+];
 
 /**
  * Real district codes (GB/T 2260, present in the region table) with their share of holders: most are
  * locals of the Hangzhou area, then the rest of Zhejiang, the Yangtze delta and a few far cities.
  */
 export const HOLDER_DISTRICTS: ReadonlyArray<readonly [code: string, weight: number]> = [
-  ['330102', 8], ['330105', 8], ['330106', 10], ['330108', 7], ['330109', 9], ['330110', 9], ['330111', 4],
-  ['330112', 3], ['330113', 4], ['330114', 3], ['330122', 2], ['330127', 2], ['330182', 2],
-  ['330203', 2], ['330212', 2], ['330302', 1.5], ['330381', 1], ['330402', 1.5], ['330502', 1.5], ['330602', 1.5],
-  ['330604', 1], ['330702', 1], ['330782', 1], ['331002', 1],
-  ['310101', 1], ['310104', 1], ['310115', 1.5], ['320102', 1], ['320505', 1], ['340102', 0.8], ['360102', 0.6],
-  ['350102', 0.5], ['370102', 0.5], ['110105', 0.8], ['440106', 0.7], ['510104', 0.5], ['420106', 0.5], ['610113', 0.4],
+  ['330102', 8],
+  ['330105', 8],
+  ['330106', 10],
+  ['330108', 7],
+  ['330109', 9],
+  ['330110', 9],
+  ['330111', 4],
+  ['330112', 3],
+  ['330113', 4],
+  ['330114', 3],
+  ['330122', 2],
+  ['330127', 2],
+  ['330182', 2],
+  ['330203', 2],
+  ['330212', 2],
+  ['330302', 1.5],
+  ['330381', 1],
+  ['330402', 1.5],
+  ['330502', 1.5],
+  ['330602', 1.5],
+  ['330604', 1],
+  ['330702', 1],
+  ['330782', 1],
+  ['331002', 1],
+  ['310101', 1],
+  ['310104', 1],
+  ['310115', 1.5],
+  ['320102', 1],
+  ['320505', 1],
+  ['340102', 0.8],
+  ['360102', 0.6],
+  ['350102', 0.5],
+  ['370102', 0.5],
+  ['110105', 0.8],
+  ['440106', 0.7],
+  ['510104', 0.5],
+  ['420106', 0.5],
+  ['610113', 0.4],
 ];
 const DISTRICT_CUMULATIVE = cumulate(HOLDER_DISTRICTS.map(([, w]) => w));
 
 // Age of holders (years at the reference date): children on family cards, many 25–45, active seniors.
 const AGE_BANDS: ReadonlyArray<readonly [from: number, to: number, weight: number]> = [
-  [3, 17, 10], [18, 30, 20], [31, 40, 24], [41, 50, 17], [51, 60, 14], [61, 80, 15],
+  [3, 17, 10],
+  [18, 30, 20],
+  [31, 40, 24],
+  [41, 50, 17],
+  [51, 60, 14],
+  [61, 80, 15],
 ];
 const AGE_CUMULATIVE = cumulate(AGE_BANDS.map(([, , w]) => w));
 
@@ -87,7 +162,16 @@ export function person(seed: number, index: number, referenceYear: number): Pers
   const sequence = rng.int(100) * 10 + (sex === 1 ? 1 + 2 * rng.int(5) : 2 * rng.int(5));
   const first17 = districtCode + birthday.replace(/-/g, '') + pad(sequence, 3);
   const { hasFace, hasMember } = personFlags(seed, index);
-  return { name: surname + given, mobile, idNo: first17 + idCheckDigit(first17), sex, birthday, districtCode, hasFace, hasMember };
+  return {
+    name: surname + given,
+    mobile,
+    idNo: first17 + idCheckDigit(first17),
+    sex,
+    birthday,
+    districtCode,
+    hasFace,
+    hasMember,
+  };
 }
 
 /**
@@ -110,7 +194,11 @@ export function facePhotoUrl(personIndex: number): string {
 export class PersonCache {
   private readonly map = new Map<number, Person>();
 
-  constructor(private readonly seed: number, private readonly referenceYear: number, private readonly limit = 300_000) {}
+  constructor(
+    private readonly seed: number,
+    private readonly referenceYear: number,
+    private readonly limit = 300_000,
+  ) {}
 
   get(index: number): Person {
     let p = this.map.get(index);

@@ -25,11 +25,17 @@ export class CheckRollup {
   private readonly offset: Int32Array;
   private readonly checks: Uint32Array;
 
-  constructor(private readonly plan: CardPlan, private readonly models: ModelPlan[]) {
+  constructor(
+    private readonly plan: CardPlan,
+    private readonly models: ModelPlan[],
+  ) {
     this.resourceOfSlot = models.map((m) => [...new Set(m.rules.map((r) => r.spot.spuId))].sort((a, b) => a - b));
-    this.slotOfRule = models.map((m, k) => Int32Array.from(m.rules, (r) => this.resourceOfSlot[k].indexOf(r.spot.spuId)));
+    this.slotOfRule = models.map((m, k) =>
+      Int32Array.from(m.rules, (r) => this.resourceOfSlot[k].indexOf(r.spot.spuId)),
+    );
     this.offset = new Int32Array(plan.count + 1);
-    for (let i = 0; i < plan.count; i++) this.offset[i + 1] = this.offset[i] + this.resourceOfSlot[plan.model[i]].length;
+    for (let i = 0; i < plan.count; i++)
+      this.offset[i + 1] = this.offset[i] + this.resourceOfSlot[plan.model[i]].length;
     this.checks = new Uint32Array(this.offset[plan.count]);
   }
 
@@ -47,7 +53,13 @@ export class CheckRollup {
     const { plan, models, checks, offset, resourceOfSlot } = this;
     const card = (i: number) => {
       const seller = sellerOf(org, plan.channel[i]);
-      return { id: plan.firstId + i, modelId: models[plan.model[i]].id, active: isoTime(plan.activeMs[i]), merchantId: seller.merchantId, shopId: seller.shopId };
+      return {
+        id: plan.firstId + i,
+        modelId: models[plan.model[i]].id,
+        active: isoTime(plan.activeMs[i]),
+        merchantId: seller.merchantId,
+        shopId: seller.shopId,
+      };
     };
     const byModelId = [...models.keys()].sort((a, b) => models[a].id - models[b].id);
 
@@ -76,7 +88,10 @@ export class CheckRollup {
 
     // stat_resource_day: entries per UTC day of the activation (stat_utc_day), model, resource and
     // seller, in its primary key's order (day first).
-    const dayEntries = new Map<string, [day: string, modelId: number, resourceId: number, merchantId: number, shopId: number, entries: number]>();
+    const dayEntries = new Map<
+      string,
+      [day: string, modelId: number, resourceId: number, merchantId: number, shopId: number, entries: number]
+    >();
     for (let i = 0; i < plan.count; i++) {
       const c = card(i);
       const m = plan.model[i];
@@ -94,13 +109,31 @@ export class CheckRollup {
       for (let k = 0; k < 5; k++) if (a[k] !== b[k]) return a[k] < b[k] ? -1 : 1;
       return 0;
     };
-    const dayRows = [...dayEntries.values()].sort(byKey).map(([day, modelId, resourceId, merchantId, shopId, entries]): Cell[] =>
-      [modelId, resourceId, merchantId, shopId, day, entries]);
+    const dayRows = [...dayEntries.values()]
+      .sort(byKey)
+      .map(([day, modelId, resourceId, merchantId, shopId, entries]): Cell[] => [
+        modelId,
+        resourceId,
+        merchantId,
+        shopId,
+        day,
+        entries,
+      ]);
 
     return [
       {
         table: 'stat_check_rollup',
-        columns: ['card_model_id', 'card_id', 'resource_id', 'entries', 'checks', 'active_time', 'merchant_id', 'shop_id', 'counted'],
+        columns: [
+          'card_model_id',
+          'card_id',
+          'resource_id',
+          'entries',
+          'checks',
+          'active_time',
+          'merchant_id',
+          'shop_id',
+          'counted',
+        ],
         chunks: (enc, maxRows) => encodeRows(rollupRows(), enc, maxRows),
       },
       {

@@ -46,7 +46,9 @@ export interface TableRows {
 const COPY_SPECIAL = /[\\\t\n\r]/;
 
 function copyText(s: string): string {
-  return COPY_SPECIAL.test(s) ? s.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r') : s;
+  return COPY_SPECIAL.test(s)
+    ? s.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r')
+    : s;
 }
 
 function copyCell(v: Cell): string {
@@ -113,7 +115,12 @@ export function fromObjects(table: string, objects: ReadonlyArray<Record<string,
   return {
     table,
     columns,
-    chunks: (enc, maxRows) => encodeRows(objects.map((o) => columns.map((c) => o[c] ?? null)), enc, maxRows),
+    chunks: (enc, maxRows) =>
+      encodeRows(
+        objects.map((o) => columns.map((c) => o[c] ?? null)),
+        enc,
+        maxRows,
+      ),
     total: objects.length,
     objects,
   };

@@ -1,5 +1,11 @@
 import type { Executor } from '../../platform/db/executor.js';
-import { businessMaxIds, listDemoDatasets, takenCheckerMobiles, takenUsernames, type DemoDatasetRow } from './demo.repository.js';
+import {
+  businessMaxIds,
+  listDemoDatasets,
+  takenCheckerMobiles,
+  takenUsernames,
+  type DemoDatasetRow,
+} from './demo.repository.js';
 
 /**
  * The generator writes only into a database without business records of someone else's:
@@ -9,9 +15,7 @@ import { businessMaxIds, listDemoDatasets, takenCheckerMobiles, takenUsernames, 
  * Run inside the generator's transaction, after its advisory lock, so two runs cannot both pass.
  */
 export type Verdict =
-  | { kind: 'empty' }
-  | { kind: 'exists'; dataset: DemoDatasetRow }
-  | { kind: 'refused'; reason: string };
+  { kind: 'empty' } | { kind: 'exists'; dataset: DemoDatasetRow } | { kind: 'refused'; reason: string };
 
 export async function assessDatabase(db: Executor): Promise<Verdict> {
   const datasets = await listDemoDatasets(db);
@@ -19,7 +23,10 @@ export async function assessDatabase(db: Executor): Promise<Verdict> {
   const present = (['merchant', 'card', 'check'] as const).filter((k) => max[k] !== null);
   if (datasets.length === 0) {
     if (present.length === 0) return { kind: 'empty' };
-    return { kind: 'refused', reason: `the database already holds ${present.map(label).join(', ')} that the demo generator did not make` };
+    return {
+      kind: 'refused',
+      reason: `the database already holds ${present.map(label).join(', ')} that the demo generator did not make`,
+    };
   }
   const recorded = {
     merchant: Math.max(...datasets.map((d) => d.maxMerchantId)),
@@ -28,7 +35,10 @@ export async function assessDatabase(db: Executor): Promise<Verdict> {
   };
   const newer = present.filter((k) => (max[k] ?? 0) > recorded[k]);
   if (newer.length) {
-    return { kind: 'refused', reason: `the database holds demo data plus ${newer.map(label).join(', ')} added after it` };
+    return {
+      kind: 'refused',
+      reason: `the database holds demo data plus ${newer.map(label).join(', ')} added after it`,
+    };
   }
   return { kind: 'exists', dataset: datasets[datasets.length - 1] };
 }

@@ -52,16 +52,46 @@ export function buildScenicCatalog(ids: IdAllocator, org: Organisation, password
     const { shopId, merchantId } = org.spotShops[index];
     const priceCents = def.price * 100;
     const spuId = ids.next('spu');
-    spus.push({ id: spuId, name: def.name, shop_id: shopId, merchant_id: merchantId, resource_type: 2, cost_price: priceCents, stock: null, status: 1, description: `${def.name}（${def.level}）` });
+    spus.push({
+      id: spuId,
+      name: def.name,
+      shop_id: shopId,
+      merchant_id: merchantId,
+      resource_type: 2,
+      cost_price: priceCents,
+      stock: null,
+      status: 1,
+      description: `${def.name}（${def.level}）`,
+    });
     const skuNames = [`${def.name}门票`, ...(def.extraSku ? [def.extraSku] : [])];
     const plans = skuNames.map((skuName, k): SkuPlan => {
       const skuId = ids.next('sku');
       const showPrice = k === 0 ? priceCents : Math.round(priceCents * 0.6);
-      skus.push({ id: skuId, goods_id: spuId, merchant_id: merchantId, shop_id: shopId, sku_name: skuName, show_price: showPrice, buy_price: showPrice, cost_price: Math.round(showPrice * 0.7), stock: 999999, mold: 1, card_num: null, status: 1 });
+      skus.push({
+        id: skuId,
+        goods_id: spuId,
+        merchant_id: merchantId,
+        shop_id: shopId,
+        sku_name: skuName,
+        show_price: showPrice,
+        buy_price: showPrice,
+        cost_price: Math.round(showPrice * 0.7),
+        stock: 999999,
+        mold: 1,
+        card_num: null,
+        status: 1,
+      });
       const gateNames = k === 0 ? def.entrances : def.entrances.slice(0, 1);
       const gates = gateNames.map((entranceName): GatePlan => {
         const entranceId = ids.next('sku_entrance');
-        entrances.push({ id: entranceId, sku_id: skuId, entrance_name: entranceName, merchant_id: merchantId, shop_id: shopId, goods_id: spuId });
+        entrances.push({
+          id: entranceId,
+          sku_id: skuId,
+          entrance_name: entranceName,
+          merchant_id: merchantId,
+          shop_id: shopId,
+          goods_id: spuId,
+        });
         return { entranceId, checkers: [], kiosk: [] };
       });
       if (k === 0) {
@@ -72,10 +102,26 @@ export function buildScenicCatalog(ids: IdAllocator, org: Organisation, password
         ];
         for (const [typeId, typeInfo, basePrice, status] of kinds) {
           tickets.push({
-            id: ids.next('tickets_sku'), sku_id: skuId, merchant_id: merchantId, shop_id: shopId, tickets_id: null, sku_name: `${def.name}${typeInfo.replace(/（.*$/, '')}`,
-            type_id: typeId, type_info: typeInfo, book_type: 1, id_limit_flag: typeId === 'adult', id_limit_days: typeId === 'adult' ? 1 : null,
-            id_limit_num: typeId === 'adult' ? 5 : null, base_price: basePrice, enter_type: '刷身份证或扫码入园', enter_start: '07:30:00', enter_end: '17:30:00',
-            refund_type: 1, refund_days: 1, refund_policy: '游玩日前一天 18:00 前可免费退', status,
+            id: ids.next('tickets_sku'),
+            sku_id: skuId,
+            merchant_id: merchantId,
+            shop_id: shopId,
+            tickets_id: null,
+            sku_name: `${def.name}${typeInfo.replace(/（.*$/, '')}`,
+            type_id: typeId,
+            type_info: typeInfo,
+            book_type: 1,
+            id_limit_flag: typeId === 'adult',
+            id_limit_days: typeId === 'adult' ? 1 : null,
+            id_limit_num: typeId === 'adult' ? 5 : null,
+            base_price: basePrice,
+            enter_type: '刷身份证或扫码入园',
+            enter_start: '07:30:00',
+            enter_end: '17:30:00',
+            refund_type: 1,
+            refund_days: 1,
+            refund_policy: '游玩日前一天 18:00 前可免费退',
+            status,
           });
         }
       }
@@ -90,11 +136,27 @@ export function buildScenicCatalog(ids: IdAllocator, org: Organisation, password
   let mobileSerial = 0;
   const addChecker = (name: string, merchantId: number, shopId: number, kiosk: boolean, posts: SpotPlan[]) => {
     const id = ids.next('checker');
-    checkers.push({ id, mobile: checkerMobile(++mobileSerial), password_hash: passwordHash, name, merchant_id: merchantId, shop_id: shopId, status: 1, ssk_flag: kiosk });
+    checkers.push({
+      id,
+      mobile: checkerMobile(++mobileSerial),
+      password_hash: passwordHash,
+      name,
+      merchant_id: merchantId,
+      shop_id: shopId,
+      status: 1,
+      ssk_flag: kiosk,
+    });
     for (const spot of posts) {
       for (const sku of spot.skus) {
         for (const gate of sku.gates) {
-          relations.push({ id: ids.next('checker_relation'), checker_id: id, sku_id: sku.skuId, entrance_id: gate.entranceId, merchant_id: spot.merchantId, shop_id: spot.shopId });
+          relations.push({
+            id: ids.next('checker_relation'),
+            checker_id: id,
+            sku_id: sku.skuId,
+            entrance_id: gate.entranceId,
+            merchant_id: spot.merchantId,
+            shop_id: spot.shopId,
+          });
           gate.checkers.push(id);
           gate.kiosk.push(kiosk);
         }
@@ -106,14 +168,47 @@ export function buildScenicCatalog(ids: IdAllocator, org: Organisation, password
   const demoSpots = spots.filter((s) => SPOTS[s.index].operator === DEMO_CHECKER_OPERATOR);
   const demoCheckerId = addChecker('演示核验员', demoSpots[0].merchantId, demoSpots[0].shopId, false, demoSpots);
   configs.push(
-    { id: ids.next('checker_config'), checker_id: demoCheckerId, name: '核验方式', config_type: 1, item: 'checkTypes', value: '1,2,3', remark: '刷卡/扫码、身份证、人脸', merchant_id: demoSpots[0].merchantId },
-    { id: ids.next('checker_config'), checker_id: demoCheckerId, name: '语音播报', config_type: 2, item: 'voiceBroadcast', value: 'on', remark: '核验结果语音播报', merchant_id: demoSpots[0].merchantId },
+    {
+      id: ids.next('checker_config'),
+      checker_id: demoCheckerId,
+      name: '核验方式',
+      config_type: 1,
+      item: 'checkTypes',
+      value: '1,2,3',
+      remark: '刷卡/扫码、身份证、人脸',
+      merchant_id: demoSpots[0].merchantId,
+    },
+    {
+      id: ids.next('checker_config'),
+      checker_id: demoCheckerId,
+      name: '语音播报',
+      config_type: 2,
+      item: 'voiceBroadcast',
+      value: 'on',
+      remark: '核验结果语音播报',
+      merchant_id: demoSpots[0].merchantId,
+    },
   );
   for (const spot of spots) {
     addChecker(`${SPOTS[spot.index].name.slice(0, 4)}检票员`, spot.merchantId, spot.shopId, false, [spot]);
     if (spot.index % 4 === 1) {
-      const kioskId = addChecker(`${SPOTS[spot.index].name.slice(0, 4)}自助核验机`, spot.merchantId, spot.shopId, true, [spot]);
-      configs.push({ id: ids.next('checker_config'), checker_id: kioskId, name: '自助核验模式', config_type: 3, item: 'kioskMode', value: 'face,idcard', remark: '自助闸机', merchant_id: spot.merchantId });
+      const kioskId = addChecker(
+        `${SPOTS[spot.index].name.slice(0, 4)}自助核验机`,
+        spot.merchantId,
+        spot.shopId,
+        true,
+        [spot],
+      );
+      configs.push({
+        id: ids.next('checker_config'),
+        checker_id: kioskId,
+        name: '自助核验模式',
+        config_type: 3,
+        item: 'kioskMode',
+        value: 'face,idcard',
+        remark: '自助闸机',
+        merchant_id: spot.merchantId,
+      });
     }
   }
 
@@ -122,8 +217,13 @@ export function buildScenicCatalog(ids: IdAllocator, org: Organisation, password
     demoCheckerId,
     checkerMobiles: checkers.map((c) => String(c.mobile)),
     tables: [
-      fromObjects('spu', spus), fromObjects('sku', skus), fromObjects('sku_entrance', entrances), fromObjects('tickets_sku', tickets),
-      fromObjects('checker', checkers), fromObjects('checker_relation', relations), fromObjects('checker_config', configs),
+      fromObjects('spu', spus),
+      fromObjects('sku', skus),
+      fromObjects('sku_entrance', entrances),
+      fromObjects('tickets_sku', tickets),
+      fromObjects('checker', checkers),
+      fromObjects('checker_relation', relations),
+      fromObjects('checker_config', configs),
     ],
   };
 }

@@ -41,9 +41,16 @@ const PG_TYPES = {
   },
 };
 
-export async function withDemoSession<T>(database: Database, databaseUrl: string | null, tz: string, fn: (s: DemoSession) => Promise<T>): Promise<T> {
+export async function withDemoSession<T>(
+  database: Database,
+  databaseUrl: string | null,
+  tz: string,
+  fn: (s: DemoSession) => Promise<T>,
+): Promise<T> {
   if (database.kind === 'pglite') {
-    return database.db.transaction().execute((trx) => fn({ kind: 'pglite', exec: trx, write: (rows, onBatch) => insertRows(trx, rows, onBatch) }));
+    return database.db
+      .transaction()
+      .execute((trx) => fn({ kind: 'pglite', exec: trx, write: (rows, onBatch) => insertRows(trx, rows, onBatch) }));
   }
   if (!databaseUrl) throw new Error('the demo generator needs the DATABASE_URL of the PostgreSQL database');
   const client = new pg.Client({ connectionString: databaseUrl, types: PG_TYPES, options: `-c TimeZone=${tz}` });
