@@ -34,6 +34,8 @@ export default tseslint.config(
     rules: {
       // The sanitisers strip control characters on purpose (input guard, xlsx cells, file names).
       'no-control-regex': 'off',
+      // One import statement per module: a front door imported once per file.
+      'no-duplicate-imports': ['error', { includeExports: false, allowSeparateTypeImports: true }],
       '@typescript-eslint/no-unused-vars': [
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },

@@ -1,10 +1,22 @@
-import type { LoginLogTable, OAuth2TokenTable, OpenAppTable, OperateLogTable } from './tables/platform.js';
+import type {
+  LoginLogTable,
+  OAuth2TokenTable,
+  OpenAppTable,
+  OperateLogTable,
+  FacePersonTable,
+  FileObjectTable,
+} from './tables/platform.js';
 import type { RegionTable } from './tables/region.js';
 import type { AdminUserTable, RoleTable, UserRoleTable } from './tables/staff.js';
-import type { CheckerConfigTable } from './tables/checker.js';
+import type {
+  CheckerConfigTable,
+  CardCheckTable,
+  CardCheckDayCountTable,
+  CardCheckFailTable,
+} from './tables/checker.js';
 import type { DeptTable } from './tables/dept.js';
 import type { MemberContactsTable, MemberFaceTable, MemberTable, MemberTallyTable } from './tables/member.js';
-import type { MerchantTable } from './tables/merchant.js';
+import type { MerchantTable, MerchantFinanceTable } from './tables/merchant.js';
 import type { ShopRelationTable, ShopTable } from './tables/shop.js';
 import type { CheckerRelationTable, CheckerTable } from './tables/verifier.js';
 import type {
@@ -13,12 +25,12 @@ import type {
   CardModelResourceRuleTable,
   CardModelTable,
   CardTable,
+  CardBatchTable,
+  CardModelPriceHistoryTable,
 } from './tables/card.js';
 import type { SkuEntranceTable, SkuTable, SpuTable, TicketsSkuTable } from './tables/catalog.js';
-import type { CardCheckTable } from './tables/checker.js';
 import type { DemoDatasetTable } from './tables/demo.js';
 import type { SalesTable } from './tables/sales.js';
-import type { FacePersonTable } from './tables/platform.js';
 import type { CustomDisTable, CustomDisUserTable } from './tables/custom.js';
 import type { CodegenColumnTable } from './tables/codegen.js';
 import type { MerchantContractTable } from './tables/contract.js';
@@ -30,7 +42,6 @@ import type {
   HotelRoomTypeTable,
 } from './tables/hotel.js';
 import type { CouponTable, CouponTemplateTable } from './tables/coupon.js';
-import type { CardCheckDayCountTable, CardCheckFailTable } from './tables/checker.js';
 import type { DeferredRevenueLedgerTable, DistributeBatchTable, DistributeDetailTable } from './tables/allocation.js';
 import type {
   ActivationRecordTable,
@@ -41,10 +52,7 @@ import type {
   ChannelOrderTable,
   OpenapiChannelOperatorTable,
 } from './tables/bank.js';
-import type { FileObjectTable } from './tables/platform.js';
 import type { MultipartUploadPartTable, MultipartUploadTable } from './tables/storage.js';
-import type { CardBatchTable, CardModelPriceHistoryTable } from './tables/card.js';
-import type { MerchantFinanceTable } from './tables/merchant.js';
 import type {
   EstimationDetailTable,
   EstimationSheetTable,

@@ -1,14 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig, ConfigError } from '../../src/config.js';
 import { AppError } from '../../src/platform/errors.js';
 import { createFace, type FaceService } from '../../src/platform/face/index.js';
 import { createFaceService } from '../../src/platform/face/face-service.js';
 import { createLocalFaceBackend } from '../../src/platform/face/local-provider.js';
 import { createPhotoReader } from '../../src/platform/face/photo-reader.js';
 import { guardedLookup, createAddressPolicy, isPublicAddress } from '../../src/platform/face/photo-fetch.js';
-import { ConfigError } from '../../src/config.js';
 import { openTestDatabase, type TestDb } from '../helpers/test-app.js';
 import { uniq } from '../helpers/factories.js';
 import { FACE_JPEG, facePng } from './face-images.js';

@@ -6,7 +6,6 @@ import type { Trx } from '../../platform/db/transaction.js';
 export const PHONE_ACTIVATED_INDEX = 'activation_record_phone_uq';
 export const IDNO_ACTIVATED_INDEX = 'activation_record_idno_uq';
 
-export const CardStatus = { UNBOUND: 1, BOUND: 2 } as const;
 export const ActiveStatus = { CONFIRMING: 0, BOUND: 1 } as const;
 export const OrderStatus = { CREATED: 1, COMPLETED: 2 } as const;
 

@@ -1,9 +1,8 @@
-import { findOrCreateMemberByMobile } from '../member/index.js';
+import { findOrCreateMemberByMobile, MOBILE_LOCK } from '../member/index.js';
 import { activatePoolCard, bindActivatedCard, takePoolCard } from '../card/index.js';
 import type { Db } from '../../platform/db/database.js';
 import { isUniqueViolation } from '../../platform/db/pg-errors.js';
 import { advisoryLock, inTransaction, type Trx } from '../../platform/db/transaction.js';
-import { MOBILE_LOCK } from '../member/index.js';
 import { badRequest } from '../../platform/errors.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import { IdType, isValidIdCardNumber } from '../../platform/id-number.js';

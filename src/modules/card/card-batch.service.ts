@@ -16,13 +16,12 @@ import {
   shopNotFound,
 } from './card.errors.js';
 import * as repo from './card-batch.repository.js';
-import { findMerchantState } from '../merchant/index.js';
+import { findMerchantState, assertMerchantEnabled } from '../merchant/index.js';
 import { optionalText as optional } from '../../platform/text-input.js';
 import type { CardModelService } from './card-model.service.js';
 import type { Batch, BatchGenerate, BatchPageQuery } from './card.schemas.js';
 import { defaultPrefix, randomCardNumbers } from './card-number.js';
 import { findShopOwner } from './card.repository.js';
-import { assertMerchantEnabled } from '../merchant/index.js';
 
 /** Numbers per INSERT statement (one array parameter each). */
 const INSERT_CHUNK = 20_000;

@@ -18,8 +18,7 @@ import type {
 } from './card-model.schemas.js';
 import { mayChangeModel } from './card-scope.js';
 import { nonBlank, optionalText as optional } from '../../platform/text-input.js';
-import { findMerchantState } from '../merchant/index.js';
-import { assertMerchantEnabled } from '../merchant/index.js';
+import { findMerchantState, assertMerchantEnabled } from '../merchant/index.js';
 
 /**
  * Card models. Platform users make them for the platform (no merchant) or for a merchant; merchant

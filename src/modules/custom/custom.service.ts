@@ -24,8 +24,7 @@ import type {
   CustomDisUserUpdate,
   RowError,
 } from './custom.schemas.js';
-import { findMerchantState } from '../merchant/index.js';
-import { assertMerchantEnabled } from '../merchant/index.js';
+import { findMerchantState, assertMerchantEnabled } from '../merchant/index.js';
 
 const ENABLED = 1;
 

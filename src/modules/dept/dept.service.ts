@@ -11,8 +11,7 @@ import * as repo from './dept.repository.js';
 import type { Dept, DeptAdd, DeptFilter, DeptPageQuery, DeptUpdate } from './dept.schemas.js';
 import { optionalText as optional } from '../../platform/text-input.js';
 import { isSelfOrAncestor, type TreeTable } from '../../platform/db/tree-ancestry.js';
-import { resolveRecordOwner } from '../merchant/index.js';
-import { assertMerchantEnabled } from '../merchant/index.js';
+import { resolveRecordOwner, assertMerchantEnabled } from '../merchant/index.js';
 
 const DEPT_TREE: TreeTable = { table: 'dept' };
 

@@ -2,11 +2,10 @@ import { sql, type Selectable } from 'kysely';
 import type { MemberContactsTable } from '../../db/tables/member.js';
 import type { Executor } from '../../platform/db/executor.js';
 import { keywordsCondition } from '../../platform/db/text-match.js';
-import { LIST_MAX_ROWS } from '../../platform/http/schemas.js';
+import { LIST_MAX_ROWS, codeText } from '../../platform/http/schemas.js';
 import { formatDateTime } from '../../platform/time.js';
 import type { StoredFace } from './contact-face.js';
 import type { MemberContacts } from './member-contacts.schemas.js';
-import { codeText } from '../../platform/http/schemas.js';
 
 export interface ContactValues {
   name: string;

@@ -1,12 +1,11 @@
 import { scopeOf } from '../../platform/auth/permissions.js';
 import type { Db } from '../../platform/db/database.js';
-import { parseDateRange, type DateRange } from '../../platform/date-range.js';
+import { parseDateRange, type DateRange, dayText } from '../../platform/date-range.js';
 import { isUniqueViolation } from '../../platform/db/pg-errors.js';
 import { advisoryLock, loggedTransaction } from '../../platform/db/transaction.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import { pageWindow, type Page } from '../../platform/http/paging.js';
 import type { Store } from '../../platform/store/store.js';
-import { dayText } from '../../platform/date-range.js';
 import { pageLiveChecks, type CheckDetail } from './check-detail.repository.js';
 import { createOrdersFromEstimation } from './orders.js';
 import { checkWatermark } from './settlement-calc.repository.js';

@@ -1,3 +1,4 @@
+import { STATUS_NAMES } from './settlement-status.js';
 import { Type, type Static } from 'typebox';
 import { DateRange, Id, Keywords, Nullable, Opt, PageFields } from '../../platform/http/schemas.js';
 // MerchantFinance (spec B 2.3) is the merchant module's record, kept by its finance operations.
@@ -59,8 +60,9 @@ export const CheckDetailResponse = Type.Object(
 );
 
 const Status = Type.Integer({
-  description:
-    'settlementStatus: 1 pending scenic-spot check, 2 pending platform calculation, 3 pending platform review, 4 pending invoice, 5 pending platform payment, 6 completed, 9 voided',
+  description: `settlementStatus: ${Object.entries(STATUS_NAMES)
+    .map(([code, name]) => `${code} ${name}`)
+    .join(', ')}`,
 });
 
 /** One order in the page (SettlementCardInfoResponse fields without finance and details). */

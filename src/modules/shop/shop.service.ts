@@ -21,12 +21,18 @@ import {
   type ShopUpdate,
 } from './shop.schemas.js';
 import { optionalText } from '../../platform/text-input.js';
-import { deleteShopStaff, ensureGlobalRole, freeUsername, insertShopUser, shopStaffIds } from '../staff/index.js';
-import { firstUngrantable } from '../staff/index.js';
-import { deletableUser } from '../staff/index.js';
-import { grantBeyondOwn } from '../staff/index.js';
-import { keepingASuperAdmin } from '../staff/index.js';
-import { SHOP_ADMIN_CODE } from '../staff/index.js';
+import {
+  deleteShopStaff,
+  ensureGlobalRole,
+  freeUsername,
+  insertShopUser,
+  shopStaffIds,
+  firstUngrantable,
+  deletableUser,
+  grantBeyondOwn,
+  keepingASuperAdmin,
+  SHOP_ADMIN_CODE,
+} from '../staff/index.js';
 import { assertMerchantEnabled } from '../merchant/index.js';
 
 /**

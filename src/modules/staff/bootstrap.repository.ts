@@ -1,4 +1,5 @@
 import type { Executor } from '../../platform/db/executor.js';
+import { insertUser, replaceUserRoles } from './staff.repository.js';
 
 export async function countStaff(db: Executor): Promise<number> {
   const r = await db
@@ -29,25 +30,9 @@ export async function insertStaff(
   },
   roleIds: number[],
 ): Promise<number> {
-  const r = await db
-    .insertInto('admin_user')
-    .values({
-      username: u.username,
-      password_hash: u.passwordHash,
-      nickname: u.nickname,
-      user_type: u.userType,
-      merchant_id: u.merchantId,
-      shop_id: u.shopId,
-      mobile: u.mobile ?? null,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  if (roleIds.length)
-    await db
-      .insertInto('user_role')
-      .values(roleIds.map((role_id) => ({ user_id: r.id, role_id })))
-      .execute();
-  return r.id;
+  const id = await insertUser(db, { ...u, mobile: u.mobile ?? null, deptId: null }, null);
+  if (roleIds.length) await replaceUserRoles(db, id, roleIds);
+  return id;
 }
 
 /** A staff user's successful login: the last-login stamp and, when given, the re-hashed password. */

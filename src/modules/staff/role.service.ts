@@ -28,8 +28,7 @@ import { isReservedRoleCode } from './system-roles.js';
 import { findShopOwner } from './staff.repository.js';
 import { keepingASuperAdmin } from './super-admins.js';
 import { nonBlank, optionalText as optional } from '../../platform/text-input.js';
-import { findMerchantState } from '../merchant/index.js';
-import { assertMerchantEnabled } from '../merchant/index.js';
+import { findMerchantState, assertMerchantEnabled } from '../merchant/index.js';
 
 /** Whether the scope sees the role (role.repository's visibleRoles, for one record). */
 function sees(scope: Scope, role: Role): boolean {

@@ -1,4 +1,5 @@
 import type { Executor } from '../../platform/db/executor.js';
+import { insertUser, replaceUserRoles } from './staff.repository.js';
 import { UserType } from '../../platform/http/context.js';
 
 /**
@@ -76,23 +77,9 @@ export async function insertShopUser(
   },
   by: number,
 ): Promise<number> {
-  const r = await db
-    .insertInto('admin_user')
-    .values({
-      username: u.username,
-      password_hash: u.passwordHash,
-      nickname: u.nickname,
-      user_type: UserType.SHOP,
-      merchant_id: u.merchantId,
-      shop_id: u.shopId,
-      dept_id: u.deptId,
-      created_by: by,
-      updated_by: by,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await db.insertInto('user_role').values({ user_id: r.id, role_id: u.roleId }).execute();
-  return r.id;
+  const id = await insertUser(db, { ...u, userType: UserType.SHOP, mobile: null }, by);
+  await replaceUserRoles(db, id, [u.roleId]);
+  return id;
 }
 
 /** Deletes the shop's living staff accounts logically; answers their ids (their sessions are revoked by the caller). */

@@ -37,8 +37,7 @@ import type {
 } from './staff.schemas.js';
 import { keepingASuperAdmin } from './super-admins.js';
 import { optionalText as optional } from '../../platform/text-input.js';
-import { findMerchantState } from '../merchant/index.js';
-import { assertMerchantEnabled } from '../merchant/index.js';
+import { findMerchantState, assertMerchantEnabled } from '../merchant/index.js';
 
 interface Placement {
   userType: number;

@@ -30,8 +30,7 @@ import type {
   CheckerUpdate,
   Relation,
 } from './verifier.schemas.js';
-import { findMerchantState } from '../merchant/index.js';
-import { assertMerchantEnabled } from '../merchant/index.js';
+import { findMerchantState, assertMerchantEnabled } from '../merchant/index.js';
 
 function nonBlank(field: string, text: string): string {
   const trimmed = text.trim();

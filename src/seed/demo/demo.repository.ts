@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/executor.js';
-import { findRoleIdByCode, insertRole } from '../../modules/staff/index.js';
-import { insertUser, replaceUserRoles } from '../../modules/staff/index.js';
+import { findRoleIdByCode, insertRole, insertUser, replaceUserRoles } from '../../modules/staff/index.js';
 import { ID_TABLES, type IdBases, type IdTable } from './ids.js';
 import type { StaffSpec } from './organisation.js';
 

@@ -1,6 +1,5 @@
 import type { Executor } from '../../platform/db/executor.js';
-import { insertCardModel } from '../../modules/card/index.js';
-import { insertPrice, insertRule } from '../../modules/card/index.js';
+import { insertCardModel, insertPrice, insertRule } from '../../modules/card/index.js';
 import { insertMerchant } from '../../modules/merchant/index.js';
 import { insertChecker, replaceRelations } from '../../modules/verifier/index.js';
 import type { Cell, TableRows } from './rows.js';
