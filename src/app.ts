@@ -19,13 +19,15 @@ import { guardedValidatorFactory } from './platform/http/validator.js';
 import { EMPTY_LIST_KEYWORD } from './platform/http/input-guard.js';
 import { recordOperation } from './platform/oplog/oplog.js';
 import { isPgTimeout } from './platform/db/pg-errors.js';
-import { registerMetrics } from './platform/metrics.js';
+import { registerMetrics, registerReplicaMetrics } from './platform/metrics.js';
+import { storeSessionWrites } from './platform/db/session-writes.js';
 import { registerOpenApi } from './platform/openapi/register.js';
 import { registerHealth, type Lifecycle } from './platform/health.js';
 import { createModules, MODULES } from './modules/index.js';
 import type { ModuleDefinition } from './platform/module.js';
 import { createPlatformServices, type PlatformServices } from './platform/services.js';
-import { scheduleJobs, type BackgroundJob } from './platform/jobs.js';
+import { runAtStart, scheduleJobs, type BackgroundJob } from './platform/jobs.js';
+import { logPartitionJobs } from './platform/oplog/log-partitions.js';
 import { embeddedBackupJob } from './platform/backup.js';
 import { PermissionCatalog } from './platform/auth/permission-catalog.js';
 import type { Deps } from './platform/deps.js';
@@ -40,6 +42,8 @@ export interface AppOptions {
   modules?: readonly ModuleDefinition[];
   /** Replaces SMS or face services (tests that record messages or simulate an outage). */
   services?: Partial<PlatformServices>;
+  /** Settles when the database is migrated (main prepares it while the app is built); requests wait for it. */
+  databaseReady?: Promise<unknown>;
 }
 
 /** Builds the whole service from its configuration and open connections (main, tests and benches). */
@@ -155,6 +159,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     }
   });
   const metrics = registerMetrics(app);
+  const replica = database.replica;
+  if (replica) {
+    registerReplicaMetrics(metrics, replica);
+    replica.lag.listen((state, lagMs) => app.log.warn({ state, lagMs }, 'read replica state changed'));
+  }
   registerHealth(app, { database, store, lifecycle: opts.lifecycle ?? { draining: false } });
 
   const services = await createPlatformServices({ config, db, store, logger: app.log }, opts.services);
@@ -182,14 +191,36 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const backup = embeddedBackupJob(database, config.backup, (file) =>
     app.log.info({ file }, 'embedded database backed up'),
   );
-  scheduleJobs(
-    app,
-    [purgeTokens, ...(backup ? [backup] : []), ...modules.flatMap((m) => m.jobs?.(deps) ?? [])],
-    metrics,
-  );
+  const jobs = [
+    purgeTokens,
+    ...(backup ? [backup] : []),
+    ...logPartitionJobs(db, config),
+    ...modules.flatMap((m) => m.jobs?.(deps) ?? []),
+  ];
+  // Partitions of the current months exist before the first request is served, on the migrated
+  // schema (docs/adr/0100-history-tables-partitioned-by-month.md). Not an onReady hook: that is bound
+  // by Fastify's plugin timeout, and main readies the app while the database is still migrating.
+  // A database that failed to prepare fails main's start; nothing to run then.
+  let starting: Promise<void> | null = Promise.resolve(opts.databaseReady)
+    .then(
+      () => runAtStart(app, jobs),
+      () => {},
+    )
+    .finally(() => {
+      starting = null;
+    });
+  app.addHook('onRequest', (_req, _reply, done) => {
+    if (starting === null) return done();
+    starting.then(() => done(), done);
+  });
+  app.addHook('onClose', async () => {
+    await starting;
+  });
+  scheduleJobs(app, jobs, metrics);
   await registerRoutes(app, routes, {
     db,
     authenticator,
+    sessionWrites: replica ? storeSessionWrites(store, replica.sessionWritesMs) : null,
     uploads: {
       tempDir: path.join(config.dataDir, 'tmp'),
       limits: {

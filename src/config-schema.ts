@@ -247,6 +247,36 @@ export const EnvSchema = Type.Object({
     (ms) => ms === 0 || ms >= 100,
     (ms) => `must be 0 (off) or between 100 and ${QUERY_TIMEOUT_MAX}, got ${ms}`,
   ),
+  DATABASE_REPORT_QUERY_TIMEOUT_MS: int(
+    'the statement bound of reports (statistics and exports) in place of `DATABASE_QUERY_TIMEOUT_MS`, and off with it',
+    120_000,
+    100,
+    QUERY_TIMEOUT_MAX,
+  ),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: Type.Refine(
+    int(
+      "the server ends a request's transaction left idle this long (its locks go with it, the request answers 503); `0` turns the bound off",
+      30_000,
+      0,
+      QUERY_TIMEOUT_MAX,
+      { allowed: `\`0\` (off) or 100–${QUERY_TIMEOUT_MAX}` },
+    ),
+    (ms) => ms === 0 || ms >= 100,
+    (ms) => `must be 0 (off) or between 100 and ${QUERY_TIMEOUT_MAX}, got ${ms}`,
+  ),
+  DATABASE_READ_URL: url(
+    'a streaming replica of `DATABASE_URL`: page, statistics and export reads go there while it is within `DATABASE_READ_MAX_LAG_MS`',
+    ['postgres:', 'postgresql:'],
+    { unset: 'every read on `DATABASE_URL`' },
+  ),
+  DATABASE_READ_POOL_MAX: int('connections to the read replica per instance', 10, 1, 1000),
+  DATABASE_READ_MAX_LAG_MS: int(
+    "the read replica is skipped (reads go to the primary) while it is further behind than this; also how long a session's reads stay on the primary after it wrote",
+    5_000,
+    100,
+    600_000,
+  ),
+  DATABASE_READ_LAG_CHECK_MS: int("how often each instance checks the read replica's lag", 500, 50, 60_000),
   REDIS_URL: url(
     'Redis holding sessions, captcha and SMS codes, nonces, rate limits and cache invalidation, shared by every instance',
     ['redis:', 'rediss:'],
@@ -268,6 +298,18 @@ export const EnvSchema = Type.Object({
     unset: '`DATA_DIR/backups`',
     allowed: 'a directory',
   }),
+  PARTITION_MONTHS_AHEAD: int(
+    'months after the current one whose partitions of the check records and logs the service makes ahead (hourly and at start)',
+    3,
+    1,
+    24,
+  ),
+  LOG_RETENTION_MONTHS: int(
+    'the operation, login and failed-scan logs keep this many whole months before the current one, older months are dropped hourly; `0` keeps everything; check records are never dropped',
+    0,
+    0,
+    1200,
+  ),
 
   // Logins and sessions
   ADMIN_USERNAME: text('login of the bootstrap administrator, created only on an empty database', 'admin', {

@@ -20,6 +20,12 @@ export interface Config {
    * silent). 0 turns both off. Migrations and the statistics roll-up are not bound by it.
    */
   databaseQueryTimeoutMs: number;
+  /** The statement bound of reports (statistics and exports), when statements are bound at all. */
+  databaseReportQueryTimeoutMs: number;
+  /** How long a request's transaction may sit idle before the server ends it; 0 turns it off. */
+  databaseIdleInTransactionTimeoutMs: number;
+  /** A streaming replica for page, statistics and export reads (docs/adr/0103-reads-on-a-streaming-replica.md). */
+  databaseRead: { url: string; poolMax: number; maxLagMs: number; checkEveryMs: number } | null;
   redisUrl: string | null;
   tz: string;
   logLevel: string;
@@ -86,6 +92,10 @@ export interface Config {
   storePrefix: string;
   /** Backups the service takes of the embedded database (PGlite with a data directory only; src/platform/backup.ts). */
   backup: { dir: string; stagingDir: string; everyMs: number; keep: number };
+  /** Months ahead whose partitions the history tables get (docs/adr/0100-history-tables-partitioned-by-month.md). */
+  partitionMonthsAhead: number;
+  /** Whole months the logs keep before the current one; 0 keeps everything (check records are never dropped). */
+  logRetentionMonths: number;
 }
 
 /** Raised for a bad environment value; main prints its message as the one line the operator sees. */
@@ -123,6 +133,12 @@ export function loadConfig(env: Env = process.env): Config {
       if (!value) throw new ConfigError(`${key} is required when STORAGE=s3`);
     }
   }
+  // The embedded database has no replicas: a read URL without DATABASE_URL is a mistake, not a choice.
+  if (v.DATABASE_READ_URL && !v.DATABASE_URL) {
+    throw new ConfigError(
+      'DATABASE_READ_URL needs DATABASE_URL (a replica of that PostgreSQL); PGlite has no replicas',
+    );
+  }
   if ((v.OPEN_APP_KEY === undefined) !== (v.OPEN_APP_SECRET === undefined)) {
     throw new ConfigError('OPEN_APP_KEY and OPEN_APP_SECRET must be set together');
   }
@@ -158,6 +174,16 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolMax: v.DATABASE_POOL_MAX,
     databaseConnectTimeoutMs: v.DATABASE_CONNECT_TIMEOUT_MS,
     databaseQueryTimeoutMs: v.DATABASE_QUERY_TIMEOUT_MS,
+    databaseReportQueryTimeoutMs: v.DATABASE_REPORT_QUERY_TIMEOUT_MS,
+    databaseIdleInTransactionTimeoutMs: v.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    databaseRead: v.DATABASE_READ_URL
+      ? {
+          url: v.DATABASE_READ_URL,
+          poolMax: v.DATABASE_READ_POOL_MAX,
+          maxLagMs: v.DATABASE_READ_MAX_LAG_MS,
+          checkEveryMs: v.DATABASE_READ_LAG_CHECK_MS,
+        }
+      : null,
     redisUrl: orNull(v.REDIS_URL),
     tz: v.TZ,
     logLevel: v.LOG_LEVEL,
@@ -229,5 +255,7 @@ export function loadConfig(env: Env = process.env): Config {
       everyMs: v.BACKUP_INTERVAL_HOURS * 60 * 60 * 1000,
       keep: v.BACKUP_KEEP,
     },
+    partitionMonthsAhead: v.PARTITION_MONTHS_AHEAD,
+    logRetentionMonths: v.LOG_RETENTION_MONTHS,
   };
 }

@@ -27,6 +27,9 @@ async function main(): Promise<void> {
     poolMax: config.databasePoolMax,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
     queryTimeoutMs: config.databaseQueryTimeoutMs,
+    reportQueryTimeoutMs: config.databaseReportQueryTimeoutMs,
+    idleInTransactionTimeoutMs: config.databaseIdleInTransactionTimeoutMs,
+    ...(config.databaseRead ? { replica: config.databaseRead } : {}),
   });
   // An upgrade of the embedded database is backed up before its migrations run: a migration that
   // fails, or a version that must be rolled back, leaves the data of the version before restorable.
@@ -56,7 +59,7 @@ async function main(): Promise<void> {
   const { buildApp } = await import('./app.js');
   const store = await openStore(config.redisUrl, config.storePrefix);
   const lifecycle = { draining: false };
-  const app = await buildApp({ config, database, store, lifecycle });
+  const app = await buildApp({ config, database, store, lifecycle, databaseReady: prepared });
   await app.ready();
   const seeded = await prepared;
   let demoLines: string[] = [];

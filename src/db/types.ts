@@ -13,6 +13,8 @@ import type {
   CardCheckTable,
   CardCheckDayCountTable,
   CardCheckFailTable,
+  CardCheckFailNonceTable,
+  CardCheckNonceTable,
 } from './tables/checker.js';
 import type { DeptTable } from './tables/dept.js';
 import type { MemberContactsTable, MemberFaceTable, MemberTable, MemberTallyTable } from './tables/member.js';
@@ -118,6 +120,8 @@ export interface DB {
   coupon: CouponTable;
   card_check_day_count: CardCheckDayCountTable;
   card_check_fail: CardCheckFailTable;
+  card_check_nonce: CardCheckNonceTable;
+  card_check_fail_nonce: CardCheckFailNonceTable;
   distribute_batch: DistributeBatchTable;
   distribute_detail: DistributeDetailTable;
   deferred_revenue_ledger: DeferredRevenueLedgerTable;

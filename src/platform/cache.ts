@@ -1,4 +1,5 @@
 import type { Store } from './store/store.js';
+import { onPrimary } from './db/read-context.js';
 
 const CHANNEL = 'cache-invalidate';
 
@@ -29,7 +30,9 @@ export class SharedCache {
     const pending = this.loading.get(name);
     if (pending) return pending as Promise<T>;
     const generation = this.generations.get(name) ?? 0;
-    const promise = load().then(
+    // Loaded from the primary whatever route asks first: a replica's older rows would stay cached
+    // past its lag bound (docs/adr/0103-reads-on-a-streaming-replica.md).
+    const promise = onPrimary(load).then(
       (value) => {
         if ((this.generations.get(name) ?? 0) === generation) this.entries.set(name, value);
         if (this.loading.get(name) === promise) this.loading.delete(name);

@@ -9,7 +9,24 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 export interface BackgroundJob {
   name: string;
   everyMs: number;
+  /** also run once when the service starts, before it serves (runAtStart) */
+  atStart?: boolean;
   run(): Promise<void>;
+}
+
+/**
+ * Runs the jobs marked `atStart` once, one after the other, before the app serves. A failure is
+ * logged, not thrown: such a job prepares ahead of need (partitions: their default partition takes
+ * the rows meanwhile), and its hourly run tries again.
+ */
+export async function runAtStart(app: FastifyInstance, jobs: BackgroundJob[]): Promise<void> {
+  for (const job of jobs.filter((j) => j.atStart)) {
+    try {
+      await job.run();
+    } catch (err) {
+      app.log.warn({ err, job: job.name }, 'background job failed at start');
+    }
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { passwordVerifications } from './auth/password.js';
+import type { ReplicaReads } from './db/database.js';
 
 /** Prometheus metrics at /metrics: process defaults and one latency histogram per route and outcome. */
 export function registerMetrics(app: FastifyInstance): Registry {
@@ -43,4 +44,47 @@ export function registerMetrics(app: FastifyInstance): Registry {
     return registry.metrics();
   });
   return registry;
+}
+
+/**
+ * The streaming replica (docs/adr/0103-reads-on-a-streaming-replica.md), read from the routing's own
+ * counts when scraped: nothing is added to a query's path.
+ */
+export function registerReplicaMetrics(registry: Registry, replica: ReplicaReads): void {
+  new Gauge({
+    name: 'db_replica_lag_seconds',
+    help: 'How old the read replica may be (the age of the newest primary WAL position it has replayed); -1 while it does not answer',
+    registers: [registry],
+    collect() {
+      this.set(replica.lag.lagMs === null ? -1 : replica.lag.lagMs / 1000);
+    },
+  });
+  new Gauge({
+    name: 'db_replica_usable',
+    help: '1 while replica reads go to the read replica; 0 while it lags over DATABASE_READ_MAX_LAG_MS or does not answer',
+    registers: [registry],
+    collect() {
+      this.set(replica.lag.usable ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: 'db_replica_route_reads_total',
+    help: 'Reads of replica routes (pages, statistics, exports) by where they ran',
+    labelNames: ['target'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [target, n] of Object.entries(replica.counts.reads)) this.inc({ target }, n);
+    },
+  });
+  new Counter({
+    name: 'db_replica_skips_total',
+    help: 'Reads of replica routes sent to the primary, by reason: lag (over the bound), unreachable, own-write (the request wrote), recent-write (its session wrote within the bound)',
+    labelNames: ['reason'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [reason, n] of Object.entries(replica.counts.skips)) this.inc({ reason }, n);
+    },
+  });
 }

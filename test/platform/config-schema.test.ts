@@ -140,6 +140,16 @@ describe('validation against the schema', () => {
     expect(refusal({ NODE_HEAP_MB: '1.5' })).toMatch(/^NODE_HEAP_MB must be a whole number/);
     expect(() => loadConfig({ NODE_HEAP_MB: '256' })).not.toThrow();
   });
+
+  it('refuses a read replica without the PostgreSQL it would be a replica of', () => {
+    expect(refusal({ DATABASE_READ_URL: 'postgres://replica:5433/tc' })).toMatch(
+      /^DATABASE_READ_URL needs DATABASE_URL/,
+    );
+    expect(
+      loadConfig({ DATABASE_URL: 'postgres://primary:5432/tc', DATABASE_READ_URL: 'postgres://replica:5433/tc' })
+        .databaseRead,
+    ).toEqual({ url: 'postgres://replica:5433/tc', poolMax: 10, maxLagMs: 5_000, checkEveryMs: 500 });
+  });
 });
 
 describe('an empty environment', () => {
@@ -152,6 +162,9 @@ describe('an empty environment', () => {
       databasePoolMax: 10,
       databaseConnectTimeoutMs: 5000,
       databaseQueryTimeoutMs: 30_000,
+      databaseReportQueryTimeoutMs: 120_000,
+      databaseIdleInTransactionTimeoutMs: 30_000,
+      databaseRead: null,
       redisUrl: null,
       tz: 'Asia/Shanghai',
       logLevel: 'info',
@@ -199,6 +212,8 @@ describe('an empty environment', () => {
         everyMs: 24 * 60 * 60 * 1000,
         keep: 7,
       },
+      partitionMonthsAhead: 3,
+      logRetentionMonths: 0,
     });
   });
 

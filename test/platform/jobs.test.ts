@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { scheduleJobs } from '../../src/platform/jobs.js';
+import { runAtStart, scheduleJobs } from '../../src/platform/jobs.js';
 
 describe('module jobs (platform/jobs.ts)', () => {
   afterEach(() => vi.useRealTimers());
@@ -76,6 +76,26 @@ describe('module jobs (platform/jobs.ts)', () => {
     expect(text).toContain(
       `background_job_last_success_timestamp_seconds{job="tidy"} ${Date.parse('2026-11-26T12:00:02Z') / 1000}`,
     );
+    await app.close();
+  });
+
+  it('runs the jobs marked atStart once, in order, logging a failure without stopping the others', async () => {
+    const app = Fastify({ logger: false });
+    const warn = vi.spyOn(app.log, 'warn');
+    const ran: string[] = [];
+    const job = (name: string, atStart: boolean, fail = false) => ({
+      name,
+      everyMs: 1000,
+      atStart,
+      run: async () => {
+        ran.push(name);
+        if (fail) throw new Error('boom');
+      },
+    });
+    await runAtStart(app, [job('a', true, true), job('hourly', false), job('b', true)]);
+    expect(ran).toEqual(['a', 'b']);
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0][1]).toBe('background job failed at start');
     await app.close();
   });
 });

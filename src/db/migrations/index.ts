@@ -25,6 +25,7 @@ import * as m0028 from './20261127_0028_clear_stray_card_num.js';
 import * as m0029 from './20261127_0029_member_tally.js';
 import * as m0030 from './20261128_0030_merchant_finance_owner.js';
 import * as m0031 from './20261128_0031_minimal_add_requests.js';
+import * as m0032 from './20261206_0032_partitioned_history.js';
 
 /**
  * Migrations listed statically rather than read from the folder, so they load the same way under
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   '20261127_0029_member_tally': m0029,
   '20261128_0030_merchant_finance_owner': m0030,
   '20261128_0031_minimal_add_requests': m0031,
+  '20261206_0032_partitioned_history': m0032,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -33,10 +33,29 @@ export interface CardCheckTable extends Audit {
   check_time: Timestamp;
   check_date: DateText;
   is_deleted: Generated<boolean>;
-  /** the client's scan id (migration 0011_checkin): unique per verifier */
+  /** the client's scan id (migration 0011_checkin): unique per verifier through card_check_nonce (migration 0032) */
   nonce: string | null;
   /** entries left on the check's day for its card and resource, as answered at check-in */
   checks_left: number | null;
+}
+
+/**
+ * A verifier's scan id of a check (migration 0032): unique per verifier, pointing at its check by id
+ * and check time (card_check is partitioned by check time). Kept as long as the check.
+ */
+export interface CardCheckNonceTable {
+  checker_id: number;
+  nonce: string;
+  check_id: number;
+  check_time: Timestamp;
+}
+
+/** A verifier's scan id of a refusal (migration 0032), kept as long as its failed-scan log row. */
+export interface CardCheckFailNonceTable {
+  checker_id: number;
+  nonce: string;
+  fail_id: number;
+  created_at: Timestamp;
 }
 
 /** Entries used per card, resource and day (the exact daily limit of check-in). */

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Scope } from '../../platform/auth/permissions.js';
 import { codeText } from '../../platform/http/schemas.js';
 import type { Executor } from '../../platform/db/executor.js';
@@ -30,30 +31,35 @@ export interface NewCheckFail {
   nonce: string | null;
 }
 
-/** A re-sent refused scan (same nonce) is logged once. */
+/**
+ * A re-sent refused scan (same nonce) is logged once: one statement draws the row's id, claims the
+ * nonce in card_check_fail_nonce pointing at it, and writes the row only when the claim took (or when
+ * there is no nonce). A concurrent send of the same refusal waits on the claim and writes nothing.
+ */
 export async function insertCheckFail(db: Executor, f: NewCheckFail): Promise<void> {
-  await db
-    .insertInto('card_check_fail')
-    .values({
-      checker_id: f.checkerId,
-      merchant_id: f.merchantId,
-      shop_id: f.shopId,
-      sku_id: f.skuId,
-      entrance_id: f.entranceId,
-      card_id: f.cardId,
-      card_number: f.cardNumber,
-      id_type: f.idType,
-      id_no: f.idNo,
-      face_photo: f.facePhoto,
-      check_type: f.checkType,
-      consume_num: f.consumeNum,
-      check_time: f.checkTime,
-      errcode: f.errcode,
-      reason: f.reason.slice(0, 255),
-      nonce: f.nonce,
-    })
-    .onConflict((oc) => oc.columns(['checker_id', 'nonce']).where('nonce', 'is not', null).doNothing())
-    .execute();
+  await sql`
+    with drawn as (select nextval('card_check_fail_id_seq') as id, now() as at),
+    claimed as (
+      insert into card_check_fail_nonce (checker_id, nonce, fail_id, created_at)
+      select ${f.checkerId}, ${f.nonce}, drawn.id, drawn.at from drawn where ${f.nonce}::text is not null
+      on conflict (checker_id, nonce) do nothing
+      returning fail_id
+    )
+    insert into card_check_fail (
+      id, checker_id, merchant_id, shop_id, sku_id, entrance_id, card_id, card_number, id_type, id_no, face_photo,
+      check_type, consume_num, check_time, errcode, reason, nonce, created_at
+    )
+    select drawn.id, ${f.checkerId}, ${f.merchantId}, ${f.shopId}, ${f.skuId}, ${f.entranceId}, ${f.cardId}, ${f.cardNumber},
+      ${f.idType}, ${f.idNo}, ${f.facePhoto}, ${f.checkType}, ${f.consumeNum}, ${f.checkTime}, ${f.errcode},
+      ${f.reason.slice(0, 255)}, ${f.nonce}, drawn.at
+    from drawn
+    where ${f.nonce}::text is null or exists (select 1 from claimed)`.execute(db);
+}
+
+/** The refusals' nonces of the log rows a retention dropped (the rows before `cutoff`). */
+export async function deleteFailNoncesBefore(db: Executor, cutoff: Date): Promise<number> {
+  const r = await db.deleteFrom('card_check_fail_nonce').where('created_at', '<', cutoff).executeTakeFirst();
+  return Number(r.numDeletedRows);
 }
 
 export interface CheckFailFilter {

@@ -9,6 +9,7 @@ import { createCheckFailService } from './check-fail.service.js';
 import { checkerConfigRoutes } from './checker-config.routes.js';
 import { createCheckerConfigService } from './checker-config.service.js';
 import { dayCountPruningJob } from './day-count-pruning.js';
+import { checkPartitionJobs } from './check-partitions.js';
 
 /**
  * Verifiers: login and logout (spec A 4.1), check-in and the verifier's records (B 4.2, app channel),
@@ -28,5 +29,5 @@ export const checkerModule = defineModule({
     }),
     ...checkerConfigRoutes(createCheckerConfigService({ db })),
   ],
-  jobs: ({ db }) => [dayCountPruningJob(db)],
+  jobs: ({ db, config }) => [dayCountPruningJob(db), ...checkPartitionJobs(db, config)],
 });

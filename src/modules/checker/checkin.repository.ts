@@ -56,16 +56,23 @@ export interface ScanJudgement {
   offline: boolean;
 }
 
-/** The record or refusal the verifier's earlier send with this nonce got (a check wins over a refusal). */
+/**
+ * The record or refusal the verifier's earlier send with this nonce got (a check wins over a refusal).
+ * The nonce tables hold each nonce once and point at its row by id and partition column, so the
+ * look-up reads one partition of each log (docs/adr/0100-history-tables-partitioned-by-month.md).
+ */
 function earlierScanQuery(checkerId: number, nonce: string) {
   return sql`
     select 'checked' as kind, cc.id as check_id, cc.sku_id, c.card_number, cc.tourist_card_no, null::integer as errcode, null::text as reason
-    from card_check cc join card c on c.id = cc.card_id
-    where cc.checker_id = ${checkerId} and cc.nonce = ${nonce}
+    from card_check_nonce n
+    join card_check cc on cc.id = n.check_id and cc.check_time = n.check_time
+    join card c on c.id = cc.card_id
+    where n.checker_id = ${checkerId} and n.nonce = ${nonce}
     union all
     select 'refused', null, f.sku_id, f.card_number, f.id_no, f.errcode, f.reason
-    from card_check_fail f
-    where f.checker_id = ${checkerId} and f.nonce = ${nonce}
+    from card_check_fail_nonce n
+    join card_check_fail f on f.id = n.fail_id and f.created_at = n.created_at
+    where n.checker_id = ${checkerId} and n.nonce = ${nonce}
     order by kind
     limit 1`;
 }
@@ -347,6 +354,14 @@ const WRITE_VALUES = [
 ] as const;
 type WriteValues = Record<(typeof WRITE_VALUES)[number], unknown>;
 
+/**
+ * The check times a day's checks can have (its date in the service's zone, a day either side covers
+ * any zone): card_check is partitioned by check time, so this reads that month's partition alone
+ * instead of probing every month's index (docs/adr/0100-history-tables-partitioned-by-month.md).
+ */
+const aroundDay = (day: unknown) =>
+  sql`k.check_time >= (${day}::date - 1)::timestamptz and k.check_time < (${day}::date + 2)::timestamptz`;
+
 /** The operation-log row, its business id being the check the same statement inserts. */
 function logOfCheck(log: WriteValues | null): RawBuilder<unknown> {
   if (!log) return sql``;
@@ -364,7 +379,8 @@ function byRoomThenUse(c: WriteValues, shape: KeyShape) {
       (select d.used from card_check_day_count d
         where d.card_id = cards.c_id and d.resource_id = pl.p_resource_id and d.check_date = ${c.checkDate}::date),
       (select sum(k.consume_num)::integer from card_check k
-        where k.card_id = cards.c_id and k.resource_id = pl.p_resource_id and k.check_date = ${c.checkDate}::date and not k.is_deleted),
+        where k.card_id = cards.c_id and k.resource_id = pl.p_resource_id and k.check_date = ${c.checkDate}::date and not k.is_deleted
+          and ${aroundDay(c.checkDate)}),
       0)`;
   return sql`(${used} + ${c.consumeNum} <= c_daily_limit) desc, c_use_rank`;
 }
@@ -395,6 +411,7 @@ const checkIns = perShape(WRITE_VALUES, (p, variant) => {
       cross join lateral (
         select coalesce(sum(k.consume_num), 0)::integer as used from card_check k
         where k.card_id = ch.c_id and k.resource_id = pl.p_resource_id and k.check_date = ${c.checkDate}::date and not k.is_deleted
+          and ${aroundDay(c.checkDate)}
       ) s
       where ${c.timeAllowed}::boolean
         and not exists (select 1 from earlier)
@@ -414,7 +431,11 @@ const checkIns = perShape(WRITE_VALUES, (p, variant) => {
         ch.c_holder_id_no, coalesce(${c.photo}::text, ch.c_holder_face_photo), ${c.consumeNum}, ${c.checkType}, 1, ${c.at}::timestamptz,
         ${c.checkDate}::date, ${c.storedNonce}, ch.c_daily_limit - counted.used, ${c.checkerId}, ${c.checkerId}
       from counted cross join chosen ch cross join place pl
-      returning id, card_id, checks_left, created_at
+      returning id, card_id, checks_left, created_at, check_time
+    ),
+    nonced as (
+      insert into card_check_nonce (checker_id, nonce, check_id, check_time)
+      select ${c.checkerId}, ${c.storedNonce}, ins.id, ins.check_time from ins where ${c.storedNonce}::text is not null
     )${logOfCheck(logged === 'logged' ? c : null)}
     select j.*, ch.c_id is not null as c_chosen, w.id as w_id, w.card_id as w_card_id, w.checks_left as w_checks_left, w.created_at as w_created_at
     from (${judgedRows}) j
@@ -435,7 +456,9 @@ const checkIns = perShape(WRITE_VALUES, (p, variant) => {
  * only inserted within the limit; an existing row is raised only while it stays within the limit.
  * ON CONFLICT … DO UPDATE locks the row and re-reads it after a concurrent writer commits, so
  * concurrent scans of one card queue there and at most `limit` entries pass, on any number of
- * instances. The check row is inserted from the counter's answer, so no answer means no record.
+ * instances. The check row is inserted from the counter's answer, so no answer means no record; its
+ * nonce, when it has one, is claimed in card_check_nonce by the same statement, so a concurrent send
+ * of the same scan fails on NONCE_INDEX and writes nothing.
  */
 export async function checkInScan(
   db: Executor,
@@ -464,4 +487,5 @@ export async function checkInScan(
   });
 }
 
-export const NONCE_INDEX = 'card_check_checker_nonce_uq';
+/** The key a second check with the same verifier and nonce violates (the statement then writes nothing). */
+export const NONCE_INDEX = 'card_check_nonce_pkey';

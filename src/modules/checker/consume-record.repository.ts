@@ -127,6 +127,9 @@ export async function revokeCheck(
     .where('id', '=', id)
     .where('checker_id', '=', checkerId)
     .where('check_date', '=', day)
+    // The day's check times (± a day for any zone): only that month's partition is read
+    // (docs/adr/0100-history-tables-partitioned-by-month.md).
+    .where(sql<boolean>`check_time >= (${day}::date - 1)::timestamptz and check_time < (${day}::date + 2)::timestamptz`)
     .where('is_deleted', '=', false)
     .returning(['id', 'card_id', 'card_model_id', 'resource_id', 'check_date', 'consume_num'])
     .executeTakeFirst();

@@ -11,6 +11,9 @@ import { ensurePgliteDataDir } from './pglite-initdb.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { PgliteThread } from './pglite-thread.js';
 import { PgliteThreadDialect } from './pglite-thread-dialect.js';
+import { readContext } from './read-context.js';
+import { ReplicaLag } from './replica-lag.js';
+import { ReplicaRoutingDialect, RoutingCounts } from './replica-routing.js';
 
 export type Db = Kysely<DB>;
 
@@ -24,6 +27,8 @@ export interface Database {
    */
   unbounded: Db;
   kind: 'pglite' | 'postgres';
+  /** With a streaming replica configured (DatabaseOptions.replica): its state and what the routing did. */
+  replica?: ReplicaReads;
   /** Resolves when the database answers; rejects otherwise (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -34,6 +39,23 @@ export interface Database {
    * (a directory that must not exist yet); PgliteThread.copyDataDir says what the copy is.
    */
   copyDataDir?(target: string): Promise<void>;
+}
+
+export interface ReplicaReads {
+  lag: ReplicaLag;
+  counts: RoutingCounts;
+  /** how long a session's reads stay on the primary after it wrote */
+  sessionWritesMs: number;
+}
+
+/** A streaming replica of the PostgreSQL primary (docs/adr/0103-reads-on-a-streaming-replica.md). */
+export interface ReplicaOptions {
+  url: string;
+  poolMax: number;
+  /** further behind than this, it is skipped */
+  maxLagMs: number;
+  /** how often its lag is checked */
+  checkEveryMs: number;
 }
 
 export interface DatabaseOptions {
@@ -54,6 +76,15 @@ export interface DatabaseOptions {
    */
   connectTimeoutMs?: number;
   queryTimeoutMs?: number;
+  /**
+   * The statement bound of reports (statistics and exports, marked so by their routes), when
+   * `queryTimeoutMs` is set (docs/adr/0104-statement-bounds-per-kind-of-operation.md); unset → `queryTimeoutMs`.
+   */
+  reportQueryTimeoutMs?: number;
+  /** How long a transaction may sit idle before the server ends its session; unset → `queryTimeoutMs`, 0 → off. */
+  idleInTransactionTimeoutMs?: number;
+  /** PostgreSQL only: reads of page, statistics and export routes go there when it is fresh enough. */
+  replica?: ReplicaOptions;
 }
 
 // Ids and counts are bigint in SQL but stay far below 2^53, so they travel as plain numbers;
@@ -89,8 +120,27 @@ interface PoolSettings {
   tz: string;
   max: number;
   connectTimeoutMs?: number;
-  queryTimeoutMs?: number;
+  /** the statement bounds, ordinary and of reports; unset → none */
+  bounds?: StatementBounds;
+  idleInTransactionTimeoutMs?: number;
 }
+
+interface StatementBounds {
+  ordinaryMs: number;
+  reportMs: number;
+}
+
+/** The statement bound of the request being served: its route's kind (read-context.ts). */
+function boundFor(bounds: StatementBounds): number {
+  return readContext()?.reads === 'report' ? bounds.reportMs : bounds.ordinaryMs;
+}
+
+// A session setting changed inside a transaction that then rolls back (to a savepoint, or whole) is
+// undone with it. The bound is set before a request's first statement (its `begin`), so never inside
+// one; still, after a rollback on a connection not at the ordinary bound, the bound counts as unknown
+// and is set again before the next statement.
+const ROLLBACK = /^\s*rollback\b/i;
+const SET_STATEMENT_TIMEOUT = "select set_config('statement_timeout', $1, false)";
 
 // The drivers are loaded when the first query needs them: a process uses one of the two, and
 // loading neither until then lets the app be built while the database starts.
@@ -109,6 +159,8 @@ async function createPgPool(s: PoolSettings) {
   class PreparingClient extends pg.Client {
     /** The timeout this connection was given up after, if it was. */
     gaveUp: Error | null = null;
+    /** This session's statement_timeout; null when not known (after a rollback). */
+    statementMs: number | null = s.bounds?.ordinaryMs ?? null;
 
     constructor(config?: ConstructorParameters<typeof pg.Client>[0]) {
       super(config);
@@ -120,6 +172,29 @@ async function createPgPool(s: PoolSettings) {
     }
   }
   const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+  const bounds = s.bounds;
+  /** One statement; `boundMs`, when not the ordinary bound, gives it the read timeout of its own bound. */
+  function send(client: PreparingClient, args: unknown[], boundMs: number | null): unknown {
+    const [text, values] = args;
+    const plain = args.length === 2 && typeof text === 'string' && Array.isArray(values);
+    const name = plain ? namedStatement(text) : null;
+    const readTimeout = boundMs !== null && boundMs !== bounds?.ordinaryMs ? boundMs + READ_TIMEOUT_GRACE_MS : null;
+    const result =
+      plain && (name || readTimeout)
+        ? query.call(client, {
+            ...(name ? { name } : {}),
+            text,
+            values,
+            ...(readTimeout ? { query_timeout: readTimeout } : {}),
+          })
+        : query.apply(client, args);
+    if (plain && ROLLBACK.test(text) && result instanceof Promise) {
+      return result.finally(() => {
+        if (client.statementMs !== bounds?.ordinaryMs) client.statementMs = null;
+      });
+    }
+    return result;
+  }
   (PreparingClient.prototype as unknown as { query: typeof query }).query = function (
     this: PreparingClient,
     ...args: unknown[]
@@ -128,9 +203,16 @@ async function createPgPool(s: PoolSettings) {
     // node-postgres's "not queryable"), so the request's error says what happened (app.ts skips the
     // failure's log row then, which would wait as long again).
     if (this.gaveUp && typeof args[args.length - 1] !== 'function') return Promise.reject(this.gaveUp);
-    const [text, values] = args;
-    const name = args.length === 2 && typeof text === 'string' && Array.isArray(values) ? namedStatement(text) : null;
-    const result = name ? query.call(this, { name, text, values }) : query.apply(this, args);
+    // A report's statements get the report bound: set on the session before its first one, and set
+    // back before an ordinary request's (one round trip more, only when the kind changes).
+    const boundMs = bounds && typeof args[args.length - 1] !== 'function' ? boundFor(bounds) : null;
+    const result =
+      boundMs !== null && boundMs !== this.statementMs
+        ? (send(this, [SET_STATEMENT_TIMEOUT, [String(boundMs)]], null) as Promise<unknown>).then(() => {
+            this.statementMs = boundMs;
+            return send(this, args, boundMs);
+          })
+        : send(this, args, boundMs);
     if (!(result instanceof Promise)) return result;
     // After a read timeout node-postgres still waits on this connection for the lost answer, and
     // Kysely hands the client back to the pool as healthy: the next request would queue behind that
@@ -158,13 +240,10 @@ async function createPgPool(s: PoolSettings) {
     keepAliveInitialDelayMillis: 30_000,
     // A request's transaction waiting that long between two of its statements has lost its way (or its
     // instance its network): the server ends that session rather than hold its locks indefinitely.
-    ...(s.queryTimeoutMs
-      ? {
-          statement_timeout: s.queryTimeoutMs,
-          query_timeout: s.queryTimeoutMs + READ_TIMEOUT_GRACE_MS,
-          idle_in_transaction_session_timeout: s.queryTimeoutMs,
-        }
+    ...(s.bounds
+      ? { statement_timeout: s.bounds.ordinaryMs, query_timeout: s.bounds.ordinaryMs + READ_TIMEOUT_GRACE_MS }
       : {}),
+    ...(s.idleInTransactionTimeoutMs ? { idle_in_transaction_session_timeout: s.idleInTransactionTimeoutMs } : {}),
   });
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => {});
@@ -177,31 +256,73 @@ function openPostgres(url: string, opts: DatabaseOptions): Database {
     tz: opts.tz,
     max: opts.poolMax ?? 10,
     connectTimeoutMs: opts.connectTimeoutMs,
-    queryTimeoutMs: opts.queryTimeoutMs,
+    bounds: opts.queryTimeoutMs
+      ? { ordinaryMs: opts.queryTimeoutMs, reportMs: opts.reportQueryTimeoutMs ?? opts.queryTimeoutMs }
+      : undefined,
+    idleInTransactionTimeoutMs: opts.idleInTransactionTimeoutMs ?? opts.queryTimeoutMs,
   };
   let requestPool: ReturnType<typeof createPgPool> | null = null;
   const pool = () => (requestPool ??= createPgPool(settings));
-  const kysely = (create: () => ReturnType<typeof createPgPool>) =>
-    guarded(
-      new TransactionGuard(),
-      (plugins) => new Kysely<DB>({ dialect: new PostgresDialect({ pool: create }), plugins }),
-    );
-  const db = kysely(pool);
-  const unbounded = kysely(() => createPgPool({ ...settings, max: UNBOUNDED_POOL_MAX, queryTimeoutMs: undefined }));
+  const kysely = (dialect: PostgresDialect) =>
+    guarded(new TransactionGuard(), (plugins) => new Kysely<DB>({ dialect, plugins }));
+  const replica = opts.replica ? openReplica(opts.replica, settings, pool, opts.connectTimeoutMs) : null;
+  const db = kysely(
+    replica
+      ? new ReplicaRoutingDialect({ pool }, { pool: replica.pool }, replica.reads.lag, replica.reads.counts)
+      : new PostgresDialect({ pool }),
+  );
+  const unbounded = kysely(
+    new PostgresDialect({
+      pool: () =>
+        createPgPool({
+          ...settings,
+          max: UNBOUNDED_POOL_MAX,
+          bounds: undefined,
+          idleInTransactionTimeoutMs: undefined,
+        }),
+    }),
+  );
   return {
     db,
     unbounded,
     kind: 'postgres',
+    ...(replica ? { replica: replica.reads } : {}),
     // Straight on the pool, so its own bound applies (a `select 1` has no reason to take long) and a
-    // failed ping's client is discarded (pool.query releases it with the error).
+    // failed ping's client is discarded (pool.query releases it with the error). The primary's only:
+    // while it answers, the service does, replica or not.
     ping: async () => {
       // (query_timeout per query is node-postgres's own, missing from @types/pg's QueryConfig)
       await (await pool()).query({ text: 'select 1', query_timeout: opts.connectTimeoutMs } as QueryConfig);
     },
     close: async () => {
+      await replica?.reads.lag.stop();
       await Promise.all([db.destroy(), unbounded.destroy()]);
     },
   };
+}
+
+/** The replica's pool (bounded as the primary's), and the check of its lag, started at once. */
+function openReplica(
+  r: ReplicaOptions,
+  primarySettings: PoolSettings,
+  primaryPool: () => ReturnType<typeof createPgPool>,
+  connectTimeoutMs: number | undefined,
+) {
+  let replicaPool: ReturnType<typeof createPgPool> | null = null;
+  const pool = () => (replicaPool ??= createPgPool({ ...primarySettings, url: r.url, max: r.poolMax }));
+  // A check waits no longer than a connection may take: a silent replica is found out then.
+  const probe =
+    (p: () => ReturnType<typeof createPgPool>) =>
+    async (text: string): Promise<Array<Record<string, unknown>>> =>
+      (await (await p()).query({ text, query_timeout: connectTimeoutMs ?? r.checkEveryMs * 4 } as QueryConfig)).rows;
+  const lag = new ReplicaLag(probe(primaryPool), probe(pool), {
+    maxLagMs: r.maxLagMs,
+    everyMs: r.checkEveryMs,
+  });
+  lag.start();
+  // A session's mark outlives the longest lag the replica is used at, and the check that finds it.
+  const reads: ReplicaReads = { lag, counts: new RoutingCounts(), sessionWritesMs: r.maxLagMs + r.checkEveryMs };
+  return { pool, reads };
 }
 
 function openPglite(opts: DatabaseOptions): Database {

@@ -18,6 +18,8 @@ import { Envelope, VoidEnvelope } from './schemas.js';
 import type { Authenticator } from './authenticate.js';
 import type { ErrcodeGroup } from '../errors.js';
 import { markTextFields } from './input-guard.js';
+import { newReadContext, runInReadContext, type RouteReads, type SessionWrites } from '../db/read-context.js';
+import { routeReads } from './route-reads.js';
 
 /**
  * Who may call a route: nobody in particular (`public`), a signed open app or staff token (`open`),
@@ -86,6 +88,12 @@ export interface RouteSpec<
   errorData?: TSchema;
   /** The answer may be cached: it carries an ETag and answers 304 to a matching If-None-Match. */
   cached?: true;
+  /**
+   * What the route's statements are, when its name does not say it (route-reads.ts): `replica` reads
+   * may be served by a streaming replica, `report`s too and with the report statement bound
+   * (docs/adr/0103-reads-on-a-streaming-replica.md, docs/adr/0104-statement-bounds-per-kind-of-operation.md).
+   */
+  reads?: RouteReads;
   /** An upload's file part as the document shows it (default: a required part named `file`). */
   filePart?: { name: string; required: boolean; description: string };
   /**
@@ -138,6 +146,11 @@ export interface RouteDeps {
   db: Db;
   authenticator: Authenticator;
   uploads: { tempDir: string; limits: UploadLimits };
+  /**
+   * Set when a streaming replica is configured: where sessions' writes are remembered. Every handler
+   * then runs in a read context (read-context.ts); without it only reports do (their statement bound).
+   */
+  sessionWrites: SessionWrites | null;
 }
 
 const SUCCESS = { errcode: 0, errmsg: 'success' };
@@ -237,6 +250,9 @@ function mount(app: FastifyInstance, spec: RouteSpec, deps: RouteDeps): void {
   // One object for every request of the route: the context only reads it.
   const operation = spec.operation ? Object.freeze({ module: spec.operation[0], action: spec.operation[1] }) : null;
   const limits = spec.upload ? { ...deps.uploads.limits, ...(spec.upload === true ? {} : spec.upload) } : null;
+  const reads = routeReads(spec);
+  // A context costs every request of the route an AsyncLocalStorage run: only where it changes something.
+  const inContext = deps.sessionWrites !== null || reads === 'report';
   for (const channel of spec.channels) {
     const url = CHANNEL_PREFIX[channel] + spec.path;
     for (const variant of variantsOf(spec)) {
@@ -309,9 +325,17 @@ function mount(app: FastifyInstance, spec: RouteSpec, deps: RouteDeps): void {
                   files,
                 }
               : { body: request.body as never, query: request.query as never, files };
-          const out = await spec.handler(ctx, input, { request, reply });
+          if (!inContext) {
+            const out = await spec.handler(ctx, input, { request, reply });
+            if (ctx.operation && ctx.operationLog === 'none') await recordOperation(deps.db, ctx);
+            return send(request, reply, spec, out);
+          }
+          // The handler and the answer it streams (exports read while they send) run as the route's
+          // kind; the operation-log row between them is the pipeline's own write, on the primary.
+          const readCtx = newReadContext(reads, ctx.sessionId, deps.sessionWrites);
+          const out = await runInReadContext(readCtx, () => spec.handler(ctx, input, { request, reply }));
           if (ctx.operation && ctx.operationLog === 'none') await recordOperation(deps.db, ctx);
-          return send(request, reply, spec, out);
+          return runInReadContext(readCtx, () => send(request, reply, spec, out));
         },
       });
     }
