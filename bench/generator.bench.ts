@@ -93,7 +93,9 @@ const report = await withFreshDatabase(async (url) => {
 });
 const { baseline, stats } = report;
 const overall = stats.checkRows / stats.seconds;
-console.log(`demo generator → PostgreSQL, ${fmt(stats.checkRows)} check rows (${stats.loadMode} load)`);
+console.log(
+  `demo generator → PostgreSQL, ${fmt(stats.checkRows)} check rows (${stats.loadMode} load, ${stats.checkFormat} COPY of the check-ins)`,
+);
 console.log(
   `  check phase (COPY + index rebuild + FK check): ${stats.checkSeconds.toFixed(1)} s = ${fmt(stats.checkRate)} rows/s`,
 );

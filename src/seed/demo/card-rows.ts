@@ -66,6 +66,7 @@ export function memberRows(ctx: HolderContext): TableRows {
       'created_at',
     ],
     chunks: (enc, maxRows) => encodeRows(rows(), enc, maxRows),
+    cells: rows,
     total: plan.newMembers,
   };
 }
@@ -113,6 +114,7 @@ export function cardRows(ctx: HolderContext): TableRows {
       'created_at',
     ],
     chunks: (enc, maxRows) => encodeRows(rows(), enc, maxRows),
+    cells: rows,
     total: plan.count,
   };
 }
@@ -156,6 +158,7 @@ export function bindingRows(ctx: HolderContext): TableRows {
       'created_at',
     ],
     chunks: (enc, maxRows) => encodeRows(rows(), enc, maxRows),
+    cells: rows,
     total: plan.boundCount,
   };
 }

@@ -4,7 +4,8 @@ import type { CardPlan } from './cards.js';
 import { facePhotoUrl, PersonCache } from './people.js';
 import { apportion, Rng, searchCumulative } from './prng.js';
 import type { CheckRollup } from './rollup.js';
-import { isoTime, type Chunk, type Encoder, type TableRows } from './rows.js';
+import { isoTime, type BinaryChunk, type Chunk, type Encoder, type TableRows } from './rows.js';
+import { BinaryRows, encodeFields, pgDays } from './binary-copy.js';
 
 /**
  * The check-in stream, generated one day at a time (never more than a day's checks in memory).
@@ -43,6 +44,23 @@ export const CHECK_COLUMNS = [
   'check_date',
   'created_at',
 ] as const;
+
+/** The columns' types, for COPY's binary format (a table with other types is loaded as text). */
+const CHECK_COLUMN_TYPES = [
+  ...Array<string>(7).fill('bigint'),
+  ...Array<string>(4).fill('character varying'),
+  'integer',
+  'smallint',
+  'smallint',
+  'timestamp with time zone',
+  'date',
+  'timestamp with time zone',
+];
+const ROUTE_KINDS = ['int8', 'int8', 'int8', 'int8', 'int8'] as const;
+const HOLDER_KINDS = ['text', 'text', 'text'] as const;
+const FACE_KINDS = ['text'] as const;
+/** A row's bytes besides its holder's fields: field count, 7 bigints, a face URL, 3 small ints, 3 dates. */
+const MAX_BINARY_ROW = 2 + 7 * 12 + 4 + 1024 * 4 + 8 + 6 + 6 + 12 + 8 + 12;
 
 export interface CheckStreamInput {
   seed: number;
@@ -277,5 +295,82 @@ export function checkRows(input: CheckStreamInput, tally: CheckTally): TableRows
       if (n) yield { rows: n, text };
     }
   }
-  return { table: 'card_check', columns: CHECK_COLUMNS, chunks, total: input.target };
+  /** The same rows in COPY's binary format, each chunk within one UTC month (a partition of card_check). */
+  function* binaryChunks(maxRows: number): Generator<BinaryChunk> {
+    tally.rows = 0;
+    tally.lastId = input.firstCheckId - 1;
+    input.rollup?.reset();
+    const out = new BinaryRows();
+    const routeFields = routes.list.map((r) =>
+      encodeFields([r.modelId, r.skuId, r.resourceId, r.entranceId, r.checkerId], ROUTE_KINDS),
+    );
+    const holderFields = new Map<number, Buffer>();
+    const faceFields = new Map<number, Buffer>();
+    let month = '';
+    let monthEnd = -Infinity;
+    let n = 0;
+    for (const day of input.days) {
+      generateDay(input, routes, day, targets[day.index], buf);
+      if (buf.length === 0) continue;
+      const order = Array.from({ length: buf.length }, (_, k) => k).sort((a, b) => buf.time[a] - buf.time[b] || a - b);
+      const date = pgDays(day.date);
+      holderFields.clear();
+      faceFields.clear();
+      for (const k of order) {
+        const t = buf.time[k];
+        // Rows come in time order: a new UTC month starts a new chunk (and so a new partition's COPY).
+        if (t >= monthEnd) {
+          if (n) yield { rows: n, bytes: out.take(), month };
+          n = 0;
+          const d = new Date(t);
+          month = `${d.getUTCFullYear()}${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
+          monthEnd = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+        }
+        const i = buf.card[k];
+        input.rollup?.add(i, buf.rule[k]);
+        const p = plan.person[i];
+        let holder = holderFields.get(p);
+        if (holder === undefined) {
+          const h = persons.get(p);
+          holder = encodeFields([h.name, h.mobile, h.idNo], HOLDER_KINDS);
+          holderFields.set(p, holder);
+        }
+        const type = buf.type[k];
+        out.reserve(MAX_BINARY_ROW + holder.length);
+        out.row(CHECK_COLUMNS.length);
+        out.int8(++tally.lastId);
+        out.int8(plan.firstId + i);
+        out.fields(routeFields[buf.route[k]]);
+        out.fields(holder);
+        if (type === 3) {
+          let face = faceFields.get(p);
+          if (face === undefined) {
+            face = encodeFields([facePhotoUrl(p)], FACE_KINDS);
+            faceFields.set(p, face);
+          }
+          out.fields(face);
+        } else out.nul();
+        out.int4(1);
+        out.int2(type);
+        out.int2(1);
+        out.timestamp(t);
+        out.date(date);
+        out.timestamp(t);
+        if (++n >= maxRows) {
+          yield { rows: n, bytes: out.take(), month };
+          n = 0;
+        }
+      }
+      tally.rows += order.length;
+      if (n) yield { rows: n, bytes: out.take(), month };
+      n = 0;
+    }
+  }
+  return {
+    table: 'card_check',
+    columns: CHECK_COLUMNS,
+    chunks,
+    total: input.target,
+    binary: { types: CHECK_COLUMN_TYPES, chunks: binaryChunks },
+  };
 }

@@ -202,14 +202,49 @@ export async function dropPlainIndexes(db: Executor, tables: readonly string[]):
       and not exists (select 1 from pg_constraint c where c.conindid = x.indexrelid)
     order by 1`.execute(db);
   for (const ix of r.rows) await sql.raw(`drop index ${ix.name}`).execute(db);
-  return r.rows;
+  // A partitioned table's index reads "ON ONLY": rebuilt as that it would cover none of the partitions.
+  return r.rows.map((ix) => ({ ...ix, definition: ix.definition.replace(/ ON ONLY /, ' ON ') }));
 }
 
-/** Sort memory for the index builds and the foreign-key check, e.g. '512MB' (a per-transaction setting). */
-export async function setBulkMemory(db: Executor, memory: string): Promise<void> {
+/**
+ * Sort memory for the index builds and the foreign-key check, e.g. '512MB', and how many parallel
+ * workers an index build may add to this session's process (per-transaction settings; the server's
+ * max_worker_processes still bounds the workers).
+ */
+export async function setBulkMemory(db: Executor, memory: string, indexWorkers = 0): Promise<void> {
   if (!/^\d+MB$/.test(memory)) throw new Error(`bad memory setting ${memory}`);
+  if (!Number.isInteger(indexWorkers) || indexWorkers < 0) throw new Error(`bad worker count ${indexWorkers}`);
   await sql.raw(`set local maintenance_work_mem = '${memory}'`).execute(db);
   await sql.raw(`set local work_mem = '${memory}'`).execute(db);
+  await sql.raw(`set local max_parallel_maintenance_workers = ${indexWorkers}`).execute(db);
+}
+
+/** Whether the table is partitioned (the history tables are, by month, from migration 0032 on). */
+export async function isPartitioned(db: Executor, name: string): Promise<boolean> {
+  const r = await sql<{ partitioned: boolean }>`
+    select exists (select 1 from pg_partitioned_table where partrelid = to_regclass(${name})) as partitioned`.execute(
+    db,
+  );
+  return r.rows[0].partitioned === true;
+}
+
+/** The columns' types as format_type names them, in the order asked (null for a missing column). */
+export async function columnTypes(db: Executor, name: string, columns: readonly string[]): Promise<(string | null)[]> {
+  const r = await sql<{ name: string; type: string }>`
+    select attname as name, format_type(atttypid, null) as type from pg_attribute
+    where attrelid = to_regclass(${name}) and attnum > 0 and not attisdropped`.execute(db);
+  const types = new Map(r.rows.map((row) => [row.name, row.type]));
+  return columns.map((c) => types.get(c) ?? null);
+}
+
+/**
+ * Empties the table (and its partitions) in this transaction: its files are new, so COPY may FREEZE
+ * its rows and, on a server with wal_level = minimal, skips writing them to the WAL (ADR 0106). The
+ * caller has checked that the table holds no rows (safety.ts); the ACCESS EXCLUSIVE lock is held to
+ * commit.
+ */
+export async function truncateForLoad(db: Executor, name: string): Promise<void> {
+  await sql`truncate table ${table(name)}`.execute(db);
 }
 
 export async function rebuildIndexes(db: Executor, defs: IndexDef[]): Promise<void> {

@@ -15,7 +15,7 @@ import {
   DEMO_MEMBER_OPEN_ID,
   DEMO_PASSWORD,
   DEMO_PLATFORM_USER,
-  HISTORY_MONTHS,
+  historyMonths,
   MIN_CARDS,
 } from './constants.js';
 import {
@@ -40,7 +40,8 @@ import type { TableRows } from './rows.js';
 import { assessDatabase, loginConflict } from './safety.js';
 import { buildScenicCatalog } from './scenic.js';
 import { REPOSITORY_TABLES, writeThroughRepositories } from './owned-records.js';
-import { withDemoSession, type DemoSession } from './writer.js';
+import { withDemoSession, type BinaryTarget, type DemoSession } from './writer.js';
+import { prepareCheckLoad } from './check-load.js';
 import { seedDemoHotels } from './hotel.js';
 import { seedDemoCoupons } from './coupons.js';
 import { foldNextChecks, markFoldedByCaller } from '../../modules/statistics/index.js';
@@ -61,7 +62,9 @@ import { FAST_LOAD_REPLAYED_TRIGGERS, rebuildHolderTables } from './replayed-tri
  * triggers, whose work is redone set-wise): per-row foreign-key triggers are off for the transaction (session_replication_role
  * = replica), the plain indexes of the bulk tables are dropped and rebuilt after their load, the holder
  * table is rebuilt from the holders written, and every foreign key of every table written is then
- * checked set-wise; a violation aborts the whole transaction. Constraints stay as they are.
+ * checked set-wise; a violation aborts the whole transaction. Constraints stay as they are. The
+ * check-ins of a fast load into PostgreSQL go in COPY's binary format, straight into card_check's
+ * month partitions made for the span, with FREEZE (ADR 0106; check-load.ts).
  * Otherwise the rows go through the triggers (same rows, a fifth of the speed).
  */
 export interface DemoProgress {
@@ -98,6 +101,8 @@ export interface DemoStats {
   loadMode: 'fast' | 'triggers';
   /** how the statistics' roll-up was made: counted while writing the checks, or folded from them */
   rollup: 'counted' | 'folded';
+  /** how the check-ins went in: COPY's binary format straight into card_check's partitions, or text */
+  checkFormat: 'binary' | 'text';
   rows: Record<string, number>;
   checkRows: number;
   /** seconds for the whole run, and for the check-in phase (write, index rebuild, FK check) */
@@ -158,7 +163,7 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
 
     const bases = await idBases(exec);
     const ids = new IdAllocator(bases);
-    const days = daysBetween(addMonths(now, -HISTORY_MONTHS), now);
+    const days = daysBetween(addMonths(now, -historyMonths(scale)), now);
     const org = buildOrganisation(ids);
     const scenic = buildScenicCatalog(ids, org, passwordHash);
     const cardModels = buildCardModels(ids, org, scenic.spots, { first: days[0].year, last: now.getFullYear() });
@@ -174,12 +179,21 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
     if (fast) {
       await setReplicationRole(exec, true);
       // PGlite's WebAssembly heap is small; a PostgreSQL server can sort in more memory.
-      await setBulkMemory(exec, session.kind === 'postgres' ? '512MB' : '64MB');
+      // One parallel worker per index build: the leader and the worker keep both cores of a small
+      // server busy (ADR 0106).
+      if (session.kind === 'postgres') await setBulkMemory(exec, '1024MB', 1);
+      else await setBulkMemory(exec, '64MB');
     }
     const rows: Record<string, number> = {};
-    const write = async (t: TableRows, phase: DemoProgress['phase']) => {
+    // The fast load into PostgreSQL writes its bulk rows in COPY's binary format (ADR 0106); the load
+    // through triggers keeps the text format, so the generator test compares the two encodings.
+    const binaryBulk = fast && session.kind === 'postgres';
+    // `binary`: where binary COPY goes, or null for text.
+    const write = async (t: TableRows, phase: DemoProgress['phase'], binary?: BinaryTarget | null) => {
       let done = 0;
-      const n = await session.write(t, (k) => progress({ phase, done: (done += k), total: t.total ?? done }));
+      const target =
+        binary === null ? undefined : (binary ?? (binaryBulk ? { tableOf: () => t.table, freeze: false } : undefined));
+      const n = await session.write(t, (k) => progress({ phase, done: (done += k), total: t.total ?? done }), target);
       rows[t.table] = (rows[t.table] ?? 0) + n;
     };
     // Price history from the first day any demo price period covers.
@@ -249,23 +263,23 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
     // and the load through triggers folds them too.
     const rollup = fast && session.kind === 'postgres' ? new CheckRollup(plan, cardModels.models) : undefined;
     const firstCheckId = ids.peek('card_check');
-    await write(
-      checkRows(
-        {
-          seed,
-          days,
-          now,
-          target: scale,
-          plan,
-          models: cardModels.models,
-          firstCheckId,
-          referenceYear: now.getFullYear(),
-          rollup,
-        },
-        tally,
-      ),
-      'checks',
+    const checks = checkRows(
+      {
+        seed,
+        days,
+        now,
+        target: scale,
+        plan,
+        models: cardModels.models,
+        firstCheckId,
+        referenceYear: now.getFullYear(),
+        rollup,
+      },
+      tally,
     );
+    const binary = await prepareCheckLoad(exec, checks, { first: new Date(days[0].start), now }, binaryBulk);
+    lap('checks: partitions');
+    await write(checks, 'checks', binary ?? null);
     lap('checks: write');
     if (indexes.length) progress({ phase: 'indexes', done: 0, total: indexes.length });
     await rebuildIndexes(exec, indexes);
@@ -329,6 +343,7 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
         backend: session.kind,
         loadMode: fast ? 'fast' : 'triggers',
         rollup: rollup ? 'counted' : 'folded',
+        checkFormat: binary ? 'binary' : 'text',
         rows,
         checkRows: tally.rows,
         seconds,

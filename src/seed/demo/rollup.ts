@@ -135,16 +135,19 @@ export class CheckRollup {
           'counted',
         ],
         chunks: (enc, maxRows) => encodeRows(rollupRows(), enc, maxRows),
+        cells: rollupRows,
       },
       {
         table: 'stat_card_use',
         columns: ['card_id', 'card_model_id', 'entries', 'active_time', 'merchant_id', 'shop_id', 'counted'],
         chunks: (enc, maxRows) => encodeRows(cardUseRows(), enc, maxRows),
+        cells: cardUseRows,
       },
       {
         table: 'stat_resource_day',
         columns: ['card_model_id', 'resource_id', 'merchant_id', 'shop_id', 'active_day', 'entries'],
         chunks: (enc, maxRows) => encodeRows(dayRows, enc, maxRows),
+        cells: () => dayRows,
         total: dayRows.length,
       },
     ];

@@ -32,6 +32,21 @@ export interface Chunk {
   text: string;
 }
 
+/** Consecutive rows of one table in COPY's binary format (binary-copy.ts), without header or trailer. */
+export interface BinaryChunk {
+  rows: number;
+  bytes: Buffer;
+  /** the UTC month 'YYYYMM' of the rows' partition column, when the table is partitioned by month */
+  month: string;
+}
+
+/** A table's rows in COPY's binary format, for a server whose columns have exactly `types`. */
+export interface BinaryRowsSource {
+  /** each column's type as format_type names it ('bigint', 'timestamp with time zone', …) */
+  types: readonly string[];
+  chunks(maxRows: number): Iterable<BinaryChunk>;
+}
+
 export interface TableRows {
   table: string;
   columns: readonly string[];
@@ -39,6 +54,10 @@ export interface TableRows {
   chunks(enc: Encoder, maxRows: number): Iterable<Chunk>;
   /** Expected row count, for progress reporting (optional). */
   total?: number;
+  /** The same rows in COPY's binary format (the check-in stream), which the PostgreSQL writer prefers. */
+  binary?: BinaryRowsSource;
+  /** The same rows as cells, which the PostgreSQL writer may encode in COPY's binary format itself. */
+  cells?: () => Iterable<readonly Cell[]>;
   /** The rows as objects, for small tables built by fromObjects (written through repositories). */
   objects?: ReadonlyArray<Record<string, Cell>>;
 }

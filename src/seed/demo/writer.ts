@@ -1,30 +1,46 @@
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
-import { Kysely, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { Kysely, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient, type Transaction } from 'kysely';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { DB } from '../../db/types.js';
 import type { Database } from '../../platform/db/database.js';
-import type { Executor } from '../../platform/db/executor.js';
-import { COPY_ENCODER, SQL_ENCODER, type TableRows } from './rows.js';
+import { COPY_ENCODER, SQL_ENCODER, type BinaryChunk, type TableRows } from './rows.js';
+import { BINARY_COPY_HEADER, BINARY_COPY_TRAILER, cellEncoders, encodeCellsBinary } from './binary-copy.js';
+import { columnTypes } from './demo.repository.js';
 
 /**
  * Where the demo rows go: one transaction for the whole data set, so a failure leaves nothing behind.
  *
  * - PostgreSQL: a pg.Client of our own (the project's pool does not expose COPY); the generator's
- *   repository statements run through a Kysely instance bound to that one client, so they share the
+ *   repository statements run in a Kysely transaction bound to that one client, so they share the
  *   transaction with the COPY streams. Each table is streamed with COPY … FROM STDIN (text format),
  *   a new COPY statement every CHUNK_ROWS rows so that per-statement trigger queues stay small, and
- *   generation overlaps with the server's work (see openCopy).
+ *   generation overlaps with the server's work (see openCopy). The bulk rows of the fast load go in
+ *   COPY's binary format instead (binary-copy.ts), the check-ins one statement per month partition
+ *   (ADR 0106).
  * - PGlite: a Kysely transaction on the project's database; rows go in as multi-row INSERTs with inline
  *   literals (PGlite's COPY needs a blob handle that its Kysely dialect does not pass through).
  */
 
 export interface DemoSession {
   kind: 'postgres' | 'pglite';
-  exec: Executor;
-  /** Writes every batch of the rows; returns the number of rows written. */
-  write(rows: TableRows, onBatch?: (rows: number) => void): Promise<number>;
+  /** the session's transaction */
+  exec: Transaction<DB>;
+  /**
+   * Writes every batch of the rows; returns the number of rows written. With a `binary` target (the
+   * PostgreSQL session only), rows that have a binary form go in as binary COPY into the table the
+   * target names for each chunk's month.
+   */
+  write(rows: TableRows, onBatch?: (rows: number) => void, binary?: BinaryTarget): Promise<number>;
+}
+
+/** Where binary COPY puts a table's rows (ADR 0106). */
+export interface BinaryTarget {
+  /** the table or month partition that takes the rows of a chunk's month ('' for an unpartitioned table) */
+  tableOf(month: string): string;
+  /** COPY … FREEZE: the tables were created or truncated in this transaction */
+  freeze: boolean;
 }
 
 const CHUNK_ROWS = 250_000;
@@ -62,15 +78,32 @@ export async function withDemoSession<T>(
     release: () => {},
   } as unknown as PostgresPoolClient;
   const pool: PostgresPool = { connect: async () => wrapped, end: async () => {}, options: {} };
-  const exec = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   try {
-    await client.query('begin');
-    const result = await fn({ kind: 'postgres', exec, write: (rows, onBatch) => copyRows(client, rows, onBatch) });
-    await client.query('commit');
-    return result;
-  } catch (err) {
-    await client.query('rollback').catch(() => {});
-    throw err;
+    // Kysely's transaction on the one client: begin, commit or rollback, and a Transaction for the
+    // functions that join the caller's transaction (partitions.ts).
+    return await db.transaction().execute((exec) =>
+      fn({
+        kind: 'postgres',
+        exec,
+        write: async (rows, onBatch, binary) => {
+          if (binary && rows.binary)
+            return copyBinary(client, rows.columns, rows.binary.chunks(SLICE_ROWS), binary, onBatch);
+          // Rows given as cells go binary when every column's type has an encoder (binary-copy.ts).
+          const encoders =
+            binary && rows.cells ? cellEncoders(await columnTypes(exec, binary.tableOf(''), rows.columns)) : null;
+          if (binary && rows.cells && encoders)
+            return copyBinary(
+              client,
+              rows.columns,
+              encodeCellsBinary(rows.cells(), encoders, SLICE_ROWS),
+              binary,
+              onBatch,
+            );
+          return copyRows(client, rows, onBatch);
+        },
+      }),
+    );
   } finally {
     await client.end().catch(() => {});
   }
@@ -113,8 +146,54 @@ async function copyRows(client: pg.Client, rows: TableRows, onBatch?: (n: number
   return written;
 }
 
+/**
+ * Binary COPY, one statement per month partition (or one for the table), each with the format's
+ * header and trailer; FREEZE when the target says the tables are new in this transaction.
+ */
+async function copyBinary(
+  client: pg.Client,
+  columnNames: readonly string[],
+  chunks: Iterable<BinaryChunk>,
+  target: BinaryTarget,
+  onBatch?: (n: number) => void,
+): Promise<number> {
+  const columns = columnNames.map(quoteIdent).join(', ');
+  const options = `format binary${target.freeze ? ', freeze' : ''}`;
+  let written = 0;
+  let stream: CopyStream | null = null;
+  let table = '';
+  const end = async () => {
+    if (!stream) return;
+    const ending = stream;
+    stream = null;
+    await ending.write(BINARY_COPY_TRAILER);
+    await ending.end();
+  };
+  try {
+    for (const chunk of chunks) {
+      const into = target.tableOf(chunk.month);
+      if (into !== table) {
+        await end();
+        table = into;
+      }
+      if (!stream) {
+        stream = openCopy(client, `copy ${quoteIdent(table)} (${columns}) from stdin with (${options})`);
+        await stream.write(BINARY_COPY_HEADER);
+      }
+      await stream.write(chunk.bytes);
+      written += chunk.rows;
+      onBatch?.(chunk.rows);
+    }
+    await end();
+  } catch (err) {
+    if (stream) await (stream as CopyStream).abort(err as Error);
+    throw err;
+  }
+  return written;
+}
+
 interface CopyStream {
-  write(text: string): Promise<void>;
+  write(data: string | Buffer): Promise<void>;
   end(): Promise<void>;
   abort(reason: Error): Promise<void>;
 }
@@ -131,9 +210,9 @@ function openCopy(client: pg.Client, statement: string): CopyStream {
   const done = finished(stream);
   done.catch(() => {});
   return {
-    async write(text) {
+    async write(data) {
       if (failure) throw failure;
-      if (!stream.write(text)) await Promise.race([once(stream, 'drain'), done]);
+      if (!stream.write(data)) await Promise.race([once(stream, 'drain'), done]);
       else await new Promise<void>((resolve) => setImmediate(resolve));
       if (failure) throw failure;
     },
@@ -151,7 +230,7 @@ function openCopy(client: pg.Client, statement: string): CopyStream {
 
 // ---- PGlite: multi-row INSERT -------------------------------------------------------------------
 
-async function insertRows(trx: Executor, rows: TableRows, onBatch?: (n: number) => void): Promise<number> {
+async function insertRows(trx: Transaction<DB>, rows: TableRows, onBatch?: (n: number) => void): Promise<number> {
   const head = `insert into ${quoteIdent(rows.table)} (${rows.columns.map(quoteIdent).join(', ')}) values `;
   let written = 0;
   for (const chunk of rows.chunks(SQL_ENCODER, INSERT_ROWS)) {
