@@ -13,6 +13,7 @@
 import pg from 'pg';
 import { demoDatabase, openBenchApp } from './bench-app.js';
 import { report } from './report.js';
+import { ALLOCATION_BASELINE_SQL, ALLOCATION_COUNTS_SQL } from './allocation-sql.js';
 
 const { migrateToLatest } = await import('../src/platform/db/migrate.js');
 
@@ -55,20 +56,10 @@ try {
     [start, end],
   );
 
-  // The baseline: one raw statement aggregating the same check rows executeCalc aggregates.
-  const BASELINE = `
-    select c.card_model_id, c.resource_id, sum(c.consume_num) as check_num
-    from card_check c
-    where c.card_model_id = any ($1::bigint[])
-      and c.resource_id = any (array(select distinct resource_id from card_model_resource_rule
-                                     where card_model_id = any ($1::bigint[]) and settlement_way = 5 and not is_deleted))
-      and c.check_time >= $2 and c.check_time < $3 and not c.is_deleted
-    group by c.card_model_id, c.resource_id`;
-  // For reference: the same plus the valid-user counts, as raw SQL.
-  const COUNTS = `
-    select card_model_id, count(*) from card
-    where card_model_id = any ($1::bigint[]) and status <> 3 and not is_deleted and expire_time >= $2 and active_time < $3
-    group by card_model_id`;
+  // The baseline: one raw statement aggregating the same check rows executeCalc aggregates; for
+  // reference, the valid-user counts as raw SQL (bench/allocation-sql.ts).
+  const BASELINE = ALLOCATION_BASELINE_SQL;
+  const COUNTS = ALLOCATION_COUNTS_SQL;
 
   const token = await bench.platformToken(['allocation:*']);
   const body = { year, month, cardModelIds: models };

@@ -24,6 +24,16 @@ const { UserType } = await import('../src/platform/http/context.js');
  * `store`; a service process with another store rebuilds it from the token row, as after a restart.
  */
 export async function issuePlatformToken(db: Db, store: Store, permissions: string[]): Promise<string> {
+  return issueStaffToken(db, store, permissions, null);
+}
+
+/** As issuePlatformToken, for a merchant's staff user when `merchantId` is given. */
+export async function issueStaffToken(
+  db: Db,
+  store: Store,
+  permissions: string[],
+  merchantId: number | null,
+): Promise<string> {
   const tag = randomBytes(4).toString('hex');
   const roleId = await ensureRole(db, `bench_${tag}`, `bench ${tag}`, permissions);
   const userId = await insertStaff(
@@ -32,8 +42,8 @@ export async function issuePlatformToken(db: Db, store: Store, permissions: stri
       username: `bench_${tag}`,
       passwordHash: 'x',
       nickname: 'bench',
-      userType: UserType.PLATFORM,
-      merchantId: null,
+      userType: merchantId === null ? UserType.PLATFORM : UserType.MERCHANT,
+      merchantId,
       shopId: null,
     },
     [roleId],
@@ -61,6 +71,8 @@ export async function openBenchApp(databaseUrl: string) {
     app,
     db: database.db,
     platformToken: (permissions: string[]) => issuePlatformToken(database.db, store, permissions),
+    merchantToken: (merchantId: number, permissions: string[]) =>
+      issueStaffToken(database.db, store, permissions, merchantId),
     async close() {
       await app.close();
       await store.close();

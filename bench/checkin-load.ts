@@ -11,6 +11,8 @@ interface Job {
   token: string;
   skuId: number;
   entranceId: number;
+  /** card numbers are cardPrefix + the serial in 9 digits */
+  cardPrefix: string;
   /** card serials firstCard … firstCard+maxCards-1 are this run's */
   firstCard: number;
   maxCards: number;
@@ -42,7 +44,7 @@ const request: Request = {
       body: JSON.stringify({
         skuId: job.skuId,
         entranceId: job.entranceId,
-        cardNumber: `B${String(serial).padStart(9, '0')}`,
+        cardNumber: `${job.cardPrefix}${String(serial).padStart(9, '0')}`,
         nonce: `scan-${serial}`,
       }),
     };

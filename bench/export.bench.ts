@@ -118,6 +118,10 @@ try {
         summary: 'bench',
         tags: ['bench'],
         response: 'file',
+        file: {
+          mediaTypes: ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
+          description: 'the rows as xlsx',
+        },
         handler: async () =>
           new XlsxExport<Row>({
             fileName: '分配明细.xlsx',
@@ -142,6 +146,7 @@ try {
         summary: 'bench',
         tags: ['bench'],
         response: 'file',
+        file: { mediaTypes: ['text/csv'], description: 'the rows as CSV' },
         handler: async () => new FileResponse('text/csv; charset=utf-8', Readable.from(csvLines())),
       }),
     ],
