@@ -24,7 +24,7 @@ export interface Config {
   databaseReportQueryTimeoutMs: number;
   /** How long a request's transaction may sit idle before the server ends it; 0 turns it off. */
   databaseIdleInTransactionTimeoutMs: number;
-  /** A streaming replica for page, statistics and export reads (docs/adr/0103-reads-on-a-streaming-replica.md). */
+  /** A streaming replica for page, statistics and export reads (docs/adr/0101-reads-on-a-streaming-replica.md). */
   databaseRead: { url: string; poolMax: number; maxLagMs: number; checkEveryMs: number } | null;
   redisUrl: string | null;
   tz: string;

@@ -31,7 +31,7 @@ export class SharedCache {
     if (pending) return pending as Promise<T>;
     const generation = this.generations.get(name) ?? 0;
     // Loaded from the primary whatever route asks first: a replica's older rows would stay cached
-    // past its lag bound (docs/adr/0103-reads-on-a-streaming-replica.md).
+    // past its lag bound (docs/adr/0101-reads-on-a-streaming-replica.md).
     const promise = onPrimary(load).then(
       (value) => {
         if ((this.generations.get(name) ?? 0) === generation) this.entries.set(name, value);

@@ -47,7 +47,7 @@ export function registerMetrics(app: FastifyInstance): Registry {
 }
 
 /**
- * The streaming replica (docs/adr/0103-reads-on-a-streaming-replica.md), read from the routing's own
+ * The streaming replica (docs/adr/0101-reads-on-a-streaming-replica.md), read from the routing's own
  * counts when scraped: nothing is added to a query's path.
  */
 export function registerReplicaMetrics(registry: Registry, replica: ReplicaReads): void {

@@ -26,7 +26,7 @@ const db = new Kysely<DB>({
 });
 const raw = (text: string): CompiledQuery => sql.raw(text).compile(db);
 
-describe('which statements a replica may answer (docs/adr/0103-reads-on-a-streaming-replica.md)', () => {
+describe('which statements a replica may answer (docs/adr/0101-reads-on-a-streaming-replica.md)', () => {
   it('selects, and raw reads however they start', () => {
     expect(isReplicaReadable(db.selectFrom('region').select('id').where('id', '=', 1).compile())).toBe(true);
     expect(isReplicaReadable(raw('select count(*) from card'))).toBe(true);

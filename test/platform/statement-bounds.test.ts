@@ -29,7 +29,7 @@ const as = <T>(reads: RouteReads, work: () => Promise<T>) => runInReadContext(ne
 const sleep = (db: Database['db'], s: number) => sql`select pg_sleep(${s})`.execute(db);
 const select1 = (db: Database['db']) => sql<{ one: number }>`select 1 as one`.execute(db);
 
-// The bounds per kind of operation (docs/adr/0104-statement-bounds-per-kind-of-operation.md) against a
+// The bounds per kind of operation (docs/adr/0102-statement-bounds-per-kind-of-operation.md) against a
 // real server, as dependency-timeouts.test.ts does for the ordinary ones. PGlite has no timeouts.
 describe.skipIf(!PG_URL)('statement bounds per kind of operation (skipped unless DATABASE_URL is set)', () => {
   let proxy: TcpProxy;

@@ -48,7 +48,7 @@ export interface ReplicaReads {
   sessionWritesMs: number;
 }
 
-/** A streaming replica of the PostgreSQL primary (docs/adr/0103-reads-on-a-streaming-replica.md). */
+/** A streaming replica of the PostgreSQL primary (docs/adr/0101-reads-on-a-streaming-replica.md). */
 export interface ReplicaOptions {
   url: string;
   poolMax: number;
@@ -78,7 +78,7 @@ export interface DatabaseOptions {
   queryTimeoutMs?: number;
   /**
    * The statement bound of reports (statistics and exports, marked so by their routes), when
-   * `queryTimeoutMs` is set (docs/adr/0104-statement-bounds-per-kind-of-operation.md); unset → `queryTimeoutMs`.
+   * `queryTimeoutMs` is set (docs/adr/0102-statement-bounds-per-kind-of-operation.md); unset → `queryTimeoutMs`.
    */
   reportQueryTimeoutMs?: number;
   /** How long a transaction may sit idle before the server ends its session; unset → `queryTimeoutMs`, 0 → off. */

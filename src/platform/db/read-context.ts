@@ -1,10 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
- * What a route's statements are, as its declaration says (docs/adr/0103-reads-on-a-streaming-replica.md):
+ * What a route's statements are, as its declaration says (docs/adr/0101-reads-on-a-streaming-replica.md):
  * `primary` (anything, the default), `replica` (page reads: outside a transaction its reads may be
  * served by the replica) or `report` (statistics and exports: replica reads too, and the longer
- * statement bound of reports, docs/adr/0104-statement-bounds-per-kind-of-operation.md).
+ * statement bound of reports, docs/adr/0102-statement-bounds-per-kind-of-operation.md).
  */
 export type RouteReads = 'primary' | 'replica' | 'report';
 

@@ -23,7 +23,7 @@ export function parseLsn(lsn: string): bigint {
 }
 
 /**
- * Watches how far the replica is behind the primary (docs/adr/0103-reads-on-a-streaming-replica.md). Every
+ * Watches how far the replica is behind the primary (docs/adr/0101-reads-on-a-streaming-replica.md). Every
  * `everyMs` it reads the primary's current WAL position, then the replica's replayed one. The lag is
  * the age of the newest primary position already replayed: the replica holds at least everything
  * the primary had then, so that age bounds how old its data can be (to one check's resolution) —

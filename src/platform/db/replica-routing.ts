@@ -65,7 +65,7 @@ class Router {
     readonly counts: RoutingCounts,
   ) {}
 
-  /** Where one statement outside a transaction runs (docs/adr/0103-reads-on-a-streaming-replica.md). */
+  /** Where one statement outside a transaction runs (docs/adr/0101-reads-on-a-streaming-replica.md). */
   async target(query: CompiledQuery): Promise<Target> {
     const ctx = readContext();
     if (!ctx) return 'primary';

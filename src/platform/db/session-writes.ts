@@ -2,7 +2,7 @@ import type { Store } from '../store/store.js';
 import type { SessionWrites } from './read-context.js';
 
 /**
- * Read-your-writes across instances (docs/adr/0103-reads-on-a-streaming-replica.md): a session that
+ * Read-your-writes across instances (docs/adr/0101-reads-on-a-streaming-replica.md): a session that
  * wrote is marked in the shared store for as long as the replica may still miss the write, and its
  * replica reads go to the primary meanwhile, whichever instance serves them.
  */

@@ -2,7 +2,7 @@ import type { RouteReads } from '../db/read-context.js';
 import type { RouteSpec } from './routes.js';
 
 /**
- * Where a route's reads may go (docs/adr/0103-reads-on-a-streaming-replica.md), unless the route says
+ * Where a route's reads may go (docs/adr/0101-reads-on-a-streaming-replica.md), unless the route says
  * (`reads`): exports and statistics are reports (replica, the report statement bound), page
  * queries replica reads, everything else primary. A cached answer stays on the primary: the cache
  * would keep the replica's older rows past the lag bound, until the next write.

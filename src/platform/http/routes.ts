@@ -91,7 +91,7 @@ export interface RouteSpec<
   /**
    * What the route's statements are, when its name does not say it (route-reads.ts): `replica` reads
    * may be served by a streaming replica, `report`s too and with the report statement bound
-   * (docs/adr/0103-reads-on-a-streaming-replica.md, docs/adr/0104-statement-bounds-per-kind-of-operation.md).
+   * (docs/adr/0101-reads-on-a-streaming-replica.md, docs/adr/0102-statement-bounds-per-kind-of-operation.md).
    */
   reads?: RouteReads;
   /** An upload's file part as the document shows it (default: a required part named `file`). */

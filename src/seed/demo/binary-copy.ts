@@ -4,7 +4,7 @@ import type { BinaryChunk, Cell } from './rows.js';
  * COPY's binary format (PostgreSQL documentation, "COPY — Binary Format"), written by hand for the
  * fast load's bulk rows: the server takes each value as it is stored instead of parsing text (a
  * check-in has two timestamps, a date and seven bigints), about three times less server time per
- * check row than the text format (ADR 0106). Binary input is strict about types, so the writer uses
+ * check row than the text format (ADR 0103). Binary input is strict about types, so the writer uses
  * it only when the table's columns have exactly the types the rows are encoded for: the check-in
  * stream's own encoder (checks.ts, types checked by check-load.ts), or one encoder per column type
  * read from the catalog for rows given as cells (cellEncoders).

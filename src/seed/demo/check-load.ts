@@ -6,7 +6,7 @@ import type { TableRows } from './rows.js';
 import type { BinaryTarget } from './writer.js';
 
 /**
- * Gets card_check ready for the check-in stream (ADR 0106). When it is partitioned by month
+ * Gets card_check ready for the check-in stream (ADR 0103). When it is partitioned by month
  * (migration 0032), every month of the generated span gets its partition first, in this transaction,
  * or every row would land in the default partition. For the fast load into PostgreSQL it also says
  * where binary COPY goes: straight into each month's partition (no tuple routing), with FREEZE,

@@ -239,7 +239,7 @@ export async function columnTypes(db: Executor, name: string, columns: readonly 
 
 /**
  * Empties the table (and its partitions) in this transaction: its files are new, so COPY may FREEZE
- * its rows and, on a server with wal_level = minimal, skips writing them to the WAL (ADR 0106). The
+ * its rows and, on a server with wal_level = minimal, skips writing them to the WAL (ADR 0103). The
  * caller has checked that the table holds no rows (safety.ts); the ACCESS EXCLUSIVE lock is held to
  * commit.
  */

@@ -64,7 +64,7 @@ import { FAST_LOAD_REPLAYED_TRIGGERS, rebuildHolderTables } from './replayed-tri
  * table is rebuilt from the holders written, and every foreign key of every table written is then
  * checked set-wise; a violation aborts the whole transaction. Constraints stay as they are. The
  * check-ins of a fast load into PostgreSQL go in COPY's binary format, straight into card_check's
- * month partitions made for the span, with FREEZE (ADR 0106; check-load.ts).
+ * month partitions made for the span, with FREEZE (ADR 0103; check-load.ts).
  * Otherwise the rows go through the triggers (same rows, a fifth of the speed).
  */
 export interface DemoProgress {
@@ -180,12 +180,12 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
       await setReplicationRole(exec, true);
       // PGlite's WebAssembly heap is small; a PostgreSQL server can sort in more memory.
       // One parallel worker per index build: the leader and the worker keep both cores of a small
-      // server busy (ADR 0106).
+      // server busy (ADR 0103).
       if (session.kind === 'postgres') await setBulkMemory(exec, '1024MB', 1);
       else await setBulkMemory(exec, '64MB');
     }
     const rows: Record<string, number> = {};
-    // The fast load into PostgreSQL writes its bulk rows in COPY's binary format (ADR 0106); the load
+    // The fast load into PostgreSQL writes its bulk rows in COPY's binary format (ADR 0103); the load
     // through triggers keeps the text format, so the generator test compares the two encodings.
     const binaryBulk = fast && session.kind === 'postgres';
     // `binary`: where binary COPY goes, or null for text.

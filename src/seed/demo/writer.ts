@@ -18,7 +18,7 @@ import { columnTypes } from './demo.repository.js';
  *   a new COPY statement every CHUNK_ROWS rows so that per-statement trigger queues stay small, and
  *   generation overlaps with the server's work (see openCopy). The bulk rows of the fast load go in
  *   COPY's binary format instead (binary-copy.ts), the check-ins one statement per month partition
- *   (ADR 0106).
+ *   (ADR 0103).
  * - PGlite: a Kysely transaction on the project's database; rows go in as multi-row INSERTs with inline
  *   literals (PGlite's COPY needs a blob handle that its Kysely dialect does not pass through).
  */
@@ -35,7 +35,7 @@ export interface DemoSession {
   write(rows: TableRows, onBatch?: (rows: number) => void, binary?: BinaryTarget): Promise<number>;
 }
 
-/** Where binary COPY puts a table's rows (ADR 0106). */
+/** Where binary COPY puts a table's rows (ADR 0103). */
 export interface BinaryTarget {
   /** the table or month partition that takes the rows of a chunk's month ('' for an unpartitioned table) */
   tableOf(month: string): string;
