@@ -1,4 +1,15 @@
-import { CompiledQuery, sql, type SelectQueryBuilder, type SelectQueryNode } from 'kysely';
+import {
+  ColumnNode,
+  CompiledQuery,
+  createQueryId,
+  OrderByItemNode,
+  OrderByNode,
+  RawNode,
+  ReferenceNode,
+  sql,
+  type SelectQueryBuilder,
+  type SelectQueryNode,
+} from 'kysely';
 import { pageWindow, type Page, type PageRequest } from '../http/paging.js';
 import { batchedRead } from './batched-read.js';
 import type { Executor } from './executor.js';
@@ -122,12 +133,17 @@ const countOf = <DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O
 export class FilledList<O> {
   constructor(
     readonly node: SelectQueryNode,
-    private readonly texts: { list: Template<string>; count: Template<string> },
+    private readonly texts: { list: Template<string>; count: Template<string>; reversed: Template<string> | null },
     private readonly values: Record<string, unknown>,
   ) {}
 
   compile(): CompiledQuery<O> {
     return fill(this.texts.list, this.values);
+  }
+
+  /** The list in the opposite order (`reversedOrder`), or null when its order cannot be turned. */
+  compileReversed(): CompiledQuery<O> | null {
+    return this.texts.reversed ? fill(this.texts.reversed, this.values) : null;
   }
 
   compileCount(): CompiledQuery {
@@ -145,17 +161,74 @@ export function listTemplate<K extends string, DB, TB extends keyof DB, O>(
   keys: readonly K[],
   build: (p: Record<K, unknown>, db: Executor) => SelectQueryBuilder<DB, TB, O>,
 ): (db: Executor, values: Record<K, unknown>) => FilledList<O> {
-  let built: { node: SelectQueryNode; texts: { list: Template<string>; count: Template<string> } } | null = null;
+  let built: {
+    node: SelectQueryNode;
+    texts: { list: Template<string>; count: Template<string>; reversed: Template<string> | null };
+  } | null = null;
   return (db, values) => {
     if (!built) {
       const query = build(slotsFor(keys), db);
+      const node = query.toOperationNode();
+      const reversed = reversedOrder(node);
       built = {
-        node: query.toOperationNode(),
-        texts: { list: templateOf(query.compile()), count: templateOf(countOf(query).compile()) },
+        node,
+        texts: {
+          list: templateOf(query.compile()),
+          count: templateOf(countOf(query).compile()),
+          reversed: reversed ? templateOf(db.getExecutor().compileQuery(reversed, createQueryId())) : null,
+        },
       };
     }
     return new FilledList<O>(built.node, built.texts, values);
   };
+}
+
+/**
+ * Offsets from which a page is read from whichever end of the list is nearer
+ * (docs/adr/0104-deep-pages-read-from-the-nearer-end.md): below it the count a reversed read needs
+ * first would cost more than the rows it skips.
+ */
+export const DEEP_OFFSET = 10_000;
+
+const DIRECTION = /^\s*(asc|desc)\s*$/i;
+
+/**
+ * The order is total when its last key is a row id: then the reversed list is the list backwards,
+ * ties included. Lists ordered otherwise are read forwards only.
+ */
+function endsWithId(item: OrderByItemNode): boolean {
+  const ref = item.orderBy;
+  return ReferenceNode.is(ref) && ColumnNode.is(ref.column) && ref.column.column.name === 'id';
+}
+
+/**
+ * The same list in the opposite order, or null when it cannot be turned with certainty: an order
+ * that does not end with an id, or a raw direction or expression (which may carry its own ASC/DESC or
+ * NULLS). Explicit NULLS FIRST/LAST
+ * flip too; PostgreSQL's defaults (NULLS LAST ascending, FIRST descending) already mirror each other.
+ */
+export function reversedOrder(node: SelectQueryNode): SelectQueryNode | null {
+  const items = node.orderBy?.items;
+  if (!items || items.length === 0 || !endsWithId(items[items.length - 1])) return null;
+  const turned: OrderByItemNode[] = [];
+  for (const item of items) {
+    if (RawNode.is(item.orderBy) || item.collation) return null;
+    let desc = false;
+    if (item.direction) {
+      const d = item.direction;
+      if (!RawNode.is(d) || d.parameters.length > 0 || d.sqlFragments.length !== 1) return null;
+      const m = DIRECTION.exec(d.sqlFragments[0]);
+      if (!m) return null;
+      desc = m[1].toLowerCase() === 'desc';
+    }
+    turned.push(
+      OrderByItemNode.cloneWith(item, {
+        direction: RawNode.createWithSql(desc ? 'asc' : 'desc'),
+        nulls: item.nulls === 'first' ? 'last' : item.nulls === 'last' ? 'first' : undefined,
+      }),
+    );
+  }
+  return Object.freeze({ ...node, orderBy: OrderByNode.create(turned) });
 }
 
 function listed(compiled: CompiledQuery, prepared: string | null = null): Listed {
@@ -202,19 +275,44 @@ export async function paginate<DB, TB extends keyof DB, O, T = O>(
   const { limit, offset } = pageWindow(page);
   if (!Number.isSafeInteger(limit) || !Number.isSafeInteger(offset) || limit < 1 || offset < 0)
     throw new Error(`paginate: window ${limit}/${offset}`);
+  const counted = async () =>
+    count
+      ? count()
+      : (await listCount(
+          db,
+          'total',
+          listed(query instanceof FilledList ? query.compileCount() : countOf(query).compile()),
+        ))!;
+  const answer = (rows: O[], total: number): Page<T> => ({
+    // A copy of the list: a window read once for two requests hands both the same array.
+    list: map ? rows.map(map) : (rows.slice() as unknown as T[]),
+    total,
+  });
+  if (offset >= DEEP_OFFSET) {
+    const reversed = query instanceof FilledList ? query.compileReversed() : reversedCompiled(db, node);
+    if (reversed) {
+      const total = await counted();
+      if (offset >= total) return answer([], total);
+      const after = total - offset - limit;
+      if (after < offset) {
+        const window = windowKey(Math.min(limit, total - offset), Math.max(0, after));
+        const read = (await windowRows(db, window, listed(reversed)))!;
+        if ('error' in read) throw read.error;
+        return answer((read.rows as O[]).slice().reverse(), total);
+      }
+    }
+  }
   const read = (await windowRows(db, windowKey(limit, offset), listed(query.compile(), prepared ?? null)))!;
   if ('error' in read) throw read.error;
   const rows = read.rows as O[];
   let total: number;
   if (rows.length > 0 && rows.length < limit) total = offset + rows.length;
   else if (rows.length === 0 && offset === 0) total = 0;
-  else if (count) total = await count();
-  else
-    total = (await listCount(
-      db,
-      'total',
-      listed(query instanceof FilledList ? query.compileCount() : countOf(query).compile()),
-    ))!;
-  // A copy of the list: a window read once for two requests hands both the same array.
-  return { list: map ? rows.map(map) : (rows.slice() as unknown as T[]), total };
+  else total = await counted();
+  return answer(rows, total);
+}
+
+function reversedCompiled(db: Executor, node: SelectQueryNode): CompiledQuery | null {
+  const reversed = reversedOrder(node);
+  return reversed ? db.getExecutor().compileQuery(reversed, createQueryId()) : null;
 }
