@@ -7,9 +7,9 @@ import { openTestDatabase, type TestDb } from '../helpers/test-app.js';
 // A list long enough that its last pages lie beyond DEEP_OFFSET: the rows are made by the test in a
 // table of its own (ties and NULLs in `k`, so the order's last key, the id, is what makes it total).
 const ROWS = DEEP_OFFSET * 2 + 537;
-interface Deep {
+type Deep = {
   deep_page_row: { id: number; k: number | null; v: string };
-}
+};
 
 let t: TestDb;
 let db: Kysely<Deep>;
