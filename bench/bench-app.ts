@@ -62,7 +62,15 @@ export async function openBenchApp(databaseUrl: string) {
     LOG_LEVEL: 'silent',
     TZ: process.env.TZ!,
   });
-  const database = openDatabase({ databaseUrl, dataDir: config.dataDir, tz: config.tz });
+  // SCALE_STATEMENT_TIMEOUT_MS bounds every statement as DATABASE_QUERY_TIMEOUT_MS and its report
+  // bound do in service, so one operation far past its target cannot hold a bench run for minutes.
+  const bound = Number(process.env.SCALE_STATEMENT_TIMEOUT_MS ?? 0);
+  const database = openDatabase({
+    databaseUrl,
+    dataDir: config.dataDir,
+    tz: config.tz,
+    ...(bound > 0 ? { queryTimeoutMs: bound, reportQueryTimeoutMs: bound } : {}),
+  });
   const store = await openStore(null, 'bench:');
   const app = await buildApp({ config, database, store, logger: false });
   await app.ready();

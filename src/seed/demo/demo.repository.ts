@@ -284,3 +284,8 @@ export async function violatedForeignKeys(db: Executor, tables: readonly string[
   }
   return violated;
 }
+
+/** Gathers the planner's statistics of the tables (a partitioned one with its partitions). */
+export async function analyzeTables(db: Executor, tables: readonly string[]): Promise<void> {
+  await sql`analyze ${sql.join(tables.map((t) => sql.table(t)))}`.execute(db);
+}

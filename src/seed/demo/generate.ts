@@ -21,6 +21,7 @@ import {
 import {
   advanceSequences,
   businessMaxIds,
+  analyzeTables,
   canLoadWithoutTriggers,
   demoRoleIds,
   dropPlainIndexes,
@@ -331,6 +332,10 @@ export async function generateDemoData(database: Database, opts: DemoOptions = {
       checkRows: tally.rows,
     });
     lap('hotels, coupons, sequences');
+    // Planner statistics of what was just loaded: autovacuum would come to each table minutes later (to
+    // a partitioned parent never), and until then the statistics plan over tables they think empty.
+    await analyzeTables(exec, WRITTEN_TABLES);
+    lap('planner statistics');
     progress({ phase: 'done', done: 1, total: 1 });
     const seconds = (performance.now() - started) / 1000;
     return {
