@@ -8,6 +8,7 @@ import { createRedisStore } from '../../src/platform/store/redis-store.js';
 import { hostPort, TcpProxy, viaPort } from '../cluster/cluster.js';
 import { TEST_TZ } from '../helpers/test-env.js';
 import { testStorePrefix } from '../helpers/store-prefix.js';
+import { failure, UNAVAILABLE } from '../helpers/failure.js';
 
 const PG_URL = process.env.DATABASE_URL || null;
 const REDIS_URL = process.env.REDIS_URL || null;
@@ -15,17 +16,6 @@ const QUERY_MS = 300;
 const CONNECT_MS = 300;
 /** statement_timeout is QUERY_MS; the client's read timeout comes 1 s later (database.ts) */
 const READ_MS = QUERY_MS + 1_000;
-const UNAVAILABLE = { httpStatus: 503, errcode: 503, errmsg: 'service temporarily unavailable', log: 'warn' };
-
-async function failure(p: Promise<unknown>): Promise<{ err: unknown; ms: number }> {
-  const t0 = performance.now();
-  try {
-    await p;
-  } catch (err) {
-    return { err, ms: performance.now() - t0 };
-  }
-  throw new Error('expected a failure');
-}
 
 const select1 = (db: Database['db']) => sql`select 1 as one`.execute(db);
 

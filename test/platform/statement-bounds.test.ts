@@ -5,6 +5,7 @@ import { newReadContext, runInReadContext, type RouteReads } from '../../src/pla
 import { toErrorAnswer } from '../../src/platform/http/error-handler.js';
 import { hostPort, TcpProxy, viaPort } from '../cluster/cluster.js';
 import { TEST_TZ } from '../helpers/test-env.js';
+import { failure, UNAVAILABLE } from '../helpers/failure.js';
 
 const PG_URL = process.env.DATABASE_URL || null;
 const QUERY_MS = 300;
@@ -12,17 +13,6 @@ const REPORT_MS = 1_200;
 const CONNECT_MS = 300;
 /** the client gives a statement up 1 s after the server should have cancelled it (database.ts) */
 const GRACE_MS = 1_000;
-const UNAVAILABLE = { httpStatus: 503, errcode: 503, errmsg: 'service temporarily unavailable', log: 'warn' };
-
-async function failure(p: Promise<unknown>): Promise<{ err: unknown; ms: number }> {
-  const t0 = performance.now();
-  try {
-    await p;
-  } catch (err) {
-    return { err, ms: performance.now() - t0 };
-  }
-  throw new Error('expected a failure');
-}
 
 /** `work` as a request of a route of that kind runs it (routes.ts sets the context). */
 const as = <T>(reads: RouteReads, work: () => Promise<T>) => runInReadContext(newReadContext(reads, null, null), work);
