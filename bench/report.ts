@@ -31,3 +31,9 @@ export function report(result: BenchResult): void {
 export function fmt(n: number): string {
   return Math.abs(n) >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(2);
 }
+
+/** The q-quantile of the samples (nearest rank). */
+export function quantile(xs: number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
+}

@@ -32,7 +32,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { openBenchApp, scratchDatabase } from './bench-app.js';
 import { ALLOCATION_BASELINE_SQL } from './allocation-sql.js';
-import { report, type BenchResult } from './report.js';
+import { quantile, report, type BenchResult } from './report.js';
 
 const url = process.env.SCALE_DATABASE_URL;
 if (!url) {
@@ -61,10 +61,6 @@ const { openApiDocument } = await import('../src/platform/openapi/register.js');
 const { formatDateTime } = await import('../src/platform/time.js');
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
-};
 const day = (d: Date) => formatDateTime(d)!.slice(0, 10);
 async function timed(fn: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();

@@ -16,7 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { demoDatabase, openBenchApp } from './bench-app.js';
-import { report } from './report.js';
+import { quantile, report } from './report.js';
 
 const { migrateToLatest } = await import('../src/platform/db/migrate.js');
 const { formatDateTime } = await import('../src/platform/time.js');
@@ -31,10 +31,6 @@ const serverUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:543
 const reuse = process.env.STATS_BENCH_URL || null;
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
-};
 
 const { url, drop } = await demoDatabase(serverUrl, SCALE, reuse);
 const raw = new pg.Client({ connectionString: url, options: `-c TimeZone=${process.env.TZ}` });
