@@ -12,6 +12,10 @@ import type {
   CheckerConfigTable,
   CardCheckTable,
   CardCheckDayCountTable,
+  SpotCapacityTable,
+  SpotCapacitySlotTable,
+  SpotAdmissionCountTable,
+  CardCheckConflictTable,
   CardCheckFailTable,
   CardCheckFailNonceTable,
   CardCheckNonceTable,
@@ -119,6 +123,10 @@ export interface DB {
   coupon_template: CouponTemplateTable;
   coupon: CouponTable;
   card_check_day_count: CardCheckDayCountTable;
+  spot_capacity: SpotCapacityTable;
+  spot_capacity_slot: SpotCapacitySlotTable;
+  spot_admission_count: SpotAdmissionCountTable;
+  card_check_conflict: CardCheckConflictTable;
   card_check_fail: CardCheckFailTable;
   card_check_nonce: CardCheckNonceTable;
   card_check_fail_nonce: CardCheckFailNonceTable;

@@ -26,6 +26,7 @@ import * as m0029 from './20261127_0029_member_tally.js';
 import * as m0030 from './20261128_0030_merchant_finance_owner.js';
 import * as m0031 from './20261128_0031_minimal_add_requests.js';
 import * as m0032 from './20261206_0032_partitioned_history.js';
+import * as m0033 from './20261206_0033_capacity_and_conflicts.js';
 
 /**
  * Migrations listed statically rather than read from the folder, so they load the same way under
@@ -59,6 +60,7 @@ const migrations: Record<string, Migration> = {
   '20261128_0030_merchant_finance_owner': m0030,
   '20261128_0031_minimal_add_requests': m0031,
   '20261206_0032_partitioned_history': m0032,
+  '20261206_0033_capacity_and_conflicts': m0033,
 };
 
 export const migrationProvider: MigrationProvider = {

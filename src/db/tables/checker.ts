@@ -88,3 +88,45 @@ export interface CardCheckFailTable {
   nonce: string | null;
   created_at: Generated<Date>;
 }
+
+/** A scenic spot's (SKU's) capacity (migration 0033); null daily_capacity: only its slots bound it. */
+export interface SpotCapacityTable extends Audit {
+  sku_id: number;
+  merchant_id: number;
+  shop_id: number | null;
+  daily_capacity: number | null;
+}
+
+/** A time slot of a spot's day with its own capacity, in minutes of the day [start, end). */
+export interface SpotCapacitySlotTable {
+  sku_id: number;
+  start_minute: number;
+  end_minute: number;
+  capacity: number;
+}
+
+/** Entries admitted per spot, day and slot (slot_minute -1: the whole day), for spots with a capacity. */
+export interface SpotAdmissionCountTable {
+  sku_id: number;
+  check_date: DateText;
+  slot_minute: number;
+  admitted: number;
+  updated_at: Generated<Date>;
+}
+
+/** A check recorded from an offline gate although it broke a bound (ConflictKind), for the manage channel. */
+export interface CardCheckConflictTable {
+  id: Generated<number>;
+  check_id: number;
+  check_time: Timestamp;
+  card_id: number;
+  sku_id: number;
+  resource_id: number;
+  merchant_id: number;
+  shop_id: number | null;
+  checker_id: number | null;
+  kind: number;
+  limit_value: number;
+  count_value: number;
+  created_at: Generated<Date>;
+}
