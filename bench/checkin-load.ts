@@ -10,6 +10,8 @@ interface Job {
   url: string;
   token: string;
   skuId: number;
+  /** when given, the scans go round these spots instead (bench/capacity.bench.ts), naming no gate */
+  skuIds?: number[];
   entranceId: number;
   /** card numbers are cardPrefix + the serial in 9 digits */
   cardPrefix: string;
@@ -42,8 +44,9 @@ const request: Request = {
     return {
       ...req,
       body: JSON.stringify({
-        skuId: job.skuId,
-        entranceId: job.entranceId,
+        ...(job.skuIds
+          ? { skuId: job.skuIds[serial % job.skuIds.length] }
+          : { skuId: job.skuId, entranceId: job.entranceId }),
         cardNumber: `${job.cardPrefix}${String(serial).padStart(9, '0')}`,
         nonce: `scan-${serial}`,
       }),

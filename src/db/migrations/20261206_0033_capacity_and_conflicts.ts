@@ -13,8 +13,90 @@ import { AUDIT, runDdl } from './ddl.js';
  *   day: a conditional upsert, so a capacity is exact on any number of instances.
  * - card_check_conflict: a check recorded from an offline gate although it broke a bound (the card's
  *   daily limit, the spot's day or slot capacity), because the visit had happened; paged on the manage
- *   channel and scoped by the spot's merchant and shop.
+ *   channel and scoped by the spot's merchant and shop. It points at its check by id and partition
+ *   column without a foreign key, as card_check_nonce does: a key on the partitioned card_check would
+ *   stop its partitions from being dropped or detached (docs/adr/0100-history-tables-partitioned-by-month.md).
+ * - checkin_take_entries(): the counters a scan at a spot with a capacity raises, all or none
+ *   (docs/adr/0105-exact-spot-capacity.md).
  */
+/** The living entries of a day's checks (check times of the day ± a day: one month's partition is read). */
+const DAY_ENTRIES = `coalesce(sum(k.consume_num), 0)::integer as n from card_check k
+      where k.check_date = p_day and not k.is_deleted
+        and k.check_time >= (p_day - 1)::timestamptz and k.check_time < (p_day + 2)::timestamptz`;
+
+/**
+ * Takes a scan's entries from the card's day counter, then from the spot's day counter, then from
+ * its slot's, each a conditional upsert as the check-in statement does for the card alone
+ * (docs/adr/0105-exact-spot-capacity.md): a new row starts from the day's living checks, an existing
+ * one is raised only within its bound, and the row stays locked until the scan's transaction ends.
+ * When a spot bound refuses, the entries already taken are given back to the rows this call locked,
+ * so the counters are raised all or none. p_record: an offline gate already admitted the visitor;
+ * nothing refuses, every counter is raised. Answers which bound refused (0 none, else ConflictKind)
+ * and the counts after the scan. Each statement here sees what committed before it ran (the
+ * function is volatile), and the minutes of a check are read in the session's zone, the service's.
+ */
+const TAKE_ENTRIES = `create function checkin_take_entries(
+    p_card bigint, p_resource bigint, p_card_limit integer, p_sku bigint, p_day date, p_n integer,
+    p_record boolean, p_daily integer, p_slot_start integer, p_slot_end integer, p_slot_capacity integer)
+  returns table (refused integer, card_used integer, day_admitted integer, slot_admitted integer)
+  language plpgsql volatile as $$
+  declare
+    v_used integer;
+    v_day integer;
+    v_slot integer;
+  begin
+    insert into card_check_day_count as d (card_id, resource_id, check_date, used)
+    select p_card, p_resource, p_day, s.n + p_n
+    from (select ${DAY_ENTRIES} and k.card_id = p_card and k.resource_id = p_resource) s
+    where p_record or s.n + p_n <= p_card_limit
+    on conflict (card_id, resource_id, check_date)
+      do update set used = d.used + p_n, updated_at = now()
+      where p_record or d.used + p_n <= p_card_limit
+    returning d.used into v_used;
+    if v_used is null then
+      return query select 1, null::integer, null::integer, null::integer;
+      return;
+    end if;
+
+    insert into spot_admission_count as a (sku_id, check_date, slot_minute, admitted)
+    select p_sku, p_day, -1, s.n + p_n
+    from (select ${DAY_ENTRIES} and k.sku_id = p_sku) s
+    where p_record or p_daily is null or s.n + p_n <= p_daily
+    on conflict (sku_id, check_date, slot_minute)
+      do update set admitted = a.admitted + p_n, updated_at = now()
+      where p_record or p_daily is null or a.admitted + p_n <= p_daily
+    returning a.admitted into v_day;
+    if v_day is null then
+      update card_check_day_count set used = used - p_n, updated_at = now()
+      where card_id = p_card and resource_id = p_resource and check_date = p_day;
+      return query select 2, v_used, null::integer, null::integer;
+      return;
+    end if;
+
+    if p_slot_start is not null then
+      insert into spot_admission_count as a (sku_id, check_date, slot_minute, admitted)
+      select p_sku, p_day, p_slot_start, s.n + p_n
+      from (select ${DAY_ENTRIES} and k.sku_id = p_sku
+          and extract(hour from k.check_time) * 60 + extract(minute from k.check_time) >= p_slot_start
+          and extract(hour from k.check_time) * 60 + extract(minute from k.check_time) < p_slot_end) s
+      where p_record or s.n + p_n <= p_slot_capacity
+      on conflict (sku_id, check_date, slot_minute)
+        do update set admitted = a.admitted + p_n, updated_at = now()
+        where p_record or a.admitted + p_n <= p_slot_capacity
+      returning a.admitted into v_slot;
+      if v_slot is null then
+        update card_check_day_count set used = used - p_n, updated_at = now()
+        where card_id = p_card and resource_id = p_resource and check_date = p_day;
+        update spot_admission_count set admitted = admitted - p_n, updated_at = now()
+        where sku_id = p_sku and check_date = p_day and slot_minute = -1;
+        return query select 3, v_used, v_day, null::integer;
+        return;
+      end if;
+    end if;
+    return query select 0, v_used, v_day, v_slot;
+  end
+  $$`;
+
 export async function up(db: Kysely<unknown>): Promise<void> {
   await runDdl(db, [
     `create table spot_capacity (
@@ -53,16 +135,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       kind smallint not null,
       limit_value integer not null,
       count_value integer not null,
-      created_at timestamptz not null default now(),
-      foreign key (check_id, check_time) references card_check (id, check_time)
+      created_at timestamptz not null default now()
     )`,
     `create index card_check_conflict_merchant_idx on card_check_conflict (merchant_id, shop_id, id)`,
     `create index card_check_conflict_check_idx on card_check_conflict (check_id)`,
+    TAKE_ENTRIES,
   ]);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await runDdl(db, [
+    'drop function checkin_take_entries',
     'drop table card_check_conflict',
     'drop table spot_admission_count',
     'drop table spot_capacity_slot',

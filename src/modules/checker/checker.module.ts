@@ -10,6 +10,8 @@ import { checkerConfigRoutes } from './checker-config.routes.js';
 import { createCheckerConfigService } from './checker-config.service.js';
 import { dayCountPruningJob } from './day-count-pruning.js';
 import { checkPartitionJobs } from './check-partitions.js';
+import { capacityRoutes } from './capacity.routes.js';
+import { createCapacityService } from './capacity.service.js';
 
 /**
  * Verifiers: login and logout (spec A 4.1), check-in and the verifier's records (B 4.2, app channel),
@@ -28,6 +30,7 @@ export const checkerModule = defineModule({
       fails: createCheckFailService({ db }),
     }),
     ...checkerConfigRoutes(createCheckerConfigService({ db })),
+    ...capacityRoutes(createCapacityService({ db })),
   ],
   jobs: ({ db, config }) => [dayCountPruningJob(db), ...checkPartitionJobs(db, config)],
 });

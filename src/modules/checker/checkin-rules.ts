@@ -7,6 +7,8 @@ import {
   cardNotBound,
   cardNotValidHere,
   cardUnknown,
+  checkTimeInFuture,
+  checkTimeTooOld,
   dailyLimitReached,
   noCardForPerson,
   notAllowedHere,
@@ -134,3 +136,18 @@ export function chooseCard(candidates: CardCandidate[], by: ScanBy, place: ScanP
 
 /** The order a person's cards are used in, as the statement that writes a check ranked them. */
 const byUse = (a: CardCandidate, b: CardCandidate) => a.useRank - b.useRank;
+
+/** How far back an offline scan may be sent, and how far ahead a device clock may run. */
+export const OFFLINE_MAX_AGE_H = 72;
+export const CLOCK_SKEW_S = 60;
+
+/** A device clock a little ahead is not refused: the scan counts as made now, and a record never lies in the future. */
+export const clampSkew = (at: Date, now: Date): Date =>
+  at.getTime() > now.getTime() && at.getTime() <= now.getTime() + CLOCK_SKEW_S * 1000 ? now : at;
+
+/** An offline scan is accepted up to 72 hours late, never from the future (docs/domain.md §4, issue 9). */
+export function scanTimeRefusal(at: Date, now: Date): AppError | null {
+  if (at.getTime() > now.getTime()) return checkTimeInFuture();
+  if (now.getTime() - at.getTime() > OFFLINE_MAX_AGE_H * 3_600_000) return checkTimeTooOld(OFFLINE_MAX_AGE_H);
+  return null;
+}

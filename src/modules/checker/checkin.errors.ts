@@ -26,6 +26,8 @@ export const CheckinError = errcodes({
   NONCE_REUSED: [1_013_000_013, 'the nonce was already used for another scan'],
   RECORD_NOT_YOURS: [1_013_000_014, "revoking a check that is not the verifier's own"],
   RECORD_NOT_TODAY: [1_013_000_015, 'revoking a check that is not of today'],
+  SPOT_CAPACITY_REACHED: [1_013_000_016, "the scenic spot's daily capacity is reached"],
+  SLOT_CAPACITY_REACHED: [1_013_000_017, "the capacity of the scenic spot's current time slot is reached"],
 });
 
 const refusal = (code: number, message: string) => new AppError(code, message);
@@ -56,6 +58,20 @@ export const dailyLimitReached = (limit: number, asked = 1) =>
         : limit === 1
           ? 'This card has already been used here today.'
           : `This card has already been used here ${limit} times today, the daily limit.`,
+  );
+/** The spot admitted its day's capacity (docs/domain.md §4.1); read out at the gate. */
+export const spotCapacityReached = (capacity: number) =>
+  refusal(
+    CheckinError.SPOT_CAPACITY_REACHED,
+    `This scenic spot is full today: it admits ${capacity} visitors a day. No more entries today.`,
+  );
+const clock = (minute: number) =>
+  `${String(Math.floor(minute / 60)).padStart(2, '0')}:${String(minute % 60).padStart(2, '0')}`;
+/** The spot's time slot holding the scan's time admitted its capacity. */
+export const slotCapacityReached = (capacity: number, startMinute: number, endMinute: number) =>
+  refusal(
+    CheckinError.SLOT_CAPACITY_REACHED,
+    `This scenic spot is full from ${clock(startMinute)} to ${clock(endMinute)} (${capacity} visitors). Please come in a later time slot.`,
   );
 export const noCardForPerson = () => refusal(CheckinError.NO_CARD_FOR_PERSON, 'No card is bound to this person.');
 export const faceNotRecognised = () =>

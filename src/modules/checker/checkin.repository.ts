@@ -7,6 +7,7 @@ import {
   operateLogRow,
   type OperateLogEntry,
 } from '../../platform/oplog/oplog.repository.js';
+import { ConflictKind, type CheckConflict } from './check-conflict.js';
 import { CardStanding, type CardCandidate, type ScanPlace } from './checkin-rules.js';
 
 /**
@@ -54,6 +55,12 @@ export interface ScanJudgement {
   nonce: string | null;
   at: Date;
   offline: boolean;
+  /**
+   * Record mode: an offline gate already admitted the visitor, so the card's daily limit and the
+   * spot's capacities do not refuse; the check is written, the counters raised anyway and a
+   * card_check_conflict row kept per bound broken (docs/domain.md §4.1). Every other refusal stands.
+   */
+  recordOverBounds: boolean;
 }
 
 /**
@@ -340,7 +347,16 @@ export interface WrittenCheck {
   cardId: number;
   checksLeft: number;
   createdAt: Date;
+  /** the bounds the check broke (record mode only; empty otherwise) */
+  conflicts: CheckConflict[];
 }
+
+/**
+ * The bound that refused a scan whose card was usable (ConflictKind): the card's daily limit, the
+ * spot's day capacity, its slot's capacity (minutes of the day [start, end)).
+ */
+export type RefusedBound =
+  { kind: 1 } | { kind: 2; capacity: number } | { kind: 3; capacity: number; startMinute: number; endMinute: number };
 
 const WRITE_VALUES = [
   ...READ_VALUES,
@@ -350,6 +366,8 @@ const WRITE_VALUES = [
   'storedNonce',
   'photo',
   'timeAllowed',
+  'minute',
+  'record',
   ...OPERATE_LOG_COLUMNS.map((c) => `log_${c}` as const),
 ] as const;
 type WriteValues = Record<(typeof WRITE_VALUES)[number], unknown>;
@@ -385,6 +403,11 @@ function byRoomThenUse(c: WriteValues, shape: KeyShape) {
   return sql`(${used} + ${c.consumeNum} <= c_daily_limit) desc, c_use_rank`;
 }
 
+/** The scan may take entries: not a re-send, its time allowed, the verifier posted at the place and gate. */
+const passes = (c: WriteValues) => sql`${c.timeAllowed}::boolean
+        and not exists (select 1 from earlier)
+        and pl.p_allowed and (${c.entranceId}::bigint is null or pl.p_entrance_id is not null)`;
+
 const checkIns = perShape(WRITE_VALUES, (p, variant) => {
   const [shape, nonce, logged] = variant.split(':');
   const c = p as WriteValues;
@@ -394,9 +417,22 @@ const checkIns = perShape(WRITE_VALUES, (p, variant) => {
       w_card_id: number | null;
       w_checks_left: number | null;
       w_created_at: Date | null;
+      w_refused: number | null;
+      w_conflicts: CheckConflict[] | string | null;
+      k_daily: number | null;
+      k_slot_start: number | null;
+      k_slot_end: number | null;
+      k_slot_capacity: number | null;
     }
   >`${preparedAs('checkin-scan')}
     with ${judgedOn(c, shape as KeyShape, nonce === 'nonce')},
+    cap as (
+      select sc.daily_capacity, sl.start_minute as slot_start, sl.end_minute as slot_end, sl.capacity as slot_capacity
+      from spot_capacity sc
+      left join spot_capacity_slot sl
+        on sl.sku_id = sc.sku_id and sl.start_minute <= ${c.minute}::integer and sl.end_minute > ${c.minute}::integer
+      where sc.sku_id = ${c.skuId}
+    ),
     chosen as (
       select cards.* from cards cross join place pl
       where c_standing = ${sql.lit(CardStanding.USABLE)}
@@ -413,14 +449,24 @@ const checkIns = perShape(WRITE_VALUES, (p, variant) => {
         where k.card_id = ch.c_id and k.resource_id = pl.p_resource_id and k.check_date = ${c.checkDate}::date and not k.is_deleted
           and ${aroundDay(c.checkDate)}
       ) s
-      where ${c.timeAllowed}::boolean
-        and not exists (select 1 from earlier)
-        and pl.p_allowed and (${c.entranceId}::bigint is null or pl.p_entrance_id is not null)
-        and s.used + ${c.consumeNum} <= ch.c_daily_limit
+      where ${passes(c)}
+        and not exists (select 1 from cap)
+        and (${c.record}::boolean or s.used + ${c.consumeNum} <= ch.c_daily_limit)
       on conflict (card_id, resource_id, check_date)
         do update set used = d.used + ${c.consumeNum}, updated_at = now()
-        where d.used + ${c.consumeNum} <= (select c_daily_limit from chosen)
+        where ${c.record}::boolean or d.used + ${c.consumeNum} <= (select c_daily_limit from chosen)
       returning used
+    ),
+    admitted as (
+      select t.* from chosen ch cross join place pl cross join cap,
+        lateral checkin_take_entries(ch.c_id, pl.p_resource_id, ch.c_daily_limit, pl.p_sku_id, ${c.checkDate}::date,
+          ${c.consumeNum}::integer, ${c.record}::boolean, cap.daily_capacity, cap.slot_start, cap.slot_end, cap.slot_capacity) t
+      where ${passes(c)}
+    ),
+    taken as (
+      select used as card_used, null::integer as day_admitted, null::integer as slot_admitted from counted
+      union all
+      select card_used, day_admitted, slot_admitted from admitted where refused = 0
     ),
     ins as (
       insert into card_check (
@@ -429,16 +475,35 @@ const checkIns = perShape(WRITE_VALUES, (p, variant) => {
       )
       select ch.c_id, ch.c_model_id, pl.p_sku_id, pl.p_resource_id, pl.p_entrance_id, ${c.checkerId}, ch.c_holder_name, ch.c_holder_phone,
         ch.c_holder_id_no, coalesce(${c.photo}::text, ch.c_holder_face_photo), ${c.consumeNum}, ${c.checkType}, 1, ${c.at}::timestamptz,
-        ${c.checkDate}::date, ${c.storedNonce}, ch.c_daily_limit - counted.used, ${c.checkerId}, ${c.checkerId}
-      from counted cross join chosen ch cross join place pl
+        ${c.checkDate}::date, ${c.storedNonce}, greatest(ch.c_daily_limit - taken.card_used, 0), ${c.checkerId}, ${c.checkerId}
+      from taken cross join chosen ch cross join place pl
       returning id, card_id, checks_left, created_at, check_time
+    ),
+    conflicted as (
+      insert into card_check_conflict (
+        check_id, check_time, card_id, sku_id, resource_id, merchant_id, shop_id, checker_id, kind, limit_value, count_value
+      )
+      select ins.id, ins.check_time, ins.card_id, pl.p_sku_id, pl.p_resource_id, pl.p_merchant_id, pl.p_shop_id, ${c.checkerId},
+        b.kind, b.bound, b.count
+      from ins cross join taken cross join chosen ch cross join place pl left join cap on true
+      cross join lateral (values
+        (${sql.lit(ConflictKind.DAILY_LIMIT)}, ch.c_daily_limit, taken.card_used),
+        (${sql.lit(ConflictKind.SPOT_CAPACITY)}, cap.daily_capacity, taken.day_admitted),
+        (${sql.lit(ConflictKind.SLOT_CAPACITY)}, cap.slot_capacity, taken.slot_admitted)
+      ) b (kind, bound, count)
+      where ${c.record}::boolean and b.count > b.bound
+      returning kind, limit_value, count_value
     ),
     nonced as (
       insert into card_check_nonce (checker_id, nonce, check_id, check_time)
       select ${c.checkerId}, ${c.storedNonce}, ins.id, ins.check_time from ins where ${c.storedNonce}::text is not null
     )${logOfCheck(logged === 'logged' ? c : null)}
-    select j.*, ch.c_id is not null as c_chosen, w.id as w_id, w.card_id as w_card_id, w.checks_left as w_checks_left, w.created_at as w_created_at
+    select j.*, ch.c_id is not null as c_chosen, w.id as w_id, w.card_id as w_card_id, w.checks_left as w_checks_left, w.created_at as w_created_at,
+      (select refused from admitted) as w_refused,
+      (select json_agg(json_build_object('kind', kind, 'limit', limit_value, 'count', count_value) order by kind) from conflicted) as w_conflicts,
+      k.daily_capacity as k_daily, k.slot_start as k_slot_start, k.slot_end as k_slot_end, k.slot_capacity as k_slot_capacity
     from (${judgedRows}) j
+    left join cap k on true
     left join chosen ch on ch.c_id = j.c_id
     left join ins w on w.card_id = j.c_id`;
 });
@@ -465,7 +530,7 @@ export async function checkInScan(
   s: ScanJudgement,
   d: CheckDetails,
   log: OperateLogEntry | null,
-): Promise<ScanReading & { written: WrittenCheck | null }> {
+): Promise<ScanReading & { written: WrittenCheck | null; refusedBy: RefusedBound | null }> {
   const values = {
     ...readValues(s),
     consumeNum: d.consumeNum,
@@ -474,17 +539,48 @@ export async function checkInScan(
     storedNonce: d.nonce,
     photo: d.photo,
     timeAllowed: d.timeAllowed,
+    // the scan's minute of the day in the service zone (process.env.TZ, src/platform/time.ts), for its slot
+    minute: s.at.getHours() * 60 + s.at.getMinutes(),
+    record: s.recordOverBounds,
   } as Partial<WriteValues>;
   const row = log ? operateLogRow(log) : null;
   for (const column of OPERATE_LOG_COLUMNS) values[`log_${column}`] = row ? row[column] : null;
   const variant = `${shapeOf(s.key)}:${s.nonce === null ? '' : 'nonce'}:${log ? 'logged' : ''}`;
   const r = await checkIns(variant)(db, values as WriteValues);
   const w = r.rows.find((x) => x.w_id !== null);
+  const first = r.rows[0];
+  const conflicts = w?.w_conflicts ?? null;
   return Object.assign(toReading(r.rows), {
     written: w
-      ? { id: Number(w.w_id), cardId: Number(w.w_card_id), checksLeft: w.w_checks_left!, createdAt: w.w_created_at! }
+      ? {
+          id: Number(w.w_id),
+          cardId: Number(w.w_card_id),
+          checksLeft: w.w_checks_left!,
+          createdAt: w.w_created_at!,
+          conflicts: conflicts === null ? [] : typeof conflicts === 'string' ? JSON.parse(conflicts) : conflicts,
+        }
       : null,
+    refusedBy: w ? null : refusedBound(first),
   });
+}
+
+/** Which bound refused a usable card, as the statement's counters answered (null: none was tried). */
+function refusedBound(r: {
+  w_refused: number | null;
+  k_daily: number | null;
+  k_slot_start: number | null;
+  k_slot_end: number | null;
+  k_slot_capacity: number | null;
+}): RefusedBound | null {
+  if (r.w_refused === ConflictKind.SPOT_CAPACITY) return { kind: ConflictKind.SPOT_CAPACITY, capacity: r.k_daily! };
+  if (r.w_refused === ConflictKind.SLOT_CAPACITY)
+    return {
+      kind: ConflictKind.SLOT_CAPACITY,
+      capacity: r.k_slot_capacity!,
+      startMinute: r.k_slot_start!,
+      endMinute: r.k_slot_end!,
+    };
+  return r.w_refused === ConflictKind.DAILY_LIMIT ? { kind: ConflictKind.DAILY_LIMIT } : null;
 }
 
 /** The key a second check with the same verifier and nonce violates (the statement then writes nothing). */

@@ -7,24 +7,27 @@ import type { FaceService } from '../../platform/face/index.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import { operationLogWritten, pendingOperationLog, recordOperation } from '../../platform/oplog/oplog.js';
 import { formatDateTime } from '../../platform/time.js';
-import { assertAllowed, chooseCard, type CardCandidate, type ScanPlace } from './checkin-rules.js';
+import {
+  assertAllowed,
+  chooseCard,
+  clampSkew,
+  scanTimeRefusal,
+  type CardCandidate,
+  type ScanPlace,
+} from './checkin-rules.js';
 import {
   CheckinError,
-  checkTimeInFuture,
-  checkTimeTooOld,
   dailyLimitReached,
   faceNotRecognised,
   isScanRefusal,
   nonceReused,
+  slotCapacityReached,
+  spotCapacityReached,
 } from './checkin.errors.js';
 import * as repo from './checkin.repository.js';
 import type { CheckInRequest, CheckInResponse } from './checkin.schemas.js';
 import { insertCheckFail } from './check-fail.repository.js';
 import { findRecord, toWire } from './consume-record.repository.js';
-
-/** How far back an offline scan may be sent, and how far ahead a device clock may run. */
-export const OFFLINE_MAX_AGE_H = 72;
-export const CLOCK_SKEW_S = 60;
 
 const CheckType = { CARD: 1, ID_DOCUMENT: 2, FACE: 3 } as const;
 
@@ -69,23 +72,32 @@ function readScan(input: CheckInRequest, now: Date): Scan {
     idType: idNo ? (input.idType ?? null) : null,
     facePhoto,
     consumeNum: input.consumeNum ?? 1,
-    // A device clock a little ahead is not refused; the record never lies in the future.
-    at: at.getTime() > now.getTime() && at.getTime() <= now.getTime() + CLOCK_SKEW_S * 1000 ? now : at,
+    at: clampSkew(at, now),
     offline: claimed !== null,
     nonce: given(input.nonce),
   };
 }
 
-/** An offline scan is accepted up to 72 hours late, never from the future (docs/domain.md §4, issue 9). */
-function scanTimeRefusal(scan: Scan, now: Date): AppError | null {
-  if (scan.at.getTime() > now.getTime()) return checkTimeInFuture();
-  if (now.getTime() - scan.at.getTime() > OFFLINE_MAX_AGE_H * 3_600_000) return checkTimeTooOld(OFFLINE_MAX_AGE_H);
-  return null;
+function assertScanTime(scan: Scan, now: Date): void {
+  const refusal = scanTimeRefusal(scan.at, now);
+  if (refusal) throw refusal;
 }
 
-function assertScanTime(scan: Scan, now: Date): void {
-  const refusal = scanTimeRefusal(scan, now);
-  if (refusal) throw refusal;
+/** The refusals of a usable card by a bound a concurrent scan may have taken the last room of. */
+const BOUNDS = new Set<number>([
+  CheckinError.DAILY_LIMIT_REACHED,
+  CheckinError.SPOT_CAPACITY_REACHED,
+  CheckinError.SLOT_CAPACITY_REACHED,
+]);
+
+/**
+ * The refusal of a usable card the counters refused, in the order they are taken (docs/domain.md
+ * §4.1): the card's daily limit, then the spot's day capacity, then its slot's.
+ */
+function boundRefusal(bound: repo.RefusedBound | null, dailyLimit: number, consumeNum: number): AppError {
+  if (bound?.kind === 2) return spotCapacityReached(bound.capacity);
+  if (bound?.kind === 3) return slotCapacityReached(bound.capacity, bound.startMinute, bound.endMinute);
+  return dailyLimitReached(dailyLimit, consumeNum);
 }
 
 /** Only a photo given as a URL is worth keeping on the record; base64 bytes are not stored. */
@@ -174,15 +186,15 @@ export function createCheckinService(deps: { db: Db; face: FaceService; now?: ()
         return replay(ctx, scan, earlier);
       };
       try {
-        const judged = { ...where, at: scan.at, offline: scan.offline };
-        let reading: repo.ScanReading & { written: repo.WrittenCheck | null };
+        const judged = { ...where, at: scan.at, offline: scan.offline, recordOverBounds: false };
+        let reading: Awaited<ReturnType<typeof repo.checkInScan>>;
         const details = (nonceLookedUp: boolean) => ({
           consumeNum: scan.consumeNum,
           checkType: scan.checkType,
           checkDate: dayText(scan.at),
           nonce: scan.nonce,
           photo: photoUrl(scan.facePhoto),
-          timeAllowed: nonceLookedUp ? scanTimeRefusal(scan, started) === null : true,
+          timeAllowed: nonceLookedUp ? scanTimeRefusal(scan.at, started) === null : true,
         });
         if (scan.facePhoto) {
           // A re-sent face scan is answered before the face service is asked, and the verifier's post
@@ -221,7 +233,7 @@ export function createCheckinService(deps: { db: Db; face: FaceService; now?: ()
         if (!written || !chosenCard) {
           const choice = chooseCard(reading.cards, scan.cardNumber ? 'card' : 'person', at, scan.consumeNum);
           card = choice.card;
-          throw choice.refusal ?? dailyLimitReached(choice.card.dailyLimit, scan.consumeNum);
+          throw choice.refusal ?? boundRefusal(reading.refusedBy, choice.card.dailyLimit, scan.consumeNum);
         }
         operationLogWritten(ctx);
         const chosen = chosenCard;
@@ -255,9 +267,7 @@ export function createCheckinService(deps: { db: Db; face: FaceService; now?: ()
         if (replaying) throw err;
         // Two sends of one scan at the same moment: the second waited for the first and lost the
         // race on the nonce or on the day's entries; it answers what the first one wrote.
-        const raced =
-          isUniqueViolation(err, repo.NONCE_INDEX) ||
-          (err instanceof AppError && err.errcode === CheckinError.DAILY_LIMIT_REACHED);
+        const raced = isUniqueViolation(err, repo.NONCE_INDEX) || (err instanceof AppError && BOUNDS.has(err.errcode));
         if (scan.nonce && raced) {
           const earlier = await repo.findEarlierScan(db, checker.id, scan.nonce);
           if (earlier?.kind === 'checked') return replay(ctx, scan, earlier);

@@ -109,6 +109,8 @@ export interface RevokedCheck {
   resourceId: number;
   checkDate: string;
   consumeNum: number;
+  skuId: number;
+  checkTime: Date;
 }
 
 /**
@@ -131,7 +133,7 @@ export async function revokeCheck(
     // (docs/adr/0100-history-tables-partitioned-by-month.md).
     .where(sql<boolean>`check_time >= (${day}::date - 1)::timestamptz and check_time < (${day}::date + 2)::timestamptz`)
     .where('is_deleted', '=', false)
-    .returning(['id', 'card_id', 'card_model_id', 'resource_id', 'check_date', 'consume_num'])
+    .returning(['id', 'card_id', 'card_model_id', 'resource_id', 'check_date', 'consume_num', 'sku_id', 'check_time'])
     .executeTakeFirst();
   return r
     ? {
@@ -141,6 +143,8 @@ export async function revokeCheck(
         resourceId: r.resource_id,
         checkDate: r.check_date,
         consumeNum: r.consume_num,
+        skuId: r.sku_id,
+        checkTime: new Date(r.check_time),
       }
     : null;
 }

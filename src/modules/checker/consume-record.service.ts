@@ -8,6 +8,7 @@ import { notAllowedHere, recordNotFound, recordNotToday, recordNotYours } from '
 import type { CheckerCardCheckStat, CheckerConsumeRecord } from './checkin.schemas.js';
 import { unfoldRevokedCheck } from '../statistics/index.js';
 import * as repo from './consume-record.repository.js';
+import { releaseAdmission } from './capacity.repository.js';
 
 /**
  * The verifier's own view of check records (spec B 4.2): one record, revoking a check of today, and
@@ -41,6 +42,13 @@ export function createConsumeRecordService(deps: { db: Db; now?: () => Date }) {
           const revoked = await repo.revokeCheck(trx, id, ctx.account.id, today);
           if (revoked) {
             await repo.releaseEntries(trx, revoked);
+            // and to its spot's admissions, when the spot has a capacity (docs/domain.md §4.1)
+            await releaseAdmission(trx, {
+              skuId: revoked.skuId,
+              checkDate: revoked.checkDate,
+              minute: revoked.checkTime.getHours() * 60 + revoked.checkTime.getMinutes(),
+              consumeNum: revoked.consumeNum,
+            });
             // the statistics' check roll-up, when the check is already folded into it
             await unfoldRevokedCheck(trx, revoked);
             return;

@@ -1,8 +1,9 @@
 import type { Db } from '../../platform/db/database.js';
 import { dayText } from '../../platform/date-range.js';
 import type { BackgroundJob } from '../../platform/jobs.js';
-import { OFFLINE_MAX_AGE_H } from './checkin.service.js';
+import { OFFLINE_MAX_AGE_H } from './checkin-rules.js';
 import { deleteDayCountsBefore } from './day-count.repository.js';
+import { deleteAdmissionCountsBefore } from './capacity.repository.js';
 
 /** Rows per statement: each delete stays short (PGlite runs one statement at a time). */
 const PRUNE_BATCH = 5000;
@@ -28,6 +29,12 @@ export async function pruneDayCounts(db: Db, now = new Date()): Promise<number> 
   let total = 0;
   for (;;) {
     const n = await deleteDayCountsBefore(db, before, PRUNE_BATCH);
+    total += n;
+    if (n < PRUNE_BATCH) break;
+  }
+  // the spots' admission counters the same way (docs/adr/0105-exact-spot-capacity.md)
+  for (;;) {
+    const n = await deleteAdmissionCountsBefore(db, before, PRUNE_BATCH);
     total += n;
     if (n < PRUNE_BATCH) return total;
   }
