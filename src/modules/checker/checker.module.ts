@@ -12,6 +12,10 @@ import { dayCountPruningJob } from './day-count-pruning.js';
 import { checkPartitionJobs } from './check-partitions.js';
 import { capacityRoutes } from './capacity.routes.js';
 import { createCapacityService } from './capacity.service.js';
+import { offlineSyncRoutes } from './offline-sync.routes.js';
+import { createOfflineSyncService } from './offline-sync.service.js';
+import { checkConflictRoutes } from './check-conflict.routes.js';
+import { createCheckConflictService } from './check-conflict.service.js';
 
 /**
  * Verifiers: login and logout (spec A 4.1), check-in and the verifier's records (B 4.2, app channel),
@@ -31,6 +35,8 @@ export const checkerModule = defineModule({
     }),
     ...checkerConfigRoutes(createCheckerConfigService({ db })),
     ...capacityRoutes(createCapacityService({ db })),
+    ...offlineSyncRoutes(createOfflineSyncService({ db })),
+    ...checkConflictRoutes(createCheckConflictService({ db })),
   ],
   jobs: ({ db, config }) => [dayCountPruningJob(db), ...checkPartitionJobs(db, config)],
 });
