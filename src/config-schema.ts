@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { createAddressPolicy } from './platform/face/photo-fetch.js';
+import { readEd25519Key } from './platform/signing/ed25519.js';
 
 /**
  * Every environment variable the service reads, in one TypeBox schema: its type, default, allowed
@@ -357,6 +358,33 @@ export const EnvSchema = Type.Object({
     unset: '`https://api.weixin.qq.com`',
   }),
 
+  // Offline gates
+  OFFLINE_PACK_SIGNING_KEY: Type.Optional(
+    Type.Refine(
+      Type.String({
+        description:
+          'the Ed25519 private key offline packs are signed with (PKCS#8 PEM, or base64 of the DER bytes); the same on every instance; a new key is a rotation (docs/operations.md §2)',
+        unset: 'a key made once and kept in the database',
+        allowed: 'an Ed25519 PKCS#8 key',
+      }),
+      (v) => {
+        try {
+          readEd25519Key(v);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      () => 'must be an Ed25519 private key in PKCS#8 (PEM, or base64 of the DER bytes)',
+    ),
+  ),
+  OFFLINE_PACK_TTL_HOURS: int(
+    'how long a gate may decide on an offline pack before it must fetch a fresh one',
+    24,
+    1,
+    168,
+  ),
+
   // Files
   STORAGE: oneOf(
     'where uploaded files live: `local` (`DATA_DIR/files`, one instance) or `s3`, an S3-compatible bucket (`S3_BUCKET`, `S3_ACCESS_KEY`, `S3_SECRET_KEY` required)',
@@ -378,6 +406,12 @@ export const EnvSchema = Type.Object({
     1024 * MiB,
   ),
   UPLOAD_MAX_FILES: int('file parts one multipart request may carry', 5, 1, 100),
+  ADMISSION_STREAMS_MAX: int(
+    'admission streams (`/manage-api/checker/admissionStream`, the live board) one instance keeps open at once; more are refused with 429',
+    200,
+    1,
+    100_000,
+  ),
   FILE_BASE_URL: url(
     'public base of the file URLs uploads answer (`https://api.example.com`, with any path prefix the proxy adds): `<base>/open-api/oss/file?fileKey=…`, fetched without a token and cached a year by browsers, privately; also the server address `/openapi.json` gives (else `http://HOST:PORT`)',
     ['http:', 'https:'],

@@ -55,6 +55,8 @@ export interface Config {
   fileFetchRatePerMin: number;
   /** file parts one multipart request may carry */
   uploadMaxFiles: number;
+  /** admission streams (the live board) one instance keeps open at once */
+  admissionStreamsMax: number;
   faceProvider: 'local' | 'tencent';
   /** Face registry settings shared by both providers (the group is the Tencent IAI person group). */
   face: { groupId: string; matchThreshold: number; imageMaxBytes: number; photoAllowedHosts: string[] };
@@ -96,6 +98,8 @@ export interface Config {
   partitionMonthsAhead: number;
   /** Whole months the logs keep before the current one; 0 keeps everything (check records are never dropped). */
   logRetentionMonths: number;
+  /** The offline packs of gates (docs/adr/0107-offline-pack-signed-ndjson-with-deltas.md): null key = kept in the database. */
+  offlinePack: { signingKey: string | null; ttlHours: number };
 }
 
 /** Raised for a bad environment value; main prints its message as the one line the operator sees. */
@@ -208,6 +212,7 @@ export function loadConfig(env: Env = process.env): Config {
     faceUploadRatePerMin: v.FACE_UPLOAD_RATE_PER_MIN,
     fileFetchRatePerMin: v.FILE_FETCH_RATE_PER_MIN,
     uploadMaxFiles: v.UPLOAD_MAX_FILES,
+    admissionStreamsMax: v.ADMISSION_STREAMS_MAX,
     faceProvider: v.FACE_PROVIDER,
     face: {
       groupId: v.FACE_GROUP_ID,
@@ -257,5 +262,6 @@ export function loadConfig(env: Env = process.env): Config {
     },
     partitionMonthsAhead: v.PARTITION_MONTHS_AHEAD,
     logRetentionMonths: v.LOG_RETENTION_MONTHS,
+    offlinePack: { signingKey: v.OFFLINE_PACK_SIGNING_KEY ?? null, ttlHours: v.OFFLINE_PACK_TTL_HOURS },
   };
 }

@@ -16,6 +16,7 @@ import type {
   SpotCapacitySlotTable,
   SpotAdmissionCountTable,
   CardCheckConflictTable,
+  OfflinePackKeyTable,
   CardCheckFailTable,
   CardCheckFailNonceTable,
   CardCheckNonceTable,
@@ -127,6 +128,7 @@ export interface DB {
   spot_capacity_slot: SpotCapacitySlotTable;
   spot_admission_count: SpotAdmissionCountTable;
   card_check_conflict: CardCheckConflictTable;
+  offline_pack_key: OfflinePackKeyTable;
   card_check_fail: CardCheckFailTable;
   card_check_nonce: CardCheckNonceTable;
   card_check_fail_nonce: CardCheckFailNonceTable;

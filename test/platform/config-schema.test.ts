@@ -88,6 +88,7 @@ describe('validation against the schema', () => {
     const refined: Partial<Record<EnvName, { value: string; says: string[] }[]>> = {
       TZ: [{ value: 'Mars/Phobos', says: ['not a known time zone', 'Mars/Phobos'] }],
       ADMIN_PASSWORD: [{ value: 'short', says: ['at least 8 characters'] }],
+      OFFLINE_PACK_SIGNING_KEY: [{ value: 'not a key', says: ['Ed25519 private key in PKCS#8'] }],
       TENCENT_SMS_ENDPOINT: [
         { value: 'ftp://sms.example.com', says: ['host name or an http(s) origin'] },
         { value: 'https://sms.example.com/v3', says: ['without a path'] },
@@ -183,6 +184,7 @@ describe('an empty environment', () => {
       faceUploadRatePerMin: 20,
       fileFetchRatePerMin: 600,
       uploadMaxFiles: 5,
+      admissionStreamsMax: 200,
       faceProvider: 'local',
       face: { groupId: 'tourism-card', matchThreshold: 80, imageMaxBytes: 3 * 1024 * 1024, photoAllowedHosts: [] },
       smsProvider: 'log',
@@ -214,6 +216,7 @@ describe('an empty environment', () => {
       },
       partitionMonthsAhead: 3,
       logRetentionMonths: 0,
+      offlinePack: { signingKey: null, ttlHours: 24 },
     });
   });
 

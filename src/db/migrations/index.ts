@@ -27,6 +27,7 @@ import * as m0030 from './20261128_0030_merchant_finance_owner.js';
 import * as m0031 from './20261128_0031_minimal_add_requests.js';
 import * as m0032 from './20261206_0032_partitioned_history.js';
 import * as m0033 from './20261206_0033_capacity_and_conflicts.js';
+import * as m0034 from './20261207_0034_offline_pack.js';
 
 /**
  * Migrations listed statically rather than read from the folder, so they load the same way under
@@ -61,6 +62,7 @@ const migrations: Record<string, Migration> = {
   '20261128_0031_minimal_add_requests': m0031,
   '20261206_0032_partitioned_history': m0032,
   '20261206_0033_capacity_and_conflicts': m0033,
+  '20261207_0034_offline_pack': m0034,
 };
 
 export const migrationProvider: MigrationProvider = {

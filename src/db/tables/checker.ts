@@ -130,3 +130,12 @@ export interface CardCheckConflictTable {
   count_value: number;
   created_at: Generated<Date>;
 }
+
+/** The Ed25519 key offline packs are signed with when none is configured (migration 0034): one row. */
+export interface OfflinePackKeyTable {
+  id: Generated<number>;
+  key_id: string;
+  /** base64 of the PKCS#8 DER bytes */
+  private_key: string;
+  created_at: Generated<Date>;
+}

@@ -16,6 +16,9 @@ import { offlineSyncRoutes } from './offline-sync.routes.js';
 import { createOfflineSyncService } from './offline-sync.service.js';
 import { checkConflictRoutes } from './check-conflict.routes.js';
 import { createCheckConflictService } from './check-conflict.service.js';
+import { offlinePackRoutes } from './offline-pack.routes.js';
+import { createOfflinePackService } from './offline-pack.service.js';
+import { createPackKeySource } from './offline-pack-key.js';
 
 /**
  * Verifiers: login and logout (spec A 4.1), check-in and the verifier's records (B 4.2, app channel),
@@ -37,6 +40,14 @@ export const checkerModule = defineModule({
     ...capacityRoutes(createCapacityService({ db })),
     ...offlineSyncRoutes(createOfflineSyncService({ db })),
     ...checkConflictRoutes(createCheckConflictService({ db })),
+    ...offlinePackRoutes(
+      createOfflinePackService({
+        db,
+        keys: createPackKeySource({ db, configured: config.offlinePack.signingKey }),
+        ttlHours: config.offlinePack.ttlHours,
+        timeZone: config.tz,
+      }),
+    ),
   ],
   jobs: ({ db, config }) => [dayCountPruningJob(db), ...checkPartitionJobs(db, config)],
 });
