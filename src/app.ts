@@ -15,6 +15,7 @@ import { registerJsonBody } from './platform/http/body.js';
 import { registerEarlyAnswerLinger } from './platform/http/early-answer.js';
 import { registerErrorHandling } from './platform/http/error-handler.js';
 import { registerRoutes } from './platform/http/routes.js';
+import { registerPages } from './platform/http/pages.js';
 import { guardedValidatorFactory } from './platform/http/validator.js';
 import { EMPTY_LIST_KEYWORD } from './platform/http/input-guard.js';
 import { recordOperation } from './platform/oplog/oplog.js';
@@ -217,6 +218,15 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     await starting;
   });
   scheduleJobs(app, jobs, metrics);
+  registerPages(
+    app,
+    modules.flatMap((m) => m.pages?.(deps) ?? []),
+  );
+  // Before Fastify waits for open connections: a module's long-lived streams end so the close can finish.
+  for (const m of modules) {
+    const preClose = m.preClose;
+    if (preClose) app.addHook('preClose', async () => preClose(deps));
+  }
   await registerRoutes(app, routes, {
     db,
     authenticator,

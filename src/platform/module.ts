@@ -4,6 +4,7 @@ import type { RouteSpec } from './http/routes.js';
 import type { Deps } from './deps.js';
 import type { BackgroundJob } from './jobs.js';
 import type { ErrcodeGroup } from './errors.js';
+import type { StaticPage } from './http/pages.js';
 
 /**
  * A business module as the app sees it: the routes it serves and the account kinds whose sessions
@@ -18,6 +19,10 @@ export interface ModuleDefinition {
   errcodes?: Array<ErrcodeGroup | number>;
   /** periodic tasks, scheduled by the app on every instance (platform/jobs.ts) */
   jobs?(deps: Deps): BackgroundJob[];
+  /** pages served outside the API channels, without a token (the live board) */
+  pages?(deps: Deps): StaticPage[];
+  /** runs when the app starts closing, before it waits for open connections (ends long-lived streams) */
+  preClose?(deps: Deps): void | Promise<void>;
 }
 
 export const defineModule = (module: ModuleDefinition): ModuleDefinition => module;

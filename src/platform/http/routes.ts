@@ -4,6 +4,7 @@ import type { Static, TSchema } from 'typebox';
 import type { Db } from '../db/database.js';
 import { recordOperation } from '../oplog/oplog.js';
 import { XlsxExport } from '../export/xlsx-export.js';
+import { EventStream } from './event-stream.js';
 import { discardUploads, receiveMultipart, type UploadedFile, type UploadLimits } from '../upload/receive.js';
 import { CHANNEL_PREFIX, type AccountKind, type Channel, type RequestContext } from './context.js';
 import {
@@ -29,9 +30,9 @@ export type AuthRule = 'public' | 'open' | { kinds: AccountKind[] };
 
 type In<S> = S extends TSchema ? Static<S> : undefined;
 
-/** Raw-byte answers: an image or download held in memory or streamed, or a streamed xlsx export. */
+/** Raw-byte answers: an image or download held in memory or streamed, a streamed xlsx export, or server-sent events. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an export of any row type is an answer
-export type FileAnswer = FileResponse | XlsxExport<any>;
+export type FileAnswer = FileResponse | XlsxExport<any> | EventStream;
 
 /**
  * What a handler must resolve to for its declared response: the schema's static type (or the same
@@ -170,7 +171,7 @@ function sendRawJson(request: FastifyRequest, reply: FastifyReply, out: RawJson)
 
 async function send(request: FastifyRequest, reply: FastifyReply, spec: RouteSpec, out: unknown) {
   if (out instanceof RawJson) return sendRawJson(request, reply, out);
-  if (out instanceof XlsxExport) {
+  if (out instanceof XlsxExport || out instanceof EventStream) {
     await out.send(reply);
     return reply;
   }
