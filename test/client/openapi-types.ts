@@ -192,6 +192,69 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/app-api/checker/offlinePack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What a gate needs to decide scans without the network, for the verifier's scenic spots: the admissible cards (keyed hashes of their numbers, masked holders, validity, today's entries), the rules, signed (Ed25519) with an expiry; `since` a cursor answers only what changed (a delta). Streamed
+         * @description NDJSON (`application/x-ndjson`, gzip when Accept-Encoding allows; format `tc-offline-pack/1`, docs/adr/0107-offline-pack-signed-ndjson-with-deltas.md): 1. a header object: `keyId`, `madeAt`/`expiresAt` (epoch ms), `timeZone`, `day`, `full` and `reason` (why a pack asked as a delta is whole), `cursor` (send it back as `since` for the next delta), `hash` (the HMAC-SHA256 key of card numbers, base64url, and the bytes kept), `uploadWindowHours`, `spots` (skuId, name, resourceId, allGates, gates), `rules` (modelId × resourceId → dailyLimit), `cardRules` (the order of refusals, with their codes); 2. one line per card: `["c", hash, maskedHolder, modelId, activeTime, expireTime|null, [[resourceId, entriesUsedToday]…]]`, or a tombstone `["x", hash]` in a delta; 3. a trailer object: `cards`, `tombstones`, `digest` (base64url SHA-256 of the bytes of the card and tombstone lines, newlines included) and `signature` (base64url Ed25519 over the header line's bytes, without its newline, followed by the 32 digest bytes). Verify it with the public key of `POST /app-api/checker/offlinePackKey` (base64 of the raw 32 bytes, or SPKI PEM) whose keyId the header names. A card's hash is base64url of the first 16 bytes of HMAC-SHA256(hash key, card number as UTF-8).
+         *
+         *     Callers: verifiers, with a token of the /app-api channel.
+         */
+        post: operations["appCheckerOfflinePack"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app-api/checker/offlinePackKey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The Ed25519 public key offline packs are signed with: its id (named in every pack header), the raw 32 bytes in base64 and SPKI PEM
+         * @description Callers: verifiers, with a token of the /app-api channel.
+         */
+        post: operations["appCheckerOfflinePackKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app-api/checker/syncOfflineChecks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload up to 500 scans a gate made offline (nonce, card number, spot, gate, time at most 72 h ago). Each is judged at its own time, in time order, and answered on its own in the request order: recorded; conflict (recorded, as the visit happened, although it broke the card's daily limit or the spot's capacity); refused with the code addCheckerConsumeRecord gives; duplicate (a re-sent nonce: its first answer). Every scan is stored before the answer, so a cut request is simply sent again
+         * @description Callers: verifiers, with a token of the /app-api channel.
+         *     Writes an operation-log entry (核销记录 / 离线核销上传).
+         */
+        post: operations["appCheckerSyncOfflineChecks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/manage-api/auth/getRandomCodeImg": {
         parameters: {
             query?: never;
@@ -1158,6 +1221,29 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/manage-api/checker/admissionStream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live admissions per scenic spot in your scope, as server-sent events (the live board reads it)
+         * @description The staff token goes in the Authorization header as on every manage call (read the stream with fetch, not EventSource). The first event, `snapshot`, holds `{at, spots}`: per spot the fields of querySpotAdmissionToday and `minutes`, the entries per minute of the last 60 minutes. Then an `admission` event `{at, skuId, skuName, dailyCapacity, admitted, minutes}` whenever a spot's figure of a minute or of the day changes on any instance (absolute figures; `minutes` holds the changed minutes), within about two seconds, and a `: heartbeat` comment every 15 s. A refusal before the stream starts is the JSON envelope; an instance holding ADMISSION_STREAMS_MAX streams answers 429. The stream ends when the client goes or the instance shuts down: reconnect then.
+         *
+         *     Callers: staff (platform, merchant or shop users), with a token of the /manage-api channel.
+         *     Staff need the permission `checker:read`.
+         */
+        get: operations["manageCheckerAdmissionStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/manage-api/checker/deleteCheckerConfig": {
         parameters: {
             query?: never;
@@ -1216,6 +1302,48 @@ export type paths = {
          *     Staff need the permission `checker:read`.
          */
         post: operations["manageCheckerGetCheckerConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/manage-api/checker/getSpotCapacity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A scenic spot's capacity (dailyCapacity null and no slots: none)
+         * @description Callers: staff (platform, merchant or shop users), with a token of the /manage-api channel.
+         *     Staff need the permission `checker:read`.
+         */
+        post: operations["manageCheckerGetSpotCapacity"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/manage-api/checker/queryCheckConflictPage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A page of checks offline gates admitted over a bound (the card's daily limit, the spot's day or slot capacity), newest first: recorded and settled like any other check, listed here for you to follow up
+         * @description Callers: staff (platform, merchant or shop users), with a token of the /manage-api channel.
+         *     Staff need the permission `checker:read`.
+         */
+        post: operations["manageCheckerQueryCheckConflictPage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1348,6 +1476,27 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/manage-api/checker/querySpotAdmissionToday": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Today (service time zone) per scenic spot in your scope that has a capacity or admitted someone: entries admitted against the daily capacity and each time slot
+         * @description Callers: staff (platform, merchant or shop users), with a token of the /manage-api channel.
+         *     Staff need the permission `checker:read`.
+         */
+        post: operations["manageCheckerQuerySpotAdmissionToday"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/manage-api/checker/resetCheckerPassword": {
         parameters: {
             query?: never;
@@ -1364,6 +1513,28 @@ export type paths = {
          *     Writes an operation-log entry (核销员管理 / 重置核销员密码).
          */
         post: operations["manageCheckerResetCheckerPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/manage-api/checker/setSpotCapacity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a scenic spot's (SKU's) daily capacity and optional time slots, enforced exactly at check-in (SPOT_CAPACITY_REACHED, SLOT_CAPACITY_REACHED); dailyCapacity null and no slots removes it. Admissions already made that day count
+         * @description Callers: staff (platform, merchant or shop users), with a token of the /manage-api channel.
+         *     Staff need the permission `checker:write`.
+         *     Writes an operation-log entry (景区承载量 / 设置景区承载量).
+         */
+        post: operations["manageCheckerSetSpotCapacity"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5322,6 +5493,74 @@ export type components = {
             list: components["schemas"]["CardResponse"][];
             total: number;
         };
+        /** CheckConflictFigure */
+        CheckConflictFigure: {
+            /** @description the count with this scan */
+            count: number;
+            /** @description 1 the card's daily limit, 2 the spot's day capacity, 3 the spot's slot capacity */
+            kind: number;
+            /** @description the bound that was broken */
+            limit: number;
+        };
+        /** CheckConflictPageRequest */
+        CheckConflictPageRequest: {
+            /** @description the card number, exactly */
+            cardNumber?: string | null;
+            /**
+             * @description checks made at or before this (YYYY-MM-DD [HH:mm:ss]; a bare date covers that day)
+             * @example 2026-11-01 09:30:00
+             */
+            endTime?: string | null;
+            /** @description 1 the card's daily limit, 2 the spot's day capacity, 3 the spot's slot capacity */
+            kind?: number | null;
+            /**
+             * @description from 1; 0 or less reads as 1
+             * @default 1
+             */
+            pageNum?: number | null;
+            /**
+             * @description 1–200; above 200 reads as 200, 0 or less as the default 10
+             * @default 10
+             */
+            pageSize?: number | null;
+            skuId?: number | null;
+            /**
+             * @description checks made at or after this (YYYY-MM-DD [HH:mm:ss])
+             * @example 2026-11-01 09:30:00
+             */
+            startTime?: string | null;
+        };
+        /** CheckConflictResponse */
+        CheckConflictResponse: {
+            cardId: number;
+            cardNumber: string | null;
+            checkerId: number | null;
+            checkerName: string | null;
+            /** @description the check, recorded and counted like any other */
+            checkId: number;
+            /** @description the check has been revoked since */
+            checkRevoked: boolean;
+            checkTime: string | null;
+            /** @description the count with the check */
+            count: number;
+            createdTime: string | null;
+            entranceId: number | null;
+            entranceName: string | null;
+            holderName: string | null;
+            /** @description the conflict */
+            id: number;
+            /** @description 1 the card's daily limit, 2 the spot's day capacity, 3 the spot's slot capacity */
+            kind: number;
+            /** @description the bound the check broke */
+            limit: number;
+            skuId: number;
+            skuName: string | null;
+        };
+        /** CheckConflictResponsePage */
+        CheckConflictResponsePage: {
+            list: components["schemas"]["CheckConflictResponse"][];
+            total: number;
+        };
         /** CheckDetailResponse */
         CheckDetailResponse: {
             cardModelName: string | null;
@@ -7330,6 +7569,56 @@ export type components = {
             size: number | null;
             totalChunks: number;
         };
+        /** OfflinePackKeyResponse */
+        OfflinePackKeyResponse: {
+            /** @constant */
+            algorithm: "Ed25519";
+            /** @description the key's id, as every pack's header names its key */
+            keyId: string;
+            /** @description base64 of the raw 32-byte Ed25519 public key (RFC 8032) */
+            publicKey: string;
+            /** @description the same key as SPKI PEM */
+            publicKeyPem: string;
+        };
+        /** OfflinePackRequest */
+        OfflinePackRequest: {
+            /**
+             * @description the `cursor` of the header of an earlier pack: only what changed since is sent (a delta); a cursor of another key, day or verifier, too old or whose rules changed answers a whole pack, saying why in the header's `reason`
+             * @example WzEsIms5eDJhYiIsMSwiMjAyNi0xMi0wNyJd.c2lnbmF0dXJlMTIzNDU2
+             */
+            since?: string | null;
+        };
+        /** OfflineScan */
+        OfflineScan: {
+            /** @description the card number the gate read (the offline pack matched its hash) */
+            cardNumber: string;
+            /**
+             * @description when the gate admitted the visitor, YYYY-MM-DD HH:mm:ss in the service time zone (at most 72 h ago)
+             * @example 2026-11-01 09:30:00
+             */
+            checkTime: string;
+            /**
+             * @description entries this scan took (default 1)
+             * @default 1
+             */
+            consumeNum?: number | null;
+            entranceId?: number | null;
+            /** @description the gate's id of this scan: a re-sent scan answers its first answer and makes no second record */
+            nonce: string;
+            skuId: number;
+        };
+        /** OfflineScanResult */
+        OfflineScanResult: {
+            conflicts?: components["schemas"]["CheckConflictFigure"][];
+            /** @description the refusal, as addCheckerConsumeRecord gives it */
+            errcode?: number;
+            errmsg?: string;
+            /** @description the check recorded */
+            id?: number;
+            nonce: string;
+            /** @description recorded; conflict: recorded although it broke a bound (conflicts says which); refused (errcode, errmsg); duplicate: the nonce was sent before, and this is its first answer (id and conflicts, or errcode and errmsg) */
+            result: "recorded" | "duplicate" | "refused" | "conflict";
+        };
         /** OpenapiChannelOperator */
         OpenapiChannelOperator: {
             addDate: string | null;
@@ -7960,6 +8249,14 @@ export type components = {
             /** @description seconds the code stays valid */
             expiresInS: number;
         };
+        /** SetSpotCapacityRequest */
+        SetSpotCapacityRequest: {
+            dailyCapacity: number | null;
+            /** @description the scenic spot (SKU) */
+            skuId: number;
+            /** @description time slots with their own capacity, not overlapping; absent or []: none. A scan counts in the slot holding its time */
+            slots?: components["schemas"]["SpotCapacitySlot"][] | null;
+        };
         /** SettlementCardAfreshRequest */
         SettlementCardAfreshRequest: {
             settlementDetailId: number;
@@ -8491,6 +8788,54 @@ export type components = {
             /** @description a decimal with at most 4 decimal places */
             useScoreRate?: number | null;
         };
+        /** SpotAdmissionToday */
+        SpotAdmissionToday: {
+            /** @description entries admitted today (the consume_num of the living checks) */
+            admitted: number;
+            dailyCapacity: number | null;
+            skuId: number;
+            skuName: string;
+            /** @description the day's time slots with a capacity, in time order */
+            slots: components["schemas"]["SpotSlotAdmission"][];
+        };
+        /** SpotAdmissionTodayRequest */
+        SpotAdmissionTodayRequest: {
+            /** @description only these scenic spots (SKUs); all in your scope when absent or empty */
+            skuIds?: number[] | null;
+        };
+        /** SpotCapacityResponse */
+        SpotCapacityResponse: {
+            dailyCapacity: number | null;
+            skuId: number;
+            skuName: string;
+            slots: components["schemas"]["SpotCapacitySlot"][];
+        };
+        /** SpotCapacitySlot */
+        SpotCapacitySlot: {
+            /** @description entries admitted in the slot */
+            capacity: number;
+            /**
+             * @description end of the slot, HH:mm (excluded; 24:00: the end of the day)
+             * @example 12:00
+             */
+            endTime: string;
+            /**
+             * @description start of the slot, HH:mm in the service time zone (included)
+             * @example 09:00
+             */
+            startTime: string;
+        };
+        /** SpotSlotAdmission */
+        SpotSlotAdmission: {
+            /** @description entries admitted in the slot today */
+            admitted: number;
+            /** @description entries the slot admits */
+            capacity: number;
+            /** @description the slot ends at this minute (HH:mm, excluded; 24:00 is midnight) */
+            endTime: string;
+            /** @description the slot starts at this minute (HH:mm, included) */
+            startTime: string;
+        };
         /** SpuAddRequest */
         SpuAddRequest: {
             /** @description cents */
@@ -8583,6 +8928,16 @@ export type components = {
             id: number;
             /** @description one order per settlement merchant, status 1 */
             settlementIds: number[];
+        };
+        /** SyncOfflineChecksRequest */
+        SyncOfflineChecksRequest: {
+            /** @description 1–500 scans, in any order: they are judged in the order of their checkTime */
+            scans: components["schemas"]["OfflineScan"][];
+        };
+        /** SyncOfflineChecksResponse */
+        SyncOfflineChecksResponse: {
+            /** @description one per scan, in the request's order */
+            results: components["schemas"]["OfflineScanResult"][];
         };
         /** TicketPriceInfo */
         TicketPriceInfo: {
@@ -9150,13 +9505,15 @@ export interface operations {
                          *     - 1013000013 NONCE_REUSED: the nonce was already used for another scan
                          *     - 1013000014 RECORD_NOT_YOURS: revoking a check that is not the verifier's own
                          *     - 1013000015 RECORD_NOT_TODAY: revoking a check that is not of today
+                         *     - 1013000016 SPOT_CAPACITY_REACHED: the scenic spot's daily capacity is reached
+                         *     - 1013000017 SLOT_CAPACITY_REACHED: the capacity of the scenic spot's current time slot is reached
                          *     - 1025000001 NO_FACE: no face found in the image
                          *     - 1025000002 SERVICE_UNAVAILABLE: the face service is unavailable
                          *     - 1025000003 IMAGE_UNREADABLE: the image cannot be read: not JPEG or PNG, broken, too large, or a URL that could not be fetched
                          *     - 1025000004 PERSON_EXISTS: a face is already enrolled for this person id
                          * @enum {integer}
                          */
-                        errcode: 400 | 401 | 403 | 404 | 409 | 413 | 500 | 503 | 1013000001 | 1013000002 | 1013000003 | 1013000004 | 1013000005 | 1013000006 | 1013000007 | 1013000008 | 1013000009 | 1013000010 | 1013000011 | 1013000012 | 1013000013 | 1013000014 | 1013000015 | 1025000001 | 1025000002 | 1025000003 | 1025000004;
+                        errcode: 400 | 401 | 403 | 404 | 409 | 413 | 500 | 503 | 1013000001 | 1013000002 | 1013000003 | 1013000004 | 1013000005 | 1013000006 | 1013000007 | 1013000008 | 1013000009 | 1013000010 | 1013000011 | 1013000012 | 1013000013 | 1013000014 | 1013000015 | 1013000016 | 1013000017 | 1025000001 | 1025000002 | 1025000003 | 1025000004;
                         /** @description what went wrong, written for the person at the client */
                         errmsg: string;
                     };
@@ -9689,6 +10046,254 @@ export interface operations {
                          * @enum {integer}
                          */
                         errcode: 400 | 401 | 403 | 404 | 413 | 500 | 503;
+                        /** @description what went wrong, written for the person at the client */
+                        errmsg: string;
+                    };
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        errcode: 500;
+                        errmsg: string;
+                    };
+                };
+            };
+            /** @description A dependency (database, store) is unavailable, or the service is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        errcode: 503;
+                        errmsg: string;
+                    };
+                };
+            };
+        };
+    };
+    appCheckerOfflinePack: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "WzEsIms5eDJhYiIsMSwiMjAyNi0xMi0wNyJd.c2lnbmF0dXJlMTIzNDU2"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OfflinePackRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["OfflinePackRequest"];
+            };
+        };
+        responses: {
+            /** @description The signed pack as NDJSON lines, streamed (see the description); a refusal is the JSON envelope (HTTP 200) */
+            200: {
+                headers: {
+                    /** @description gzip when the request accepts it */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The refusals this operation can answer:
+                         *     - 400 BAD_REQUEST: bad request: a field missing or invalid (errmsg names it), a malformed body, an unsupported content type
+                         *     - 401 UNAUTHORIZED: not logged in: no token, an invalid or expired one, one of another channel or account kind, or a bad open-channel signature
+                         *     - 403 FORBIDDEN: no permission for the operation, or the record belongs to another merchant or shop
+                         *     - 404 NOT_FOUND: the record (or the path) does not exist
+                         *     - 413 PAYLOAD_TOO_LARGE: the body or an uploaded file is larger than the limit
+                         *     - 500 INTERNAL: unexpected server error (HTTP 500)
+                         *     - 503 UNAVAILABLE: the database, the store or another dependency is unavailable
+                         * @enum {integer}
+                         */
+                        errcode: 400 | 401 | 403 | 404 | 413 | 500 | 503;
+                        /** @description what went wrong, written for the person at the client */
+                        errmsg: string;
+                    };
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        errcode: 500;
+                        errmsg: string;
+                    };
+                };
+            };
+            /** @description A dependency (database, store) is unavailable, or the service is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        errcode: 503;
+                        errmsg: string;
+                    };
+                };
+            };
+        };
+    };
+    appCheckerOfflinePackKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The envelope: errcode 0 with the answer, or a refusal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OfflinePackKeyResponse"];
+                        /** @constant */
+                        errcode: 0;
+                        errmsg: string;
+                    } | {
+                        /**
+                         * @description The refusals this operation can answer:
+                         *     - 400 BAD_REQUEST: bad request: a field missing or invalid (errmsg names it), a malformed body, an unsupported content type
+                         *     - 401 UNAUTHORIZED: not logged in: no token, an invalid or expired one, one of another channel or account kind, or a bad open-channel signature
+                         *     - 403 FORBIDDEN: no permission for the operation, or the record belongs to another merchant or shop
+                         *     - 404 NOT_FOUND: the record (or the path) does not exist
+                         *     - 413 PAYLOAD_TOO_LARGE: the body or an uploaded file is larger than the limit
+                         *     - 500 INTERNAL: unexpected server error (HTTP 500)
+                         *     - 503 UNAVAILABLE: the database, the store or another dependency is unavailable
+                         * @enum {integer}
+                         */
+                        errcode: 400 | 401 | 403 | 404 | 413 | 500 | 503;
+                        /** @description what went wrong, written for the person at the client */
+                        errmsg: string;
+                    };
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        errcode: 500;
+                        errmsg: string;
+                    };
+                };
+            };
+            /** @description A dependency (database, store) is unavailable, or the service is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        errcode: 503;
+                        errmsg: string;
+                    };
+                };
+            };
+        };
+    };
+    appCheckerSyncOfflineChecks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "scans": [
+                 *         {
+                 *           "nonce": "string",
+                 *           "cardNumber": "string",
+                 *           "skuId": 1,
+                 *           "entranceId": 1,
+                 *           "checkTime": "2026-11-01 09:30:00",
+                 *           "consumeNum": 1
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SyncOfflineChecksRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["SyncOfflineChecksRequest"];
+            };
+        };
+        responses: {
+            /** @description The envelope: errcode 0 with the answer, or a refusal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SyncOfflineChecksResponse"];
+                        /** @constant */
+                        errcode: 0;
+                        errmsg: string;
+                    } | {
+                        /**
+                         * @description The refusals this operation can answer:
+                         *     - 400 BAD_REQUEST: bad request: a field missing or invalid (errmsg names it), a malformed body, an unsupported content type
+                         *     - 401 UNAUTHORIZED: not logged in: no token, an invalid or expired one, one of another channel or account kind, or a bad open-channel signature
+                         *     - 403 FORBIDDEN: no permission for the operation, or the record belongs to another merchant or shop
+                         *     - 404 NOT_FOUND: the record (or the path) does not exist
+                         *     - 409 CONFLICT: state conflict: a duplicate, a record still referenced, a move from the wrong status, a concurrent change
+                         *     - 413 PAYLOAD_TOO_LARGE: the body or an uploaded file is larger than the limit
+                         *     - 500 INTERNAL: unexpected server error (HTTP 500)
+                         *     - 503 UNAVAILABLE: the database, the store or another dependency is unavailable
+                         *     - 1013000001 CARD_UNKNOWN: card not found
+                         *     - 1013000002 CARD_NOT_BOUND: the card is not bound to a holder
+                         *     - 1013000003 CARD_DISABLED: the card is disabled
+                         *     - 1013000004 CARD_EXPIRED: the card had expired at the scan's time
+                         *     - 1013000005 CARD_NOT_VALID_HERE: the card is not valid at this scenic spot (its model has no rule for the resource)
+                         *     - 1013000006 NOT_ALLOWED_HERE: the verifier is not assigned to this scenic spot or gate (or the SKU is unknown)
+                         *     - 1013000007 DAILY_LIMIT_REACHED: the card's daily limit here is reached (or fewer entries are left than asked)
+                         *     - 1013000008 NO_CARD_FOR_PERSON: no card is bound to this person (ID document or face)
+                         *     - 1013000009 FACE_NOT_RECOGNISED: the face was not recognised
+                         *     - 1013000010 CARD_NOT_ACTIVE_YET: the card was not yet activated at the scan's time
+                         *     - 1013000011 CHECK_TIME_TOO_OLD: an offline scan more than 72 hours old
+                         *     - 1013000012 CHECK_TIME_IN_FUTURE: the scan time is in the future
+                         *     - 1013000013 NONCE_REUSED: the nonce was already used for another scan
+                         *     - 1013000014 RECORD_NOT_YOURS: revoking a check that is not the verifier's own
+                         *     - 1013000015 RECORD_NOT_TODAY: revoking a check that is not of today
+                         *     - 1013000016 SPOT_CAPACITY_REACHED: the scenic spot's daily capacity is reached
+                         *     - 1013000017 SLOT_CAPACITY_REACHED: the capacity of the scenic spot's current time slot is reached
+                         * @enum {integer}
+                         */
+                        errcode: 400 | 401 | 403 | 404 | 409 | 413 | 500 | 503 | 1013000001 | 1013000002 | 1013000003 | 1013000004 | 1013000005 | 1013000006 | 1013000007 | 1013000008 | 1013000009 | 1013000010 | 1013000011 | 1013000012 | 1013000013 | 1013000014 | 1013000015 | 1013000016 | 1013000017;
                         /** @description what went wrong, written for the person at the client */
                         errmsg: string;
                     };
@@ -13797,6 +14402,72 @@ export interface operations {
             };
         };
     };
+    manageCheckerAdmissionStream: {
+        parameters: {
+            query?: {
+                /** @description only these scenic spots (SKU ids, comma-separated, at most 500); all in your scope when absent */
+                skuIds?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-sent events (UTF-8 text, `event:` and `data:` lines, `data` a JSON object), kept open; `:` comment lines are heartbeats; a refusal is the JSON envelope (HTTP 200) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The refusals this operation can answer:
+                         *     - 400 BAD_REQUEST: bad request: a field missing or invalid (errmsg names it), a malformed body, an unsupported content type
+                         *     - 401 UNAUTHORIZED: not logged in: no token, an invalid or expired one, one of another channel or account kind, or a bad open-channel signature
+                         *     - 403 FORBIDDEN: no permission for the operation, or the record belongs to another merchant or shop
+                         *     - 404 NOT_FOUND: the record (or the path) does not exist
+                         *     - 413 PAYLOAD_TOO_LARGE: the body or an uploaded file is larger than the limit
+                         *     - 429 TOO_MANY_REQUESTS: rate limit reached, try again later
+                         *     - 500 INTERNAL: unexpected server error (HTTP 500)
+                         *     - 503 UNAVAILABLE: the database, the store or another dependency is unavailable
+                         * @enum {integer}
+                         */
+                        errcode: 400 | 401 | 403 | 404 | 413 | 429 | 500 | 503;
+                        /** @description what went wrong, written for the person at the client */
+                        errmsg: string;
+                    };
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        errcode: 500;
+                        errmsg: string;
+                    };
+                };
+            };
+            /** @description A dependency (database, store) is unavailable, or the service is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        errcode: 503;
+                        errmsg: string;
+                    };
+                };
+            };
+        };
+    };
     manageCheckerDeleteCheckerConfig: {
         parameters: {
             query?: never;
@@ -13977,6 +14648,164 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["CheckerConfigResponse"];
+                        /** @constant */
+                        errcode: 0;
+                        errmsg: string;
+                    } | {
+                        /**
+                         * @description The refusals this operation can answer:
+                         *     - 400 BAD_REQUEST: bad request: a field missing or invalid (errmsg names it), a malformed body, an unsupported content type
+                         *     - 401 UNAUTHORIZED: not logged in: no token, an invalid or expired one, one of another channel or account kind, or a bad open-channel signature
+                         *     - 403 FORBIDDEN: no permission for the operation, or the record belongs to another merchant or shop
+                         *     - 404 NOT_FOUND: the record (or the path) does not exist
+                         *     - 413 PAYLOAD_TOO_LARGE: the body or an uploaded file is larger than the limit
+                         *     - 500 INTERNAL: unexpected server error (HTTP 500)
+                         *     - 503 UNAVAILABLE: the database, the store or another dependency is unavailable
+                         * @enum {integer}
+                         */
+                        errcode: 400 | 401 | 403 | 404 | 413 | 500 | 503;
+                        /** @description what went wrong, written for the person at the client */
+                        errmsg: string;
+                    };
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        errcode: 500;
+                        errmsg: string;
+                    };
+                };
+            };
+            /** @description A dependency (database, store) is unavailable, or the service is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        errcode: 503;
+                        errmsg: string;
+                    };
+                };
+            };
+        };
+    };
+    manageCheckerGetSpotCapacity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["IdRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description The envelope: errcode 0 with the answer, or a refusal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SpotCapacityResponse"];
+                        /** @constant */
+                        errcode: 0;
+                        errmsg: string;
+                    } | {
+                        /**
+                         * @description The refusals this operation can answer:
+                         *     - 400 BAD_REQUEST: bad request: a field missing or invalid (errmsg names it), a malformed body, an unsupported content type
+                         *     - 401 UNAUTHORIZED: not logged in: no token, an invalid or expired one, one of another channel or account kind, or a bad open-channel signature
+                         *     - 403 FORBIDDEN: no permission for the operation, or the record belongs to another merchant or shop
+                         *     - 404 NOT_FOUND: the record (or the path) does not exist
+                         *     - 413 PAYLOAD_TOO_LARGE: the body or an uploaded file is larger than the limit
+                         *     - 500 INTERNAL: unexpected server error (HTTP 500)
+                         *     - 503 UNAVAILABLE: the database, the store or another dependency is unavailable
+                         * @enum {integer}
+                         */
+                        errcode: 400 | 401 | 403 | 404 | 413 | 500 | 503;
+                        /** @description what went wrong, written for the person at the client */
+                        errmsg: string;
+                    };
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        errcode: 500;
+                        errmsg: string;
+                    };
+                };
+            };
+            /** @description A dependency (database, store) is unavailable, or the service is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        errcode: 503;
+                        errmsg: string;
+                    };
+                };
+            };
+        };
+    };
+    manageCheckerQueryCheckConflictPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "pageNum": 1,
+                 *       "pageSize": 10,
+                 *       "skuId": 1,
+                 *       "kind": 1,
+                 *       "cardNumber": "string",
+                 *       "startTime": "2026-11-01 09:30:00",
+                 *       "endTime": "2026-11-01 09:30:00"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CheckConflictPageRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CheckConflictPageRequest"];
+            };
+        };
+        responses: {
+            /** @description The envelope: errcode 0 with the answer, or a refusal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CheckConflictResponsePage"];
                         /** @constant */
                         errcode: 0;
                         errmsg: string;
@@ -14522,6 +15351,84 @@ export interface operations {
             };
         };
     };
+    manageCheckerQuerySpotAdmissionToday: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "skuIds": [
+                 *         1
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SpotAdmissionTodayRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["SpotAdmissionTodayRequest"];
+            };
+        };
+        responses: {
+            /** @description The envelope: errcode 0 with the answer, or a refusal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SpotAdmissionToday"][];
+                        /** @constant */
+                        errcode: 0;
+                        errmsg: string;
+                    } | {
+                        /**
+                         * @description The refusals this operation can answer:
+                         *     - 400 BAD_REQUEST: bad request: a field missing or invalid (errmsg names it), a malformed body, an unsupported content type
+                         *     - 401 UNAUTHORIZED: not logged in: no token, an invalid or expired one, one of another channel or account kind, or a bad open-channel signature
+                         *     - 403 FORBIDDEN: no permission for the operation, or the record belongs to another merchant or shop
+                         *     - 404 NOT_FOUND: the record (or the path) does not exist
+                         *     - 413 PAYLOAD_TOO_LARGE: the body or an uploaded file is larger than the limit
+                         *     - 500 INTERNAL: unexpected server error (HTTP 500)
+                         *     - 503 UNAVAILABLE: the database, the store or another dependency is unavailable
+                         * @enum {integer}
+                         */
+                        errcode: 400 | 401 | 403 | 404 | 413 | 500 | 503;
+                        /** @description what went wrong, written for the person at the client */
+                        errmsg: string;
+                    };
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        errcode: 500;
+                        errmsg: string;
+                    };
+                };
+            };
+            /** @description A dependency (database, store) is unavailable, or the service is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        errcode: 503;
+                        errmsg: string;
+                    };
+                };
+            };
+        };
+    };
     manageCheckerResetCheckerPassword: {
         parameters: {
             query?: never;
@@ -14567,6 +15474,90 @@ export interface operations {
                          * @enum {integer}
                          */
                         errcode: 400 | 401 | 403 | 404 | 409 | 413 | 500 | 503 | 1022000001;
+                        /** @description what went wrong, written for the person at the client */
+                        errmsg: string;
+                    };
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        errcode: 500;
+                        errmsg: string;
+                    };
+                };
+            };
+            /** @description A dependency (database, store) is unavailable, or the service is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        errcode: 503;
+                        errmsg: string;
+                    };
+                };
+            };
+        };
+    };
+    manageCheckerSetSpotCapacity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "skuId": 1,
+                 *       "dailyCapacity": 1,
+                 *       "slots": [
+                 *         {
+                 *           "startTime": "09:00",
+                 *           "endTime": "12:00",
+                 *           "capacity": 1
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetSpotCapacityRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["SetSpotCapacityRequest"];
+            };
+        };
+        responses: {
+            /** @description The envelope: errcode 0 with the answer, or a refusal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        errcode: 0;
+                        errmsg: string;
+                    } | {
+                        /**
+                         * @description The refusals this operation can answer:
+                         *     - 400 BAD_REQUEST: bad request: a field missing or invalid (errmsg names it), a malformed body, an unsupported content type
+                         *     - 401 UNAUTHORIZED: not logged in: no token, an invalid or expired one, one of another channel or account kind, or a bad open-channel signature
+                         *     - 403 FORBIDDEN: no permission for the operation, or the record belongs to another merchant or shop
+                         *     - 404 NOT_FOUND: the record (or the path) does not exist
+                         *     - 409 CONFLICT: state conflict: a duplicate, a record still referenced, a move from the wrong status, a concurrent change
+                         *     - 413 PAYLOAD_TOO_LARGE: the body or an uploaded file is larger than the limit
+                         *     - 500 INTERNAL: unexpected server error (HTTP 500)
+                         *     - 503 UNAVAILABLE: the database, the store or another dependency is unavailable
+                         * @enum {integer}
+                         */
+                        errcode: 400 | 401 | 403 | 404 | 409 | 413 | 500 | 503;
                         /** @description what went wrong, written for the person at the client */
                         errmsg: string;
                     };
