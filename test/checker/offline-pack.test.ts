@@ -283,6 +283,8 @@ describe('batches', () => {
     expect([...whole.cards.keys()].sort()).toEqual(cards.map((c) => hashOf(whole, c.cardNumber)).sort());
     expect(whole.trailer.cards).toBe(8);
     for (const c of [cards[0], cards[4], cards[6]]) await setCardStatus(t.db, c.cardId, 3, 'lost', 1);
+    // New cards never bound or activated were in no pack: they change, but get no tombstone.
+    for (let i = 0; i < 3; i++) await createCard(t.db, { card_model_id: spot.modelId, status: 1 });
     const delta = await read(whole.header.cursor);
     expect(delta.tombstones.sort()).toEqual(
       [cards[0], cards[4], cards[6]].map((c) => hashOf(delta, c.cardNumber)).sort(),

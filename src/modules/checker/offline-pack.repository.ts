@@ -209,7 +209,12 @@ export async function changedCardIds(
   return r.rows.map((x) => Number(x.id));
 }
 
-/** These cards as a delta sends them: the card, or null when it is no longer admissible (a tombstone). */
+/**
+ * These cards as a delta sends them: the card, or null when it is no longer admissible (a tombstone).
+ * A card never activated or never bound (no binding row, living or deleted) was in no pack, so it gets
+ * no tombstone: a batch of new cards, or a day of unbound ones changing, would otherwise fill a delta
+ * with tombstones of cards no gate holds.
+ */
 export async function readCardsByIds(
   db: Executor,
   ids: number[],
@@ -223,6 +228,7 @@ export async function readCardsByIds(
     from card c
     left join card_binding b on b.card_id = c.id and not b.is_deleted
     where c.id = any(${ids}::bigint[])
+      and c.active_time is not null and exists (select 1 from card_binding h where h.card_id = c.id)
     order by c.id`.execute(db);
   return r.rows.map((x) => ({
     id: Number(x.id),
