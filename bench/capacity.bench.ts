@@ -15,127 +15,50 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { loadConfig } from '../src/config.js';
 import { buildApp } from '../src/app.js';
-import { openDatabase, type Database } from '../src/platform/db/database.js';
-import { migrateToLatest } from '../src/platform/db/migrate.js';
-import { seedReferenceData } from '../src/seed/reference.js';
-import { hashPassword } from '../src/platform/auth/password.js';
 import { openStore } from '../src/platform/store/index.js';
 import { report } from './report.js';
 import { runLoadProcess } from './load-process.js';
-import { scratchDatabase } from './bench-app.js';
+import * as world from './checkin-world.js';
 import { benchStorePrefix, deleteRedisKeys } from '../test/helpers/redis-keys.js';
 
-const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const POOL = Number(process.env.BENCH_POOL ?? 20);
+const { durationS: DURATION_S, rounds: ROUNDS, connections: CONNECTIONS, pool: POOL } = world.loadKnobs;
 const SPOTS = Number(process.env.BENCH_CAPACITY_SPOTS ?? 8);
 const CARDS = Number(process.env.BENCH_CAPACITY_CARDS ?? 200_000);
-const HTTP_CARDS_PER_S = 8_000;
 const CAPACITY = 100_000_000;
 
-const baseUrl = process.env.DATABASE_URL;
-if (!baseUrl) {
-  console.log('capacity bench: set DATABASE_URL to a PostgreSQL database (REDIS_URL optional); nothing measured.');
-  process.exit(0);
-}
+const baseUrl = world.benchServerUrl('capacity', { redisOptional: true });
 const TAG = randomBytes(2).toString('hex').toUpperCase();
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tc-bench-capacity-'));
 const storePrefix = benchStorePrefix();
-const withDatabase = (url: string, name: string) => {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
-};
-type Run = { ok: number; seconds: number; done: number };
+const config = world.checkinBenchConfig({ baseUrl, dataDir, storePrefix, loginRatePerMin: 1000 });
+type Run = world.LoadRun;
 
 async function main(): Promise<void> {
-  const scratch = await scratchDatabase(withDatabase(baseUrl!, 'postgres'));
-  let database: Database | null = null;
-  try {
-    const cfg = loadConfig({
-      ...process.env,
-      DATABASE_URL: scratch.url,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'silent',
-      STORE_PREFIX: storePrefix,
-      LOGIN_RATE_PER_MIN: '1000',
-    });
-    process.env.TZ = cfg.tz;
-    database = openDatabase({ databaseUrl: cfg.databaseUrl, dataDir, tz: cfg.tz, poolMax: POOL });
-    const db = database.db;
-    await migrateToLatest(db);
-    await seedReferenceData(db, {
-      adminUsername: 'admin',
-      adminPassword: randomBytes(9).toString('hex'),
-      openApp: null,
-    });
-
-    const merchant = (
-      await db
-        .insertInto('merchant')
-        .values({ name: `Bench scenic co. ${TAG}` })
-        .returning('id')
-        .executeTakeFirstOrThrow()
-    ).id;
-    const shop = (
-      await db
-        .insertInto('shop')
-        .values({ name: `Bench park ${TAG}`, merchant_id: merchant })
-        .returning('id')
-        .executeTakeFirstOrThrow()
-    ).id;
-    const model = (
-      await db
-        .insertInto('card_model')
-        .values({ name: `Bench card ${TAG}`, price: 19800 })
-        .returning('id')
-        .executeTakeFirstOrThrow()
-    ).id;
+  await world.withScratchWorld({ baseUrl, config, pool: POOL }, async ({ cfg, database, db }) => {
+    const owner = await world.makeOwner(db, { merchant: `Bench scenic co. ${TAG}`, shop: `Bench park ${TAG}` });
+    const { merchant, shop } = owner;
+    // 2 × SPOTS spots, each its own resource with a rule of the model; the second half with a capacity.
+    const spots = [];
+    for (let i = 0; i < 2 * SPOTS; i++)
+      spots.push(
+        await world.makeSpot(db, owner, { resource: `Bench peak ${i} ${TAG}`, entry: `Bench peak entry ${i} ${TAG}` }),
+      );
+    const skus = spots.map((s) => s.sku);
+    const model = await world.makeCardModel(
+      db,
+      `Bench card ${TAG}`,
+      spots.map((s) => s.spu),
+      1,
+    );
     const password = 'Bench@' + randomBytes(6).toString('hex');
     const mobile = `136${String(parseInt(TAG, 16)).padStart(8, '0')}`;
-    const checker = (
-      await db
-        .insertInto('checker')
-        .values({
-          mobile,
-          password_hash: await hashPassword(password),
-          name: 'Bench verifier',
-          merchant_id: merchant,
-          shop_id: shop,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow()
-    ).id;
-    // 2 × SPOTS spots, each its own resource with a rule of the model; the second half with a capacity.
-    const skus: number[] = [];
-    for (let i = 0; i < 2 * SPOTS; i++) {
-      const spu = (
-        await db
-          .insertInto('spu')
-          .values({ name: `Bench peak ${i} ${TAG}`, shop_id: shop, merchant_id: merchant, resource_type: 2 })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-      ).id;
-      const sku = (
-        await db
-          .insertInto('sku')
-          .values({ goods_id: spu, merchant_id: merchant, shop_id: shop, sku_name: `Bench peak entry ${i} ${TAG}` })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-      ).id;
-      await db
-        .insertInto('card_model_resource_rule')
-        .values({ card_model_id: model, resource_id: spu, settlement_way: 1, buy_price: 5000, daily_check_limit: 1 })
-        .execute();
-      await db
-        .insertInto('checker_relation')
-        .values({ checker_id: checker, sku_id: sku, entrance_id: null, merchant_id: merchant, shop_id: shop })
-        .execute();
-      skus.push(sku);
-    }
+    await world.makeVerifier(db, owner, {
+      mobile,
+      name: 'Bench verifier',
+      password,
+      posts: skus.map((sku) => ({ sku, entrance: null })),
+    });
     const plain = skus.slice(0, SPOTS);
     const bounded = skus.slice(SPOTS);
     for (const sku of bounded) {
@@ -148,30 +71,18 @@ async function main(): Promise<void> {
         .values({ sku_id: sku, start_minute: 0, end_minute: 1440, capacity: CAPACITY })
         .execute();
     }
-    await sql`insert into card (card_number, card_model_id, status, medium, active_time, expire_time)
-      select ${`K${TAG}`} || lpad(g::text, 9, '0'), ${model}, 2, 2, now() - interval '1 day', now() + interval '300 days'
-      from generate_series(1, ${CARDS}) g`.execute(db);
-    await sql`insert into card_binding (card_id, name, phone, id_type, id_no)
-      select id, 'Holder ' || id, '139' || lpad(id::text, 8, '0'), 1, 'ID' || id from card where card_model_id = ${model}`.execute(
-      db,
-    );
+    await world.makeBoundCards(db, { model, prefix: `K${TAG}`, count: CARDS, activeDays: 1 });
     await sql`analyze`.execute(db);
 
     const store = await openStore(cfg.redisUrl, cfg.storePrefix);
     const app = await buildApp({ config: cfg, database, store, logger: false });
     const url = await app.listen({ port: 0, host: '127.0.0.1' });
     try {
-      const login = await fetch(`${url}/app-api/auth/checkerLogin`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ mobile, password }),
-      }).then((r) => r.json() as Promise<{ errcode: number; data: { accessToken: string } }>);
-      if (login.errcode !== 0) throw new Error('bench verifier login failed');
-      const token = login.data.accessToken;
+      const token = await world.loginVerifier(url, mobile, password);
 
       let cursor = 0;
       const httpRun = (spots: number[], seconds: number): Promise<Run> => {
-        const maxCards = Math.min(CARDS - cursor, Math.ceil(seconds * HTTP_CARDS_PER_S));
+        const maxCards = Math.min(CARDS - cursor, Math.ceil(seconds * world.HTTP_CARDS_PER_S));
         const job = {
           url,
           token,
@@ -242,10 +153,7 @@ async function main(): Promise<void> {
       await app.close();
       await store.close();
     }
-  } finally {
-    await database?.close();
-    await scratch.drop();
-  }
+  });
 }
 
 try {
