@@ -24,12 +24,10 @@ import {
   slotCapacityReached,
   spotCapacityReached,
 } from './checkin.errors.js';
+import { CheckType, logScanRefusal } from './checkin-refusal.js';
 import * as repo from './checkin.repository.js';
 import type { CheckInRequest, CheckInResponse } from './checkin.schemas.js';
-import { insertCheckFail } from './check-fail.repository.js';
 import { findRecord, toWire } from './consume-record.repository.js';
-
-const CheckType = { CARD: 1, ID_DOCUMENT: 2, FACE: 3 } as const;
 
 /** A scan as the request states it, checked for shape (400s) but not yet judged. */
 interface Scan {
@@ -141,34 +139,6 @@ export function createCheckinService(deps: { db: Db; face: FaceService; now?: ()
     return Object.assign(toWire(record), { checksLeftToday: record.checksLeft ?? 0 });
   }
 
-  /** `place`: the SKU as read, allowed or not; its owner owns the log row (the verifier's merchant when unknown). */
-  async function logRefusal(
-    ctx: AuthedContext,
-    scan: Scan,
-    place: ScanPlace | null,
-    card: CardCandidate | null,
-    err: AppError,
-  ) {
-    await insertCheckFail(db, {
-      checkerId: ctx.account.id,
-      merchantId: place ? place.merchantId : ctx.account.merchantId,
-      shopId: place ? place.shopId : ctx.account.shopId,
-      skuId: scan.skuId,
-      entranceId: scan.entranceId,
-      cardId: card?.id ?? null,
-      cardNumber: scan.cardNumber ?? card?.cardNumber ?? null,
-      idType: scan.idType,
-      idNo: scan.idNo ?? card?.holderIdNo ?? null,
-      facePhoto: photoUrl(scan.facePhoto),
-      checkType: scan.checkType,
-      consumeNum: scan.consumeNum,
-      checkTime: scan.at,
-      errcode: err.errcode,
-      reason: err.message,
-      nonce: scan.nonce,
-    });
-  }
-
   return {
     async checkIn(ctx: AuthedContext, input: CheckInRequest): Promise<CheckInResponse> {
       const started = now();
@@ -272,7 +242,8 @@ export function createCheckinService(deps: { db: Db; face: FaceService; now?: ()
           const earlier = await repo.findEarlierScan(db, checker.id, scan.nonce);
           if (earlier?.kind === 'checked') return replay(ctx, scan, earlier);
         }
-        if (isScanRefusal(err)) await logRefusal(ctx, scan, place, card, err);
+        if (isScanRefusal(err))
+          await logScanRefusal(db, ctx, { ...scan, facePhoto: photoUrl(scan.facePhoto) }, place, card, err);
         throw err;
       }
     },

@@ -5,7 +5,6 @@ import type { AppError } from '../../platform/errors.js';
 import type { AuthedContext } from '../../platform/http/context.js';
 import { operationLogWritten, pendingOperationLog } from '../../platform/oplog/oplog.js';
 import { conflictsOfChecks } from './check-conflict.repository.js';
-import { insertCheckFail } from './check-fail.repository.js';
 import {
   assertAllowed,
   chooseCard,
@@ -15,11 +14,11 @@ import {
   type ScanPlace,
 } from './checkin-rules.js';
 import { dailyLimitReached, isScanRefusal, nonceReused } from './checkin.errors.js';
+import { CheckType, logScanRefusal } from './checkin-refusal.js';
 import * as repo from './checkin.repository.js';
 import { awaitCommitsFlushed, withUnflushedCommits } from './offline-sync.repository.js';
 import type { OfflineScanResult, SyncOfflineChecksRequest, SyncOfflineChecksResponse } from './offline-sync.schemas.js';
 
-const CARD_SCAN = 1;
 /**
  * Scans judged on one pooled connection before it goes back to the pool (for other requests, the
  * online check-ins among them).
@@ -85,34 +84,6 @@ export function createOfflineSyncService(deps: { db: Db; now?: () => Date }) {
     return { nonce: scan.nonce, result: 'duplicate', id: earlier.checkId, conflictsOf: earlier.checkId };
   }
 
-  async function logRefusal(
-    conn: Db,
-    ctx: AuthedContext,
-    scan: Scan,
-    place: ScanPlace | null,
-    card: CardCandidate | null,
-    err: AppError,
-  ) {
-    await insertCheckFail(conn, {
-      checkerId: ctx.account.id,
-      merchantId: place ? place.merchantId : ctx.account.merchantId,
-      shopId: place ? place.shopId : ctx.account.shopId,
-      skuId: scan.skuId,
-      entranceId: scan.entranceId,
-      cardId: card?.id ?? null,
-      cardNumber: scan.cardNumber,
-      idType: null,
-      idNo: card?.holderIdNo ?? null,
-      facePhoto: null,
-      checkType: CARD_SCAN,
-      consumeNum: scan.consumeNum,
-      checkTime: scan.at,
-      errcode: err.errcode,
-      reason: err.message,
-      nonce: scan.nonce,
-    });
-  }
-
   /** One scan: one statement that reads, judges and (when it passes) writes; a refusal logged after it. */
   async function judge(conn: Db, ctx: AuthedContext, scan: Scan, started: Date): Promise<Outcome> {
     const checkerId = ctx.account.id;
@@ -134,7 +105,7 @@ export function createOfflineSyncService(deps: { db: Db; now?: () => Date }) {
         judgement,
         {
           consumeNum: scan.consumeNum,
-          checkType: CARD_SCAN,
+          checkType: CheckType.CARD,
           checkDate: dayText(scan.at),
           nonce: scan.nonce,
           photo: null,
@@ -164,7 +135,14 @@ export function createOfflineSyncService(deps: { db: Db; now?: () => Date }) {
         if (earlier) return earlierAnswer(scan, earlier);
       }
       if (!isScanRefusal(err)) throw err;
-      await logRefusal(conn, ctx, scan, place, card, err);
+      await logScanRefusal(
+        conn,
+        ctx,
+        { ...scan, checkType: CheckType.CARD, idType: null, idNo: null, facePhoto: null },
+        place,
+        card,
+        err,
+      );
       return refused(scan.nonce, err);
     }
   }
