@@ -5,7 +5,7 @@ import { pruneDayCounts } from '../../src/modules/checker/day-count-pruning.js';
 import type { Db } from '../../src/platform/db/database.js';
 import { dayText } from '../../src/platform/date-range.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { checkIn, createSpot, heldCard, HOUR, wire, type Spot } from './checkin-fixtures.js';
+import { admittedCount, checkIn, createSpot, heldCard, HOUR, wire, type Spot } from './checkin-fixtures.js';
 
 /**
  * Capacity at check-in (docs/domain.md §4.1, docs/adr/0105-exact-spot-capacity.md): a spot's day and
@@ -58,15 +58,7 @@ const livingAt = async (skuId: number) =>
     ).n,
   );
 
-const counter = async (skuId: number, slot = -1) =>
-  (
-    await t.db
-      .selectFrom('spot_admission_count')
-      .select('admitted')
-      .where('sku_id', '=', skuId)
-      .where('slot_minute', '=', slot)
-      .executeTakeFirst()
-  )?.admitted ?? null;
+const counter = (skuId: number, slot = -1) => admittedCount(t.db, skuId, slot);
 
 async function cards(spot: Spot, n: number) {
   return Promise.all(Array.from({ length: n }, () => heldCard(t.db, spot.modelId)));

@@ -1,9 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createShop, uniq } from '../helpers/factories.js';
+import { uniq } from '../helpers/factories.js';
 import { itRefusesWhatStaffOperationsRefuse } from '../helpers/rejection-matrix.js';
 import { staffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { createSpot, heldCard, HOUR, verifierAt, wire, type Spot, type Verifier } from './checkin-fixtures.js';
+import {
+  createSpot,
+  offlineCard,
+  scopeReaders,
+  verifierAt,
+  wire,
+  yesterdayAt,
+  type Spot,
+  type Verifier,
+} from './checkin-fixtures.js';
 
 /**
  * Offline scans over a bound (docs/domain.md §4.1, issue 39): two gates admit the same card offline
@@ -21,13 +30,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-function yesterdayAt(hour: number, minute = 0): Date {
-  const d = new Date();
-  d.setDate(d.getDate() - 1);
-  d.setHours(hour, minute, 0, 0);
-  return d;
-}
-const card = (s: Spot) => heldCard(t.db, s.modelId, { active_time: new Date(Date.now() - 3 * 24 * HOUR) });
+const card = (s: Spot) => offlineCard(t.db, s.modelId);
 
 async function syncOne(v: Verifier, s: Spot, cardNumber: string, at: Date, entranceId = s.gate1) {
   const scan = { nonce: `g-${uniq()}`, cardNumber, skuId: s.skuId, entranceId, checkTime: wire(at) };
@@ -199,18 +202,7 @@ describe('queryCheckConflictPage', () => {
     const inB = await twoGatesAdmit(b, yesterdayAt(15), yesterdayAt(15, 30));
     expect([inA.second.result.result, inB.second.result.result]).toEqual(['conflict', 'conflict']);
 
-    const merchantA = await staffSession(t, {
-      kind: 'merchant',
-      merchantId: a.merchantId,
-      permissions: ['checker:read'],
-    });
-    const shopA = await staffSession(t, { kind: 'shop', shopId: a.shopId, permissions: ['checker:read'] });
-    const otherShop = await staffSession(t, {
-      kind: 'shop',
-      shopId: await createShop(t.db, { merchant_id: a.merchantId }),
-      permissions: ['checker:read'],
-    });
-    const platform = await staffSession(t, { kind: 'platform', permissions: ['checker:read'] });
+    const { merchant: merchantA, shop: shopA, otherShop, platform } = await scopeReaders(t, a);
 
     const ids = (p: { list: Array<Record<string, unknown>> }) => p.list.map((r) => r.checkId);
     expect(ids(await page(merchantA.token))).toEqual([inA.second.result.id]);

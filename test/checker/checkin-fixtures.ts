@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { loadCheckerAccount } from '../../src/modules/checker/checker-login.repository.js';
 import type { Db } from '../../src/platform/db/database.js';
 import {
@@ -14,7 +15,7 @@ import {
   createSpu,
   uniq,
 } from '../helpers/factories.js';
-import { issueFor } from '../helpers/staff.js';
+import { issueFor, staffSession, type StaffSession } from '../helpers/staff.js';
 import type { TestApp } from '../helpers/test-app.js';
 
 /** A scenic spot with two gates, a card model admitted there and a verifier posted at it. */
@@ -58,7 +59,19 @@ export async function verifierAt(
 }
 
 export async function createSpot(t: TestApp, o: { merchantId?: number; dailyLimit?: number } = {}): Promise<Spot> {
-  const db = t.db;
+  const rows = await spotRows(t.db, o);
+  const checker = await verifierAt(t, rows);
+  return { ...rows, checker };
+}
+
+/**
+ * The rows of a spot (createSpot) without its verifier, for tests that post and log one in another
+ * way (test/cluster: over HTTP on a server process).
+ */
+export async function spotRows(
+  db: Db,
+  o: { merchantId?: number; dailyLimit?: number } = {},
+): Promise<Omit<Spot, 'checker'>> {
   const merchantId = o.merchantId ?? (await createMerchant(db));
   const shopId = await createShop(db, { merchant_id: merchantId });
   const spuId = await createSpu(db, { shop_id: shopId, name: `Lake ${uniq()}` });
@@ -68,8 +81,7 @@ export async function createSpot(t: TestApp, o: { merchantId?: number; dailyLimi
   const modelName = `Lake card ${uniq()}`;
   const modelId = await createCardModel(db, { name: modelName });
   await createCardModelRule(db, { card_model_id: modelId, resource_id: spuId, daily_check_limit: o.dailyLimit ?? 1 });
-  const checker = await verifierAt(t, { merchantId, shopId, skuId });
-  return { merchantId, shopId, spuId, skuId, gate1, gate2, modelId, modelName, checker };
+  return { merchantId, shopId, spuId, skuId, gate1, gate2, modelId, modelName };
 }
 
 /** A bound card of the model, active since yesterday, valid a year, unless told. */
@@ -108,3 +120,44 @@ export function wire(d: Date): string {
 }
 
 export const HOUR = 3_600_000;
+
+/** Yesterday at this time: one calendar day, under 72 hours ago whatever the time now (offline scans). */
+export function yesterdayAt(hour: number, minute = 0): Date {
+  const d = new Date();
+  d.setDate(d.getDate() - 1);
+  d.setHours(hour, minute, 0, 0);
+  return d;
+}
+
+/** A held card active for three days already, so that yesterday's (offline) scans find it active. */
+export function offlineCard(db: Db, modelId: number, card: Parameters<typeof createCard>[1] = {}): Promise<HeldCard> {
+  return heldCard(db, modelId, { active_time: new Date(Date.now() - 3 * 24 * HOUR), ...card });
+}
+
+/**
+ * Manage-channel readers ('checker:read') of each scope a page answers for: the spot's merchant, its
+ * shop, another shop of the same merchant, and the platform.
+ */
+export async function scopeReaders(
+  t: TestApp,
+  spot: { merchantId: number; shopId: number },
+): Promise<{ merchant: StaffSession; shop: StaffSession; otherShop: StaffSession; platform: StaffSession }> {
+  const permissions = ['checker:read'];
+  return {
+    merchant: await staffSession(t, { kind: 'merchant', merchantId: spot.merchantId, permissions }),
+    shop: await staffSession(t, { kind: 'shop', shopId: spot.shopId, permissions }),
+    otherShop: await staffSession(t, {
+      kind: 'shop',
+      shopId: await createShop(t.db, { merchant_id: spot.merchantId }),
+      permissions,
+    }),
+    platform: await staffSession(t, { kind: 'platform', permissions }),
+  };
+}
+
+/** A spot's admissions counted by its capacity counter (`slot`: a slot's start minute, -1 the day); null when it keeps none. */
+export async function admittedCount(db: Db, skuId: number, slot = -1): Promise<number | null> {
+  const { rows } = await sql<{ admitted: number }>`select admitted from spot_admission_count
+    where sku_id = ${skuId} and slot_minute = ${slot}`.execute(db);
+  return rows[0]?.admitted ?? null;
+}

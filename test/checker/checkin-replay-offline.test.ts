@@ -1,7 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniq } from '../helpers/factories.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { CHECK_IN, checkIn, createSpot, heldCard, HOUR, verifierAt, wire, type Spot } from './checkin-fixtures.js';
+import {
+  CHECK_IN,
+  checkIn,
+  createSpot,
+  heldCard,
+  HOUR,
+  verifierAt,
+  wire,
+  yesterdayAt,
+  type Spot,
+} from './checkin-fixtures.js';
 
 /** Re-sent scans (nonce) and offline scans (checkTime) of addCheckerConsumeRecord (issue 9). */
 
@@ -19,14 +29,6 @@ afterAll(() => t?.close());
 const recordsOf = (cardId: number) =>
   t.db.selectFrom('card_check').selectAll().where('card_id', '=', cardId).orderBy('id').execute();
 const nonce = () => `scan-${Math.random().toString(36).slice(2)}`;
-
-/** 10:00 and 15:00 of yesterday: the same calendar day, less than 72 hours ago whatever the time now. */
-function yesterdayAt(hour: number): Date {
-  const d = new Date();
-  d.setDate(d.getDate() - 1);
-  d.setHours(hour, 0, 0, 0);
-  return d;
-}
 
 describe('a nonce makes a re-sent scan idempotent', () => {
   it('answers the first answer again and writes no second record', async () => {

@@ -3,7 +3,7 @@ import { createShop } from '../helpers/factories.js';
 import { itRefusesWhatStaffOperationsRefuse } from '../helpers/rejection-matrix.js';
 import { staffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { checkIn, createSpot, heldCard, HOUR, verifierAt, wire, type Spot } from './checkin-fixtures.js';
+import { checkIn, createSpot, heldCard, HOUR, scopeReaders, verifierAt, wire, type Spot } from './checkin-fixtures.js';
 
 /** The verifier's records (get, revoke), today's counts at a spot, and the failed-scan log (spec B 4.2, issue 9). */
 
@@ -204,18 +204,7 @@ describe('queryCheckFailPage', () => {
       expect(res.body.errcode, res.body.errmsg).toBe(0);
       return res.body.data as { list: Array<Record<string, unknown>>; total: number };
     };
-    const merchantA = await staffSession(t, {
-      kind: 'merchant',
-      merchantId: a.merchantId,
-      permissions: ['checker:read'],
-    });
-    const shopA = await staffSession(t, { kind: 'shop', shopId: a.shopId, permissions: ['checker:read'] });
-    const otherShop = await staffSession(t, {
-      kind: 'shop',
-      shopId: await createShop(t.db, { merchant_id: a.merchantId }),
-      permissions: ['checker:read'],
-    });
-    const platform = await staffSession(t, { kind: 'platform', permissions: ['checker:read'] });
+    const { merchant: merchantA, shop: shopA, otherShop, platform } = await scopeReaders(t, a);
 
     const mine = await page(merchantA);
     expect(mine.total).toBe(2);

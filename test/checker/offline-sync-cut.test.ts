@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { createSpot, heldCard, HOUR, wire, type Spot } from './checkin-fixtures.js';
+import { createSpot, HOUR, offlineCard, wire, type Spot } from './checkin-fixtures.js';
 
 /**
  * syncOfflineChecks cut half-way (docs/domain.md §4.1): the gate's connection drops while the service is
@@ -36,11 +36,7 @@ const storedOf = async (nonces: string[]) =>
   );
 
 it('a request cut half-way and sent again: every scan stored once, answered by what was stored', async () => {
-  const cards = await Promise.all(
-    Array.from({ length: 2 }, () =>
-      heldCard(t.db, spot.modelId, { active_time: new Date(Date.now() - 3 * 24 * HOUR) }),
-    ),
-  );
+  const cards = await Promise.all(Array.from({ length: 2 }, () => offlineCard(t.db, spot.modelId)));
   const from = new Date(Date.now() - 6 * HOUR);
   const scans = Array.from({ length: SCANS }, (_, i) => ({
     nonce: `cut-${spot.checker.id}-${i}`,

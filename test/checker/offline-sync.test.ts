@@ -4,7 +4,7 @@ import { loadMemberAccount } from '../../src/modules/member/member.repository.js
 import { createCard, createCardModel, createMember, uniq } from '../helpers/factories.js';
 import { issueFor, staffSession } from '../helpers/staff.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { createSpot, heldCard, HOUR, verifierAt, wire, type Spot } from './checkin-fixtures.js';
+import { createSpot, HOUR, offlineCard, verifierAt, wire, yesterdayAt, type Spot } from './checkin-fixtures.js';
 
 /** syncOfflineChecks (docs/domain.md §4.1, issue 39): recorded, refused, duplicate, time order, input. */
 
@@ -20,16 +20,7 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 const nonce = () => `off-${uniq()}`;
-/** Yesterday at this hour: one calendar day, under 72 hours ago whatever the time now. */
-function yesterdayAt(hour: number, minute = 0): Date {
-  const d = new Date();
-  d.setDate(d.getDate() - 1);
-  d.setHours(hour, minute, 0, 0);
-  return d;
-}
-/** A held card active for three days already, so that yesterday's scans find it active. */
-const card = (s: Spot = spot, over: Parameters<typeof heldCard>[2] = {}) =>
-  heldCard(t.db, s.modelId, { active_time: new Date(Date.now() - 3 * 24 * HOUR), ...over });
+const card = (s: Spot = spot, over: Parameters<typeof offlineCard>[2] = {}) => offlineCard(t.db, s.modelId, over);
 
 type ScanBody = {
   nonce: string;

@@ -1,21 +1,10 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createCard,
-  createCardBinding,
-  createCardModel,
-  createCardModelRule,
-  createChecker,
-  createCheckerRelation,
-  createMerchant,
-  createShop,
-  createSku,
-  createSpu,
-  uniq,
-} from '../helpers/factories.js';
+import { uniq } from '../helpers/factories.js';
 import { TEST_ADMIN } from '../helpers/test-env.js';
 import { createBankChannel, createBankUser, newPerson, P as BANK } from '../bank/bank-fixtures.js';
 import { checkQuotaRun } from '../bank/quota-check.js';
+import { heldCard } from '../checker/checkin-fixtures.js';
 import {
   adminToken,
   call,
@@ -29,6 +18,7 @@ import {
   startCluster,
   type Cluster,
 } from './cluster.js';
+import { spotWithVerifier } from './verifier-spot.js';
 
 /**
  * docs/architecture.md §2: N stateless instances share PostgreSQL and Redis. Two real server processes, started
@@ -277,32 +267,8 @@ describe.skipIf(!PG_URL || !REDIS_URL)(
 
     it(`${SCANS} concurrent check-ins of one card (limit 1 a day) over both: exactly one passes`, async () => {
       const db = cluster.database.db;
-      const merchantId = await createMerchant(db);
-      const shopId = await createShop(db, { merchant_id: merchantId });
-      const spuId = await createSpu(db, { shop_id: shopId, name: `Lake ${uniq()}` });
-      const skuId = await createSku(db, { goods_id: spuId, sku_name: `Lake entry ${uniq()}` });
-      const modelId = await createCardModel(db, { name: `Lake card ${uniq()}` });
-      await createCardModelRule(db, { card_model_id: modelId, resource_id: spuId, daily_check_limit: 1 });
-      const checker = await createChecker(db, { merchant_id: merchantId, shop_id: shopId });
-      await createCheckerRelation(db, { checker_id: checker.id, sku_id: skuId, entrance_id: null });
-      const cardNumber = uniq('86').slice(0, 20);
-      const cardId = await createCard(db, { card_model_id: modelId, card_number: cardNumber });
-      await createCardBinding(db, {
-        card_id: cardId,
-        name: 'Holder',
-        phone: '13900000001',
-        id_no: uniq('3301').slice(0, 18).toUpperCase(),
-        id_type: 1,
-      });
-
-      const login = await call(
-        two,
-        '/app-api/auth/checkerLogin',
-        { mobile: checker.mobile, password: checker.password },
-        { ip: newClientIp() },
-      );
-      expect(login.body.errcode, login.body.errmsg).toBe(0);
-      const token = login.body.data.accessToken as string;
+      const { skuId, modelId, token } = await spotWithVerifier(db, two);
+      const { cardId, cardNumber } = await heldCard(db, modelId);
       const answers = await Promise.all(
         Array.from({ length: SCANS }, (_, i) =>
           call(i % 2 ? two : one, '/app-api/checker/addCheckerConsumeRecord', { skuId, cardNumber }, { token }),
