@@ -44,6 +44,8 @@ const TAKE_ENTRIES = `create function checkin_take_entries(
     v_used integer;
     v_day integer;
     v_slot integer;
+    v_seen integer;
+    v_try integer;
   begin
     insert into card_check_day_count as d (card_id, resource_id, check_date, used)
     select p_card, p_resource, p_day, s.n + p_n
@@ -58,14 +60,30 @@ const TAKE_ENTRIES = `create function checkin_take_entries(
       return;
     end if;
 
-    insert into spot_admission_count as a (sku_id, check_date, slot_minute, admitted)
-    select p_sku, p_day, -1, s.n + p_n
-    from (select ${DAY_ENTRIES} and k.sku_id = p_sku) s
-    where p_record or p_daily is null or s.n + p_n <= p_daily
-    on conflict (sku_id, check_date, slot_minute)
-      do update set admitted = a.admitted + p_n, updated_at = now()
-      where p_record or p_daily is null or a.admitted + p_n <= p_daily
-    returning a.admitted into v_day;
+    for v_try in 1..3 loop
+      -- The counter's row first: the day's records are summed only to start a missing row, not on every
+      -- scan (a spot admits thousands a day). Waiting on a concurrent scan's lock, the condition is
+      -- judged again on the row it committed, so the bound stays exact.
+      update spot_admission_count as a set admitted = a.admitted + p_n, updated_at = now()
+      where a.sku_id = p_sku and a.check_date = p_day and a.slot_minute = -1
+        and (p_record or p_daily is null or a.admitted + p_n <= p_daily)
+      returning a.admitted into v_day;
+      exit when found;
+      select a.admitted into v_seen from spot_admission_count a
+      where a.sku_id = p_sku and a.check_date = p_day and a.slot_minute = -1;
+      -- The row is there and full: refused. Made or given back since the update's snapshot: again.
+      exit when found and not (p_record or p_daily is null or v_seen + p_n <= p_daily);
+      continue when found and v_try < 3;
+      insert into spot_admission_count as a (sku_id, check_date, slot_minute, admitted)
+      select p_sku, p_day, -1, s.n + p_n
+      from (select ${DAY_ENTRIES} and k.sku_id = p_sku) s
+      where p_record or p_daily is null or s.n + p_n <= p_daily
+      on conflict (sku_id, check_date, slot_minute)
+        do update set admitted = a.admitted + p_n, updated_at = now()
+        where p_record or p_daily is null or a.admitted + p_n <= p_daily
+      returning a.admitted into v_day;
+      exit;
+    end loop;
     if v_day is null then
       update card_check_day_count set used = used - p_n, updated_at = now()
       where card_id = p_card and resource_id = p_resource and check_date = p_day;
@@ -74,16 +92,32 @@ const TAKE_ENTRIES = `create function checkin_take_entries(
     end if;
 
     if p_slot_start is not null then
-      insert into spot_admission_count as a (sku_id, check_date, slot_minute, admitted)
-      select p_sku, p_day, p_slot_start, s.n + p_n
-      from (select ${DAY_ENTRIES} and k.sku_id = p_sku
-          and extract(hour from k.check_time) * 60 + extract(minute from k.check_time) >= p_slot_start
-          and extract(hour from k.check_time) * 60 + extract(minute from k.check_time) < p_slot_end) s
-      where p_record or s.n + p_n <= p_slot_capacity
-      on conflict (sku_id, check_date, slot_minute)
-        do update set admitted = a.admitted + p_n, updated_at = now()
-        where p_record or a.admitted + p_n <= p_slot_capacity
-      returning a.admitted into v_slot;
+      for v_try in 1..3 loop
+        -- The counter's row first: the day's records are summed only to start a missing row, not on every
+        -- scan (a spot admits thousands a day). Waiting on a concurrent scan's lock, the condition is
+        -- judged again on the row it committed, so the bound stays exact.
+        update spot_admission_count as a set admitted = a.admitted + p_n, updated_at = now()
+        where a.sku_id = p_sku and a.check_date = p_day and a.slot_minute = p_slot_start
+          and (p_record or p_slot_capacity is null or a.admitted + p_n <= p_slot_capacity)
+        returning a.admitted into v_slot;
+        exit when found;
+        select a.admitted into v_seen from spot_admission_count a
+        where a.sku_id = p_sku and a.check_date = p_day and a.slot_minute = p_slot_start;
+        -- The row is there and full: refused. Made or given back since the update's snapshot: again.
+        exit when found and not (p_record or p_slot_capacity is null or v_seen + p_n <= p_slot_capacity);
+        continue when found and v_try < 3;
+        insert into spot_admission_count as a (sku_id, check_date, slot_minute, admitted)
+        select p_sku, p_day, p_slot_start, s.n + p_n
+        from (select ${DAY_ENTRIES} and k.sku_id = p_sku
+            and extract(hour from k.check_time) * 60 + extract(minute from k.check_time) >= p_slot_start
+            and extract(hour from k.check_time) * 60 + extract(minute from k.check_time) < p_slot_end) s
+        where p_record or p_slot_capacity is null or s.n + p_n <= p_slot_capacity
+        on conflict (sku_id, check_date, slot_minute)
+          do update set admitted = a.admitted + p_n, updated_at = now()
+          where p_record or p_slot_capacity is null or a.admitted + p_n <= p_slot_capacity
+        returning a.admitted into v_slot;
+        exit;
+      end loop;
       if v_slot is null then
         update card_check_day_count set used = used - p_n, updated_at = now()
         where card_id = p_card and resource_id = p_resource and check_date = p_day;
