@@ -25,6 +25,38 @@ const DAY_ENTRIES = `coalesce(sum(k.consume_num), 0)::integer as n from card_che
         and k.check_time >= (p_day - 1)::timestamptz and k.check_time < (p_day + 2)::timestamptz`;
 
 /**
+ * The PL/pgSQL that takes a scan's entries from one of the spot's counters (`slot`: -1 the day, else
+ * the slot's start minute) within `bound`, into `into` (null: refused). The counter's row first: the
+ * day's records (those of `records` at the spot) are summed only to start a missing row, not on every
+ * scan (a spot admits thousands a day; an upsert computes its seed before it meets the conflict).
+ * Waiting on a concurrent scan's lock, the update judges its condition again on the row that scan
+ * committed, so the bound stays exact; a row seen full is a refusal, a row made or given back since
+ * the update's snapshot is tried again, and the third try goes the upsert's way.
+ */
+function takeSpotCounter(o: { slot: string; bound: string; into: string; records?: string }): string {
+  const within = (count: string) => `(p_record or ${o.bound} is null or ${count} + p_n <= ${o.bound})`;
+  const key = `a.sku_id = p_sku and a.check_date = p_day and a.slot_minute = ${o.slot}`;
+  return `for v_try in 1..3 loop
+      update spot_admission_count as a set admitted = a.admitted + p_n, updated_at = now()
+      where ${key} and ${within('a.admitted')}
+      returning a.admitted into ${o.into};
+      exit when found;
+      select a.admitted into v_seen from spot_admission_count a where ${key};
+      exit when found and not ${within('v_seen')};
+      continue when found and v_try < 3;
+      insert into spot_admission_count as a (sku_id, check_date, slot_minute, admitted)
+      select p_sku, p_day, ${o.slot}, s.n + p_n
+      from (select ${DAY_ENTRIES} and k.sku_id = p_sku ${o.records ?? ''}) s
+      where ${within('s.n')}
+      on conflict (sku_id, check_date, slot_minute)
+        do update set admitted = a.admitted + p_n, updated_at = now()
+        where ${within('a.admitted')}
+      returning a.admitted into ${o.into};
+      exit;
+    end loop;`;
+}
+
+/**
  * Takes a scan's entries from the card's day counter, then from the spot's day counter, then from
  * its slot's, each a conditional upsert as the check-in statement does for the card alone
  * (docs/adr/0105-exact-spot-capacity.md): a new row starts from the day's living checks, an existing
@@ -60,30 +92,7 @@ const TAKE_ENTRIES = `create function checkin_take_entries(
       return;
     end if;
 
-    for v_try in 1..3 loop
-      -- The counter's row first: the day's records are summed only to start a missing row, not on every
-      -- scan (a spot admits thousands a day). Waiting on a concurrent scan's lock, the condition is
-      -- judged again on the row it committed, so the bound stays exact.
-      update spot_admission_count as a set admitted = a.admitted + p_n, updated_at = now()
-      where a.sku_id = p_sku and a.check_date = p_day and a.slot_minute = -1
-        and (p_record or p_daily is null or a.admitted + p_n <= p_daily)
-      returning a.admitted into v_day;
-      exit when found;
-      select a.admitted into v_seen from spot_admission_count a
-      where a.sku_id = p_sku and a.check_date = p_day and a.slot_minute = -1;
-      -- The row is there and full: refused. Made or given back since the update's snapshot: again.
-      exit when found and not (p_record or p_daily is null or v_seen + p_n <= p_daily);
-      continue when found and v_try < 3;
-      insert into spot_admission_count as a (sku_id, check_date, slot_minute, admitted)
-      select p_sku, p_day, -1, s.n + p_n
-      from (select ${DAY_ENTRIES} and k.sku_id = p_sku) s
-      where p_record or p_daily is null or s.n + p_n <= p_daily
-      on conflict (sku_id, check_date, slot_minute)
-        do update set admitted = a.admitted + p_n, updated_at = now()
-        where p_record or p_daily is null or a.admitted + p_n <= p_daily
-      returning a.admitted into v_day;
-      exit;
-    end loop;
+${takeSpotCounter({ slot: '-1', bound: 'p_daily', into: 'v_day' })}
     if v_day is null then
       update card_check_day_count set used = used - p_n, updated_at = now()
       where card_id = p_card and resource_id = p_resource and check_date = p_day;
@@ -92,32 +101,13 @@ const TAKE_ENTRIES = `create function checkin_take_entries(
     end if;
 
     if p_slot_start is not null then
-      for v_try in 1..3 loop
-        -- The counter's row first: the day's records are summed only to start a missing row, not on every
-        -- scan (a spot admits thousands a day). Waiting on a concurrent scan's lock, the condition is
-        -- judged again on the row it committed, so the bound stays exact.
-        update spot_admission_count as a set admitted = a.admitted + p_n, updated_at = now()
-        where a.sku_id = p_sku and a.check_date = p_day and a.slot_minute = p_slot_start
-          and (p_record or p_slot_capacity is null or a.admitted + p_n <= p_slot_capacity)
-        returning a.admitted into v_slot;
-        exit when found;
-        select a.admitted into v_seen from spot_admission_count a
-        where a.sku_id = p_sku and a.check_date = p_day and a.slot_minute = p_slot_start;
-        -- The row is there and full: refused. Made or given back since the update's snapshot: again.
-        exit when found and not (p_record or p_slot_capacity is null or v_seen + p_n <= p_slot_capacity);
-        continue when found and v_try < 3;
-        insert into spot_admission_count as a (sku_id, check_date, slot_minute, admitted)
-        select p_sku, p_day, p_slot_start, s.n + p_n
-        from (select ${DAY_ENTRIES} and k.sku_id = p_sku
-            and extract(hour from k.check_time) * 60 + extract(minute from k.check_time) >= p_slot_start
-            and extract(hour from k.check_time) * 60 + extract(minute from k.check_time) < p_slot_end) s
-        where p_record or p_slot_capacity is null or s.n + p_n <= p_slot_capacity
-        on conflict (sku_id, check_date, slot_minute)
-          do update set admitted = a.admitted + p_n, updated_at = now()
-          where p_record or p_slot_capacity is null or a.admitted + p_n <= p_slot_capacity
-        returning a.admitted into v_slot;
-        exit;
-      end loop;
+${takeSpotCounter({
+  slot: 'p_slot_start',
+  bound: 'p_slot_capacity',
+  into: 'v_slot',
+  records: `and extract(hour from k.check_time) * 60 + extract(minute from k.check_time) >= p_slot_start
+          and extract(hour from k.check_time) * 60 + extract(minute from k.check_time) < p_slot_end`,
+})}
       if v_slot is null then
         update card_check_day_count set used = used - p_n, updated_at = now()
         where card_id = p_card and resource_id = p_resource and check_date = p_day;
